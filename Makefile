@@ -1,0 +1,140 @@
+# tardy — GNU make build. Objects go to build/, nothing is written into the source tree.
+#   make [V=1] [SANITIZER=address|undefined|thread] [MPI=mpich|openmpi]
+#   make check | bench | demo | install PREFIX=/usr/local | clean
+# Every tool and library below can be overridden on the command line.
+
+MPI        ?= mpich
+MPICC      ?= mpicc.$(MPI)
+MPICXX     ?= mpicxx.$(MPI)
+MPIFC      ?= mpif90.$(MPI)
+MPIEXEC    ?= mpiexec.$(MPI)
+CC         ?= cc
+PYTHON     ?= python3
+PKG_CONFIG ?= pkg-config
+PREFIX     ?= /usr/local
+B          ?= build
+
+# mpicc knows where the MPI headers and libraries are; the rest comes from pkg-config.
+MPI_CFLAGS  ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-I' | tr '\n' ' ')
+MPI_LIBS    ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l|Wl)' | tr '\n' ' ')
+MPI_FLIBS   ?= $(shell $(MPIFC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-l(mpi|fmpi)' | tr '\n' ' ')
+DEPS_PKGS   ?= libunwind libdw jansson
+DEPS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS))
+DEPS_LIBS   ?= $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
+
+WARN    = -Wall -Wextra -Wshadow -Wundef -Wwrite-strings -Wmissing-prototypes -Wstrict-prototypes
+OPT    ?= -O2 -g
+WERROR ?= -Werror
+SAN_FLAGS = $(if $(SANITIZER),-fsanitize=$(SANITIZER) -fno-omit-frame-pointer,)
+CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) $(WERROR) $(SAN_FLAGS) -MMD -MP \
+             -Iinclude -Itool -Impit -Ipredict -I$(B)/gen $(DEPS_CFLAGS)
+LIB_CFLAGS = $(CFLAGS_ALL) $(MPI_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+             -DTARDY_VERSION='"$(VERSION)"'
+VERSION = 0.1.0
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+# ---- sources ---------------------------------------------------------------------------------
+SPEC      = mpit/mpi.spec
+GENERATOR = mpit/gen_wrappers.py
+GEN_SRC   = $(B)/gen/wrappers_c.c $(B)/gen/wrappers_f.c $(B)/gen/fn_table.c
+GEN_HDR   = $(B)/gen/fn_table.h
+# The report side (profile model, JSON reader/writer, summary) has no MPI: the CLI links it too.
+REPORT_SRC = tool/profile.c tool/profile_json.c tool/summary.c tool/histogram.c tool/strbuf.c \
+             tool/config.c
+LIB_SRC   = $(filter-out $(REPORT_SRC),$(wildcard tool/*.c)) $(wildcard mpit/*.c)
+CLI_SRC   = $(wildcard predict/*.c)
+
+LIB_OBJ    = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC) $(REPORT_SRC)) \
+             $(patsubst $(B)/gen/%.c,$(B)/obj/gen/%.o,$(GEN_SRC))
+REPORT_OBJ = $(patsubst %.c,$(B)/obj/host/%.o,$(REPORT_SRC))
+CLI_OBJ    = $(patsubst %.c,$(B)/obj/host/%.o,$(CLI_SRC))
+
+SONAME  = libtardy.so
+all: $(B)/lib/$(SONAME) $(B)/lib/libtardy.a $(B)/bin/tardy $(B)/bin/tardy-run examples
+
+# Rebuild everything when the flags change.
+$(B)/.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(LIB_CFLAGS) $(MPI_LIBS) $(DEPS_LIBS) $(MPICC)' | cmp -s - $@ || \
+	  echo '$(LIB_CFLAGS) $(MPI_LIBS) $(DEPS_LIBS) $(MPICC)' > $@
+FORCE:
+
+$(GEN_SRC) $(GEN_HDR) &: $(SPEC) $(GENERATOR)
+	@mkdir -p $(B)/gen
+	@echo "  GEN   wrappers from $(SPEC)"
+	$(Q)$(PYTHON) $(GENERATOR) $(SPEC) $(B)/gen
+
+$(B)/obj/%.o: %.c $(B)/.flags | $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(B)/obj/host/%.o: %.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@echo "  CC    $< (host)"
+	$(Q)$(CC) $(CFLAGS_ALL) -DTARDY_VERSION='"$(VERSION)"' -c $< -o $@
+
+$(B)/lib/$(SONAME): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=mpit/exports.map $(SAN_FLAGS) \
+	  -o $@ $^ $(MPI_FLIBS) $(MPI_LIBS) $(DEPS_LIBS) -lpthread -ldl -lm
+
+$(B)/lib/libtardy.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  AR    $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/tardy: $(CLI_OBJ) $(REPORT_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(DEPS_LIBS) -lm
+
+$(B)/bin/tardy-run: scripts/tardy-run
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+# ---- bundled example programs -------------------------------------------------------------
+EXAMPLES = $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
+examples: $(EXAMPLES)
+$(B)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	@echo "  MPICC $<"
+	$(Q)$(MPICC) -std=gnu11 -O2 -g $(WARN) $(WERROR) -o $@ $< -lm
+
+# ---- tests, benchmark, demo ------------------------------------------------------------------
+export B MPICC MPICXX MPIFC MPIEXEC PYTHON
+check: all
+	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk check
+bench: all
+	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk bench
+demo: all
+	$(Q)scripts/demo
+
+# ---- install ----------------------------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/tardy
+	install -m 755 $(B)/lib/$(SONAME) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(B)/lib/libtardy.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/bin/tardy $(B)/bin/tardy-run $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/tardy.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 docs/profile-schema.md $(DESTDIR)$(PREFIX)/share/tardy/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/tardy.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tardy.pc
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all examples check bench demo install clean FORCE
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,81 @@
+/* The hand-written entry points: MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Pcontrol,
+ * in C and Fortran. They start and finish the runtime around the library's own calls. */
+#include <mpi.h>
+
+#include "clock.h"
+#include "fn_table.h"
+#include "runtime.h"
+
+#pragma GCC visibility push(default)
+
+int MPI_Init(int *argc, char ***argv)
+{
+    double t0 = clk_now();
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        rt_start(TARDY_FN_MPI_Init, MPI_THREAD_SINGLE, __builtin_return_address(0), t0,
+                 clk_now());
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    double t0 = clk_now();
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        rt_start(TARDY_FN_MPI_Init_thread, *provided, __builtin_return_address(0), t0,
+                 clk_now());
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    rt_finish(__builtin_return_address(0));
+    return PMPI_Finalize();
+}
+
+int MPI_Pcontrol(const int level, ...)
+{
+    rt_pcontrol(level);
+    return MPI_SUCCESS;
+}
+
+/* Fortran (`use mpi`, mpif.h): the library's Fortran bindings do not call the C entry
+ * points above, so they are wrapped too. */
+void pmpi_init_(MPI_Fint *ierr);
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void pmpi_finalize_(MPI_Fint *ierr);
+void mpi_init_(MPI_Fint *ierr);
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void mpi_finalize_(MPI_Fint *ierr);
+void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
+
+void mpi_init_(MPI_Fint *ierr)
+{
+    double t0 = clk_now();
+    pmpi_init_(ierr);
+    if (*ierr == MPI_SUCCESS)
+        rt_start(TARDY_FN_MPI_Init, MPI_THREAD_SINGLE, __builtin_return_address(0), t0,
+                 clk_now());
+}
+
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    double t0 = clk_now();
+    pmpi_init_thread_(required, provided, ierr);
+    if (*ierr == MPI_SUCCESS)
+        rt_start(TARDY_FN_MPI_Init_thread, *provided, __builtin_return_address(0), t0,
+                 clk_now());
+}
+
+void mpi_finalize_(MPI_Fint *ierr)
+{
+    rt_finish(__builtin_return_address(0));
+    pmpi_finalize_(ierr);
+}
+
+void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
+{
+    rt_pcontrol(*level);
+    *ierr = MPI_SUCCESS;
+}

@@ -1,0 +1,210 @@
+/* Call-path capture (libunwind) and lock-free interning. */
+#define UNW_LOCAL_ONLY
+#include "callpath.h"
+
+#include <libunwind.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "warn.h"
+
+struct slot {
+    _Atomic uint64_t hash; /* 0 = empty; published last */
+    uint32_t id;
+};
+
+static struct {
+    int depth, max;
+    uint64_t mask;
+    struct slot *slots;
+    uintptr_t *pcs;          /* max × depth frames */
+    uint8_t *len;            /* frames per id */
+    _Atomic uint32_t count;
+    pthread_mutex_t lock;
+    int unwind_broken;
+} cs = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Text ranges of the MPI libraries, skipped above the wrapper (mpi_f08 → MPI_Send). */
+#define MAX_RANGES 16
+static struct { uintptr_t lo, hi; } mpi_text[MAX_RANGES];
+static int n_mpi_text;
+
+static int is_mpi_library(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return !strncmp(base, "libmpi", 6) || !strncmp(base, "libpmpi", 7) ||
+           !strncmp(base, "libfmpich", 9) || !strncmp(base, "libopen-pal", 11) ||
+           !strncmp(base, "libopen-rte", 11);
+}
+
+static int collect_ranges(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    if (!info->dlpi_name || !is_mpi_library(info->dlpi_name))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum && n_mpi_text < MAX_RANGES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            mpi_text[n_mpi_text].lo = info->dlpi_addr + ph->p_vaddr;
+            mpi_text[n_mpi_text].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            n_mpi_text++;
+        }
+    }
+    return 0;
+}
+
+static int in_mpi_library(uintptr_t pc)
+{
+    for (int i = 0; i < n_mpi_text; i++)
+        if (pc >= mpi_text[i].lo && pc < mpi_text[i].hi)
+            return 1;
+    return 0;
+}
+
+int cs_init(int depth, int max_paths)
+{
+    cs.depth = depth;
+    cs.max = max_paths;
+    atomic_store(&cs.count, 2);
+    if (depth == 0)
+        return 0;
+    uint64_t cap = 1;
+    while (cap < 2 * (uint64_t)max_paths)
+        cap <<= 1;
+    cs.mask = cap - 1;
+    /* calloc of this size maps fresh zero pages: only pages that are touched cost memory. */
+    cs.slots = calloc(cap, sizeof *cs.slots);
+    cs.pcs = calloc((size_t)max_paths * (size_t)depth, sizeof *cs.pcs);
+    cs.len = calloc((size_t)max_paths, 1);
+    if (!cs.slots || !cs.pcs || !cs.len) {
+        cs_fini();
+        cs.depth = 0;
+        return -1;
+    }
+    dl_iterate_phdr(collect_ranges, NULL);
+    return 0;
+}
+
+void cs_fini(void)
+{
+    free(cs.slots);
+    free(cs.pcs);
+    free(cs.len);
+    cs.slots = NULL;
+    cs.pcs = NULL;
+    cs.len = NULL;
+}
+
+static uint64_t hash_frames(const uintptr_t *pc, int n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        h ^= pc[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h | 1;
+}
+
+static int same(uint32_t id, const uintptr_t *pc, int n)
+{
+    return cs.len[id] == n && !memcmp(cs.pcs + (size_t)id * cs.depth, pc, n * sizeof *pc);
+}
+
+static uint32_t insert(uint64_t h, uint64_t idx, const uintptr_t *pc, int n)
+{
+    pthread_mutex_lock(&cs.lock);
+    uint32_t id = CS_OVERFLOW;
+    for (;; idx = (idx + 1) & cs.mask) {
+        uint64_t sh = atomic_load_explicit(&cs.slots[idx].hash, memory_order_acquire);
+        if (sh == h && same(cs.slots[idx].id, pc, n)) {
+            id = cs.slots[idx].id;
+            break;
+        }
+        if (sh == 0) {
+            uint32_t next = atomic_load_explicit(&cs.count, memory_order_relaxed);
+            if (next >= (uint32_t)cs.max)
+                break;
+            memcpy(cs.pcs + (size_t)next * cs.depth, pc, n * sizeof *pc);
+            cs.len[next] = (uint8_t)n;
+            cs.slots[idx].id = next;
+            atomic_store_explicit(&cs.slots[idx].hash, h, memory_order_release);
+            atomic_store_explicit(&cs.count, next + 1, memory_order_release);
+            id = next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cs.lock);
+    return id;
+}
+
+/* Fill pc[] with the application's frames starting at ra; returns how many. */
+static int unwind_from(void *ra, uintptr_t *pc)
+{
+    void *raw[CS_MAX_DEPTH + 8];
+    int want = cs.depth + 8;
+    int n = cs.unwind_broken ? 0 : unw_backtrace(raw, want);
+    int start = -1;
+    for (int i = 0; i < n; i++)
+        if (raw[i] == ra) {
+            start = i;
+            break;
+        }
+    if (start < 0) {
+        if (!cs.unwind_broken) {
+            cs.unwind_broken = 1;
+            tardy_warn("call-path unwinding failed (libunwind found no caller frame); "
+                       "call paths keep only the calling site from now on");
+        }
+        pc[0] = (uintptr_t)ra;
+        return 1;
+    }
+    while (start + 1 < n && in_mpi_library((uintptr_t)raw[start]))
+        start++;
+    int k = 0;
+    for (int i = start; i < n && k < cs.depth; i++)
+        pc[k++] = (uintptr_t)raw[i];
+    return k;
+}
+
+uint32_t cs_capture(void *ra)
+{
+    if (cs.depth == 0)
+        return CS_NONE;
+    uintptr_t pc[CS_MAX_DEPTH + 8];
+    int n;
+    if (cs.depth == 1) {
+        pc[0] = (uintptr_t)ra;
+        n = 1;
+    } else {
+        n = unwind_from(ra, pc);
+    }
+    uint64_t h = hash_frames(pc, n);
+    for (uint64_t idx = h & cs.mask;; idx = (idx + 1) & cs.mask) {
+        uint64_t sh = atomic_load_explicit(&cs.slots[idx].hash, memory_order_acquire);
+        if (sh == 0)
+            return insert(h, idx, pc, n);
+        if (sh == h && same(cs.slots[idx].id, pc, n))
+            return cs.slots[idx].id;
+    }
+}
+
+uint32_t cs_count(void)
+{
+    return atomic_load_explicit(&cs.count, memory_order_acquire);
+}
+
+int cs_frames(uint32_t id, const uintptr_t **pcs)
+{
+    if (id < 2 || id >= cs_count()) {
+        *pcs = NULL;
+        return 0;
+    }
+    *pcs = cs.pcs + (size_t)id * cs.depth;
+    return cs.len[id];
+}

@@ -1,0 +1,191 @@
+/* Per-thread tables → one rank's rows. Threads of a rank are summed first; only then do the
+ * sums become per-rank statistics (red_stat with one rank). */
+#include "collect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "callpath.h"
+#include "event.h"
+#include "strbuf.h"
+#include "symbolize.h"
+
+struct names {
+    struct symbolizer *sym;
+    char **path;       /* frames string per call-path id, made on first use */
+    uint32_t npaths;
+    struct strbuf site;
+};
+
+static const char *path_of(struct names *nm, uint32_t cp)
+{
+    if (cp >= nm->npaths)
+        return cp == CS_OVERFLOW ? "(other call paths)" : "";
+    if (cp == CS_OVERFLOW)
+        return "(other call paths)";
+    if (!nm->path[cp]) {
+        const uintptr_t *pcs;
+        int n = cs_frames(cp, &pcs);
+        struct strbuf sb;
+        sb_init(&sb);
+        for (int i = 0; i < n; i++) {
+            if (i)
+                sb_puts(&sb, ";");
+            sym_frame(nm->sym, pcs[i], &sb);
+        }
+        nm->path[cp] = sb.data ? sb.data : strdup("");
+    }
+    return nm->path[cp] ? nm->path[cp] : "";
+}
+
+/* "MPI_Send@frames" for a site; valid until the next call. */
+static const char *site_name(struct names *nm, uint64_t site, struct strbuf *into)
+{
+    into->len = 0;
+    if (site == TAB_OVERFLOW_KEY) {
+        sb_puts(into, "(other)@");
+        return into->data;
+    }
+    unsigned fn = SITE_FN(site);
+    sb_puts(into, fn < TARDY_FN_COUNT ? tardy_fn_name[fn] : "?");
+    sb_puts(into, "@");
+    sb_puts(into, path_of(nm, SITE_CP(site)));
+    return into->data ? into->data : "";
+}
+
+struct gather {
+    struct names *nm;
+    struct rowset *rs;
+    struct strbuf a, b;
+    double compute, mpi;
+    struct table peers;   /* all threads' partners */
+    int failed;
+};
+
+/* Accumulate one thread's tables; numbers are raw sums until finish_rows(). */
+static void add_thread(struct ev_thread *t, void *arg)
+{
+    struct gather *g = arg;
+    g->compute += t->compute;
+    g->mpi += t->mpi;
+    for (uint32_t i = 0; i < t->mpi_rows.n; i++) {
+        const struct mpi_row *m = tab_row(&t->mpi_rows, i);
+        struct prof_row *r = rowset_get(g->rs, ROW_MPI, site_name(g->nm, m->site, &g->a), NULL);
+        if (!r) {
+            g->failed = 1;
+            continue;
+        }
+        r->n.count.sum += (double)m->count;
+        r->n.time.sum += m->time;
+        r->n.sent.sum += (double)m->sent;
+        r->n.recv.sum += (double)m->recv;
+        if (m->tmin < r->n.call_min)
+            r->n.call_min = m->tmin;
+        if (m->tmax > r->n.call_max)
+            r->n.call_max = m->tmax;
+        hist_merge(&r->n.calls, &m->calls);
+    }
+    for (uint32_t i = 0; i < t->intervals.n; i++) {
+        const struct iv_row *v = tab_row(&t->intervals, i);
+        struct prof_row *r = rowset_get(g->rs, ROW_INTERVAL, site_name(g->nm, v->from, &g->a),
+                                        site_name(g->nm, v->to, &g->b));
+        if (!r) {
+            g->failed = 1;
+            continue;
+        }
+        r->n.count.sum += (double)v->count;
+        r->n.time.sum += v->time;
+        r->n.sumsq += v->sumsq;
+        if (v->tmin < r->n.call_min)
+            r->n.call_min = v->tmin;
+        if (v->tmax > r->n.call_max)
+            r->n.call_max = v->tmax;
+        hist_merge(&r->n.calls, &v->calls);
+    }
+    for (uint32_t i = 0; i < t->peers.n; i++) {
+        const struct peer_row *p = tab_row(&t->peers, i);
+        struct peer_row *q = tab_get(&g->peers, p->rank, 0);
+        if (!q) {
+            g->failed = 1;
+            continue;
+        }
+        q->sent_msgs += p->sent_msgs;
+        q->recv_msgs += p->recv_msgs;
+        q->sent_bytes += p->sent_bytes;
+        q->recv_bytes += p->recv_bytes;
+    }
+}
+
+/* Raw sums → statistics of one rank. */
+static void finish_rows(struct rowset *rs, int rank)
+{
+    for (size_t i = 0; i < rs->n; i++) {
+        struct prof_nums *n = &rs->rows[i].n;
+        red_stat_one(&n->count, n->count.sum, rank);
+        red_stat_one(&n->time, n->time.sum, rank);
+        red_stat_one(&n->sent, n->sent.sum, rank);
+        red_stat_one(&n->recv, n->recv.sum, rank);
+        memset(&n->ranks, 0, sizeof n->ranks);
+        hist_add(&n->ranks, n->time.sum);
+    }
+}
+
+static void rank_metric(struct gather *g, const char *name, double v, int rank)
+{
+    struct prof_row *r = rowset_get(g->rs, ROW_RANK, name, NULL);
+    if (!r) {
+        g->failed = 1;
+        return;
+    }
+    red_stat_one(&r->n.time, v, rank);
+    red_stat_one(&r->n.count, 1, rank);
+    hist_add(&r->n.ranks, v);
+}
+
+static void peer_metrics(struct gather *g, int rank)
+{
+    double sent = 0, recv = 0, msgs = 0, max_peer = 0;
+    for (uint32_t i = 0; i < g->peers.n; i++) {
+        const struct peer_row *p = tab_row(&g->peers, i);
+        sent += (double)p->sent_bytes;
+        recv += (double)p->recv_bytes;
+        msgs += (double)(p->sent_msgs + p->recv_msgs);
+        double both = (double)(p->sent_bytes + p->recv_bytes);
+        if (both > max_peer)
+            max_peer = both;
+    }
+    rank_metric(g, "partners", g->peers.n, rank);
+    rank_metric(g, "p2p_sent_bytes", sent, rank);
+    rank_metric(g, "p2p_recv_bytes", recv, rank);
+    rank_metric(g, "p2p_messages", msgs, rank);
+    rank_metric(g, "max_bytes_one_partner", max_peer, rank);
+}
+
+int collect_rank(struct rowset *rs, int rank, double wall)
+{
+    struct names nm = {.sym = sym_open(), .npaths = cs_count()};
+    nm.path = calloc(nm.npaths ? nm.npaths : 1, sizeof *nm.path);
+    struct gather g = {.nm = &nm, .rs = rs};
+    sb_init(&g.a);
+    sb_init(&g.b);
+    tab_init(&g.peers, sizeof(struct peer_row), peer_row_init);
+    if (!nm.path) {
+        g.failed = 1;
+        goto out;
+    }
+    ev_for_each_thread(add_thread, &g);
+    finish_rows(rs, rank);
+    rank_metric(&g, "compute", g.compute, rank);
+    rank_metric(&g, "mpi", g.mpi, rank);
+    rank_metric(&g, "wall", wall, rank);
+    peer_metrics(&g, rank);
+out:
+    for (uint32_t i = 0; nm.path && i < nm.npaths; i++)
+        free(nm.path[i]);
+    free(nm.path);
+    sym_close(nm.sym);
+    sb_free(&g.a);
+    sb_free(&g.b);
+    tab_free(&g.peers);
+    return g.failed ? -1 : 0;
+}

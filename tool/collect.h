@@ -1,0 +1,12 @@
+/* At finalize: turn this process's per-thread tables into rows keyed by symbolized call
+ * sites, one rank's worth, ready for the reduction. */
+#ifndef TARDY_COLLECT_H
+#define TARDY_COLLECT_H
+
+#include "profile.h"
+
+/* Fill rs with this rank's MPI, interval and per-rank rows. wall is the rank's time from
+ * MPI_Init to MPI_Finalize. Returns 0, or -1 when memory ran out (rs then holds what fit). */
+int collect_rank(struct rowset *rs, int rank, double wall);
+
+#endif

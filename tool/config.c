@@ -1,0 +1,172 @@
+/* The TARDY_* option table and its parser. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cfg cfg;
+
+enum opt_type { OPT_BOOL, OPT_INT, OPT_STRING };
+
+struct option {
+    const char *name;
+    enum opt_type type;
+    const char *def;
+    long lo, hi;          /* range for OPT_INT */
+    size_t offset;        /* field in struct cfg */
+    const char *help;
+};
+
+#define FIELD(f) offsetof(struct cfg, f)
+static const struct option options[] = {
+    {"TARDY_ENABLE", OPT_BOOL, "1", 0, 1, FIELD(enable),
+     "collect at all (0 leaves the program untouched)"},
+    {"TARDY_DEPTH", OPT_INT, "8", 0, 64, FIELD(depth),
+     "application frames kept per call path (0: function only)"},
+    {"TARDY_MAX_CALLPATHS", OPT_INT, "16384", 64, 1 << 22, FIELD(max_callpaths),
+     "distinct call paths kept per process; further ones are merged into one"},
+    {"TARDY_TOP", OPT_INT, "10", 1, 1000, FIELD(top), "rows per table in the summary"},
+    {"TARDY_SUMMARY", OPT_STRING, "stderr", 0, 0, FIELD(summary),
+     "where rank 0 prints the summary: stderr, stdout, none, or a file name"},
+    {"TARDY_PROFILE", OPT_STRING, ".", 0, 0, FIELD(profile),
+     "directory for the JSON profile (a new unique file), or none"},
+    {"TARDY_PARAMS", OPT_STRING, "", 0, 0, FIELD(params),
+     "run parameters recorded in the profile, e.g. n=2048,steps=100"},
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static int parse_value(const struct option *o, const char *v, struct strbuf *warn)
+{
+    char *end;
+    void *field = (char *)&cfg + o->offset;
+    switch (o->type) {
+    case OPT_STRING:
+        *(const char **)field = v;
+        return 1;
+    case OPT_BOOL:
+        if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") ||
+            !strcasecmp(v, "true")) {
+            *(int *)field = 1;
+            return 1;
+        }
+        if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off") ||
+            !strcasecmp(v, "false")) {
+            *(int *)field = 0;
+            return 1;
+        }
+        sb_printf(warn, "%s=%s is not a yes/no value (use 1 or 0); keeping %s\n", o->name, v,
+                  o->def);
+        return 0;
+    case OPT_INT:
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (errno || end == v || *end || x < o->lo || x > o->hi) {
+            sb_printf(warn, "%s=%s is not an integer in %ld..%ld; keeping %s\n", o->name, v,
+                      o->lo, o->hi, o->def);
+            return 0;
+        }
+        *(int *)field = (int)x;
+        return 1;
+    }
+    return 0;
+}
+
+/* Levenshtein distance, small strings only (option names). */
+static int distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 63 || lb > 63)
+        return INT_MAX;
+    int row[64];
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            int best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static const struct option *find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (strlen(options[i].name) == len && !strncmp(options[i].name, name, len))
+            return &options[i];
+    return NULL;
+}
+
+static void unknown(const char *name, size_t len, struct strbuf *warn)
+{
+    char buf[64];
+    if (len >= sizeof buf)
+        len = sizeof buf - 1;
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    const char *best = NULL;
+    int bestd = 4;  /* suggest only close names */
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        int d = distance(buf, options[i].name);
+        if (d < bestd) {
+            bestd = d;
+            best = options[i].name;
+        }
+    }
+    if (best)
+        sb_printf(warn, "unknown option %s (did you mean %s?)\n", buf, best);
+    else
+        sb_printf(warn, "unknown option %s (see `tardy help options`)\n", buf);
+}
+
+/* Variables other tardy parts read themselves (launcher, later modules) are not options. */
+static int foreign(const char *name, size_t len)
+{
+    static const char *const others[] = {"TARDY_LIB", "TARDY_PRELOAD_DONE"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (strlen(others[i]) == len && !strncmp(others[i], name, len))
+            return 1;
+    return 0;
+}
+
+int cfg_load(char *const *envp, struct strbuf *warn)
+{
+    int problems = 0;
+    for (size_t i = 0; i < NOPTIONS; i++)
+        parse_value(&options[i], options[i].def, warn);
+    for (; envp && *envp; envp++) {
+        const char *e = *envp;
+        if (strncmp(e, "TARDY_", 6))
+            continue;
+        const char *eq = strchr(e, '=');
+        if (!eq)
+            continue;
+        size_t len = (size_t)(eq - e);
+        const struct option *o = find(e, len);
+        if (o)
+            problems += !parse_value(o, eq + 1, warn);
+        else if (!foreign(e, len)) {
+            unknown(e, len, warn);
+            problems++;
+        }
+    }
+    return problems;
+}
+
+void cfg_help(struct strbuf *out)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        sb_printf(out, "  %-20s default %-8s %s\n", options[i].name,
+                  *options[i].def ? options[i].def : "\"\"", options[i].help);
+}

@@ -1,0 +1,28 @@
+/* Run-time configuration: one table of TARDY_* environment options drives parsing, type
+ * checks, "did you mean" suggestions and the help text (`tardy help options`). */
+#ifndef TARDY_CONFIG_H
+#define TARDY_CONFIG_H
+
+#include "strbuf.h"
+
+struct cfg {
+    int enable;          /* TARDY_ENABLE: master switch */
+    int depth;           /* TARDY_DEPTH: application frames per call path, 0..64 */
+    int max_callpaths;   /* TARDY_MAX_CALLPATHS: distinct call paths kept per process */
+    int top;             /* TARDY_TOP: rows per summary table */
+    const char *summary; /* TARDY_SUMMARY: stderr, stdout, none, or a file name */
+    const char *profile; /* TARDY_PROFILE: directory for the JSON profile, or "none" */
+    const char *params;  /* TARDY_PARAMS: user parameters "n=2048,steps=100" */
+};
+
+extern struct cfg cfg;
+
+/* Reset cfg to defaults, then read every TARDY_* variable of envp. Problems (unknown names,
+ * bad values) are appended to warn, one line each, and the default is kept.
+ * Returns the number of problems. */
+int cfg_load(char *const *envp, struct strbuf *warn);
+
+/* Append the option table as help text. */
+void cfg_help(struct strbuf *out);
+
+#endif

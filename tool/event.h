@@ -1,0 +1,91 @@
+/* The event core behind every wrapper. A wrapper is thin:
+ *     if (!ev_enter(&c, fn, ra)) return PMPI_X(...);     guard, call path
+ *     ...annotations fill c.sent/c.recv/c.dest/c.src...
+ *     ev_started(&c); rc = PMPI_X(...); ev_finished(&c);  enter and leave time
+ *     ev_leave(&c);                                       statistics, interval, peers
+ * State is per thread; a nested MPI call (the library calling itself, or the tool's own
+ * traffic) passes straight through. */
+#ifndef TARDY_EVENT_H
+#define TARDY_EVENT_H
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "fn_table.h"
+#include "tables.h"
+
+#define EV_NO_PEER INT_MIN
+
+struct ev_thread {
+    int busy;              /* inside a wrapper: nested MPI calls pass through */
+    unsigned epoch;        /* collection epoch of last_site (MPI_Pcontrol restarts it) */
+    uint64_t last_site;    /* call site of the previous MPI call, 0 before the first */
+    double last_leave;
+    double compute, mpi;   /* totals of intervals and of MPI time */
+    struct table mpi_rows, intervals, peers;
+    struct ev_thread *next;
+};
+
+struct ev_call {
+    struct ev_thread *th;
+    unsigned fn;
+    uint32_t cp;
+    int dest, src, tag, root;   /* dest/src are ranks in comm, EV_NO_PEER when none */
+    MPI_Comm comm;
+    int64_t sent, recv;
+    double t_enter, t_leave;
+};
+
+/* Collection is on between MPI_Init and MPI_Finalize, except under MPI_Pcontrol(0). */
+extern atomic_int ev_on;
+extern atomic_uint ev_epoch;
+extern _Thread_local struct ev_thread *ev_self;
+
+struct ev_thread *ev_thread_attach(void);
+uint32_t ev_callpath(void *ra);
+void ev_leave(struct ev_call *c);
+
+static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra)
+{
+    if (__builtin_expect(!atomic_load_explicit(&ev_on, memory_order_relaxed), 0))
+        return 0;
+    struct ev_thread *t = ev_self;
+    if (__builtin_expect(!t, 0) && !(t = ev_thread_attach()))
+        return 0;
+    if (t->busy)
+        return 0;
+    t->busy = 1;
+    c->th = t;
+    c->fn = fn;
+    c->cp = ev_callpath(ra);
+    c->dest = c->src = c->root = EV_NO_PEER;
+    c->tag = -1;
+    c->comm = MPI_COMM_NULL;
+    c->sent = c->recv = 0;
+    return 1;
+}
+
+static inline void ev_started(struct ev_call *c)
+{
+    c->t_enter = clk_now();
+}
+
+static inline void ev_finished(struct ev_call *c)
+{
+    c->t_leave = clk_now();
+}
+
+/* Count a call that has no wrapper of the usual shape (MPI_Init): function fn called from
+ * ra, from t_enter to t_leave. The next call's interval starts at its end. */
+void ev_record(unsigned fn, void *ra, double t_enter, double t_leave);
+
+/* Total compute time (sum of intervals) of all threads of this process. */
+double ev_rank_compute(void);
+
+/* Visit every thread's state (at finalize, when no other thread is inside MPI). */
+void ev_for_each_thread(void (*fn)(struct ev_thread *t, void *arg), void *arg);
+
+#endif

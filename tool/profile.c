@@ -1,0 +1,232 @@
+/* The reduced profile: merging of per-rank statistics and the row set. */
+#include "profile.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void red_stat_one(struct red_stat *s, double v, int rank)
+{
+    s->sum = s->min = s->max = v;
+    s->min_rank = s->max_rank = rank;
+    s->ranks = 1;
+    s->unused = 0;
+}
+
+void red_stat_merge(struct red_stat *into, const struct red_stat *from)
+{
+    if (!from->ranks)
+        return;
+    if (!into->ranks) {
+        *into = *from;
+        return;
+    }
+    into->sum += from->sum;
+    /* Ties go to the lower rank, so the result does not depend on the merge order. */
+    if (from->min < into->min || (from->min == into->min && from->min_rank < into->min_rank)) {
+        into->min = from->min;
+        into->min_rank = from->min_rank;
+    }
+    if (from->max > into->max || (from->max == into->max && from->max_rank < into->max_rank)) {
+        into->max = from->max;
+        into->max_rank = from->max_rank;
+    }
+    into->ranks += from->ranks;
+}
+
+void prof_nums_init(struct prof_nums *n)
+{
+    memset(n, 0, sizeof *n);
+    n->call_min = INFINITY;
+}
+
+void prof_nums_merge(struct prof_nums *into, const struct prof_nums *from)
+{
+    red_stat_merge(&into->count, &from->count);
+    red_stat_merge(&into->time, &from->time);
+    red_stat_merge(&into->sent, &from->sent);
+    red_stat_merge(&into->recv, &from->recv);
+    if (from->call_min < into->call_min)
+        into->call_min = from->call_min;
+    if (from->call_max > into->call_max)
+        into->call_max = from->call_max;
+    into->sumsq += from->sumsq;
+    hist_merge(&into->calls, &from->calls);
+    hist_merge(&into->ranks, &from->ranks);
+}
+
+/* ---- row set ---------------------------------------------------------------------------- */
+
+void rowset_init(struct rowset *rs)
+{
+    memset(rs, 0, sizeof *rs);
+}
+
+void rowset_free(struct rowset *rs)
+{
+    for (size_t i = 0; i < rs->n; i++) {
+        free(rs->rows[i].a);
+        free(rs->rows[i].b);
+    }
+    free(rs->rows);
+    free(rs->index);
+    rowset_init(rs);
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static size_t slot_of(int kind, const char *a, const char *b, size_t mask)
+{
+    uint64_t h = hash_str(hash_str(0xcbf29ce484222325ull ^ (uint64_t)kind, a), b);
+    return (size_t)(h ^ (h >> 31)) & mask;
+}
+
+static int same_key(const struct prof_row *r, int kind, const char *a, const char *b)
+{
+    return r->kind == kind && !strcmp(r->a, a) && !strcmp(r->b ? r->b : "", b ? b : "");
+}
+
+static int grow_index(struct rowset *rs)
+{
+    size_t cap = rs->mask ? (rs->mask + 1) * 2 : 256;
+    uint32_t *idx = calloc(cap, sizeof *idx);
+    if (!idx)
+        return -1;
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct prof_row *r = &rs->rows[i];
+        size_t s = slot_of(r->kind, r->a, r->b, cap - 1);
+        while (idx[s])
+            s = (s + 1) & (cap - 1);
+        idx[s] = (uint32_t)i + 1;
+    }
+    free(rs->index);
+    rs->index = idx;
+    rs->mask = cap - 1;
+    return 0;
+}
+
+struct prof_row *rowset_find(const struct rowset *rs, int kind, const char *a, const char *b)
+{
+    if (!rs->index)
+        return NULL;
+    for (size_t s = slot_of(kind, a, b, rs->mask);; s = (s + 1) & rs->mask) {
+        uint32_t i = rs->index[s];
+        if (!i)
+            return NULL;
+        if (same_key(&rs->rows[i - 1], kind, a, b))
+            return &rs->rows[i - 1];
+    }
+}
+
+struct prof_row *rowset_get(struct rowset *rs, int kind, const char *a, const char *b)
+{
+    struct prof_row *r = rowset_find(rs, kind, a, b);
+    if (r)
+        return r;
+    if ((rs->n + 1) * 2 > (rs->mask ? rs->mask + 1 : 0) && grow_index(rs) < 0)
+        return NULL;
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 64;
+        struct prof_row *rows = realloc(rs->rows, cap * sizeof *rows);
+        if (!rows)
+            return NULL;
+        rs->rows = rows;
+        rs->cap = cap;
+    }
+    r = &rs->rows[rs->n];
+    r->kind = kind;
+    r->a = strdup(a);
+    r->b = b ? strdup(b) : NULL;
+    if (!r->a || (b && !r->b)) {
+        free(r->a);
+        free(r->b);
+        return NULL;
+    }
+    prof_nums_init(&r->n);
+    size_t s = slot_of(kind, a, b, rs->mask);
+    while (rs->index[s])
+        s = (s + 1) & rs->mask;
+    rs->index[s] = (uint32_t)++rs->n;
+    return r;
+}
+
+/* ---- profile ------------------------------------------------------------------------------ */
+
+void profile_init(struct profile *p)
+{
+    memset(p, 0, sizeof *p);
+    rowset_init(&p->rows);
+}
+
+void profile_free(struct profile *p)
+{
+    free(p->program);
+    for (int i = 0; i < p->argc; i++)
+        free(p->argv[i]);
+    free(p->argv);
+    free(p->mpi_library);
+    free(p->mpi_version);
+    free(p->tardy_version);
+    free(p->clock);
+    free(p->start_time);
+    free(p->host);
+    for (int i = 0; i < p->nparams; i++) {
+        free(p->params[i].key);
+        free(p->params[i].value);
+    }
+    free(p->params);
+    free(p->path);
+    rowset_free(&p->rows);
+    profile_init(p);
+}
+
+int profile_set_params(struct profile *p, const char *text, char *err, size_t errlen)
+{
+    const char *s = text;
+    while (s && *s) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        const char *eq = memchr(s, '=', len);
+        if (len == 0) {
+            s = end ? end + 1 : s + len;
+            continue;
+        }
+        if (!eq || eq == s) {
+            snprintf(err, errlen, "'%.*s' is not key=value", (int)len, s);
+            return -1;
+        }
+        struct prof_param *np = realloc(p->params, (size_t)(p->nparams + 1) * sizeof *np);
+        if (!np)
+            return -1;
+        p->params = np;
+        np[p->nparams].key = strndup(s, (size_t)(eq - s));
+        np[p->nparams].value = strndup(eq + 1, len - (size_t)(eq - s) - 1);
+        p->nparams++;
+        s = end ? end + 1 : s + len;
+    }
+    return 0;
+}
+
+const struct red_stat *profile_rank_metric(const struct profile *p, const char *name)
+{
+    const struct prof_row *r = rowset_find(&p->rows, ROW_RANK, name, NULL);
+    return r ? &r->n.time : NULL;
+}
+
+size_t site_function_len(const char *site)
+{
+    const char *at = strchr(site, '@');
+    return at ? (size_t)(at - site) : strlen(site);
+}
+
+const char *site_frames(const char *site)
+{
+    const char *at = strchr(site, '@');
+    return at ? at + 1 : "";
+}

@@ -1,0 +1,99 @@
+/* The reduced profile of one run: what the JSON profile stores, the summary prints and
+ * `tardy report` reads back. No MPI here: the offline command links this too.
+ *
+ * Rows are keyed by strings that mean the same on every rank:
+ *   a call site  "MPI_Send@main jacobi.c:88;solve jacobi.c:120"  (function@frames, innermost
+ *                first, each frame "function file:line"; no frames at call-path depth 0)
+ *   ROW_MPI      a = call site
+ *   ROW_INTERVAL a = call site of the MPI call before, b = call site of the call after
+ *   ROW_RANK     a = per-rank metric name (compute, mpi, wall, partners, ...); value in time */
+#ifndef TARDY_PROFILE_H
+#define TARDY_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "histogram.h"
+
+#define PROFILE_SCHEMA "tardy-profile"
+#define PROFILE_VERSION 1
+#define RANK_HIST_BINS 20
+
+/* One per-rank value reduced over ranks. Ranks without the value do not take part. */
+struct red_stat {
+    double sum, min, max;
+    int32_t min_rank, max_rank;
+    uint32_t ranks;
+    uint32_t unused;
+};
+
+enum row_kind { ROW_MPI = 1, ROW_INTERVAL = 2, ROW_RANK = 3 };
+
+/* Plain numbers of a row, shipped between ranks as bytes (all ranks run the same binary). */
+struct prof_nums {
+    struct red_stat count, time, sent, recv; /* per-rank totals */
+    double call_min, call_max, sumsq;        /* single calls / intervals, all ranks */
+    struct hist calls;                       /* durations of single calls / intervals */
+    struct hist ranks;                       /* per-rank total time, one entry per rank */
+};
+
+struct prof_row {
+    int kind;
+    char *a, *b;
+    struct prof_nums n;
+};
+
+/* Rows with a hash index on (kind, a, b). */
+struct rowset {
+    struct prof_row *rows;
+    size_t n, cap;
+    uint32_t *index;
+    size_t mask;
+};
+
+struct prof_param {
+    char *key, *value;
+};
+
+struct profile {
+    /* run metadata */
+    char *program;            /* path of the executable */
+    char **argv;              /* arguments after the program */
+    int argc;
+    int ranks, hosts, thread_level, depth;
+    char *mpi_library, *mpi_version, *tardy_version, *clock, *start_time, *host;
+    struct prof_param *params;
+    int nparams;
+    char *path;               /* where the profile was written or read, may be NULL */
+    /* linear histogram of per-rank compute totals over [lo, hi] */
+    double rank_hist_lo, rank_hist_hi;
+    uint64_t rank_hist[RANK_HIST_BINS];
+    struct rowset rows;
+};
+
+void red_stat_one(struct red_stat *s, double v, int rank);
+void red_stat_merge(struct red_stat *into, const struct red_stat *from);
+void prof_nums_merge(struct prof_nums *into, const struct prof_nums *from);
+void prof_nums_init(struct prof_nums *n);
+
+void rowset_init(struct rowset *rs);
+void rowset_free(struct rowset *rs);
+/* The row (kind, a, b), created (with copies of a and b, zeroed numbers) if missing.
+ * b may be NULL. NULL when memory is exhausted. */
+struct prof_row *rowset_get(struct rowset *rs, int kind, const char *a, const char *b);
+struct prof_row *rowset_find(const struct rowset *rs, int kind, const char *a, const char *b);
+
+void profile_init(struct profile *p);
+void profile_free(struct profile *p);
+/* Parse "n=2048,steps=100" into p->params. Returns -1 (and names the bad part in err)
+ * when an entry is not key=value. */
+int profile_set_params(struct profile *p, const char *text, char *err, size_t errlen);
+
+/* Value of a ROW_RANK metric (NULL when absent). */
+const struct red_stat *profile_rank_metric(const struct profile *p, const char *name);
+
+/* Split a call site string: function name length, and pointer to the frames part. */
+size_t site_function_len(const char *site);
+const char *site_frames(const char *site);
+
+#endif

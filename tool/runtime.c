@@ -1,0 +1,193 @@
+/* Start and finish of the tool in one process. */
+#include "runtime.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "callpath.h"
+#include "collect.h"
+#include "config.h"
+#include "event.h"
+#include "peer.h"
+#include "profile_json.h"
+#include "reduce.h"
+#include "summary.h"
+#include "warn.h"
+
+extern char **environ;
+
+static struct {
+    int started, finished;
+    int thread_level;
+    MPI_Comm comm;          /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
+    double t_start;
+    char start_time[32];
+} rt = {.comm = MPI_COMM_NULL};
+
+void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_leave)
+{
+    if (rt.started)
+        return;
+    rt.started = 1;
+    rt.thread_level = thread_level;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &tardy_rank);
+    struct strbuf warn;
+    sb_init(&warn);
+    cfg_load(environ, &warn);
+    if (tardy_rank == 0 && warn.len) {
+        for (char *line = strtok(warn.data, "\n"); line; line = strtok(NULL, "\n"))
+            tardy_warn("%s", line);
+    }
+    sb_free(&warn);
+    /* Every rank takes part in the collectives below and at finalize, whatever its options,
+     * so that a rank with a different environment cannot hang the job. */
+    PMPI_Comm_dup(MPI_COMM_WORLD, &rt.comm);
+    time_t now = time(NULL);
+    strftime(rt.start_time, sizeof rt.start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
+    if (!cfg.enable)
+        return;
+    if (cs_init(cfg.depth, cfg.max_callpaths) < 0)
+        tardy_warn("not enough memory for %d call paths; call paths are off",
+                   cfg.max_callpaths);
+    pr_init();
+    ev_record(fn, ra, t_enter, t_leave);
+    atomic_store(&ev_on, 1);
+}
+
+void rt_pcontrol(int level)
+{
+    if (!rt.started || rt.finished || !cfg.enable)
+        return;
+    if (level == 0) {
+        atomic_store(&ev_on, 0);
+    } else {
+        atomic_fetch_add(&ev_epoch, 1);
+        atomic_store(&ev_on, 1);
+    }
+}
+
+/* The command line of this process, from /proc (argv as the program got it). */
+static void read_cmdline(struct profile *p)
+{
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    char buf[8192];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    int count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += buf[i] == '\0';
+    p->argv = calloc((size_t)count + 1, sizeof *p->argv);
+    size_t off = 0;
+    for (int i = 0; i < count && p->argv; i++) {
+        if (i == 0)
+            p->program = strdup(buf);
+        else
+            p->argv[p->argc++] = strdup(buf + off);
+        off += strlen(buf + off) + 1;
+    }
+    if (!p->program)
+        p->program = strdup("?");
+}
+
+/* Number of distinct hosts (shared-memory nodes), valid at rank 0. */
+static int count_hosts(void)
+{
+    MPI_Comm node;
+    int local = 0, first, hosts = 0;
+    PMPI_Comm_split_type(rt.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    PMPI_Comm_rank(node, &local);
+    first = local == 0;
+    PMPI_Reduce(&first, &hosts, 1, MPI_INT, MPI_SUM, 0, rt.comm);
+    PMPI_Comm_free(&node);
+    return hosts;
+}
+
+static void fill_metadata(struct profile *p)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], ver[16], host[256];
+    int len = 0, v = 0, sv = 0;
+    read_cmdline(p);
+    PMPI_Comm_size(MPI_COMM_WORLD, &p->ranks);
+    PMPI_Get_library_version(lib, &len);
+    PMPI_Get_version(&v, &sv);
+    snprintf(ver, sizeof ver, "%d.%d", v, sv);
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = '\0';
+    lib[strcspn(lib, "\n")] = '\0';
+    for (char *q = lib; *q; q++)
+        if (*q == '\t')
+            *q = ' ';
+    p->mpi_library = strdup(lib);
+    p->mpi_version = strdup(ver);
+    p->tardy_version = strdup(TARDY_VERSION);
+    p->clock = strdup(CLK_SOURCE_NAME);
+    p->start_time = strdup(rt.start_time);
+    p->host = strdup(host);
+    p->thread_level = rt.thread_level;
+    p->depth = cfg.enable ? cfg.depth : 0;
+    char err[256];
+    if (profile_set_params(p, cfg.params, err, sizeof err) < 0)
+        tardy_warn("TARDY_PARAMS: %s; parameters after it are not recorded", err);
+}
+
+static void emit(struct profile *p)
+{
+    char err[512];
+    if (strcmp(cfg.profile, "none") && profile_write(p, cfg.profile, err, sizeof err) < 0)
+        tardy_warn("no profile written: %s", err);
+    if (!strcmp(cfg.summary, "none"))
+        return;
+    struct strbuf text;
+    sb_init(&text);
+    summary_write(p, cfg.top, &text);
+    FILE *f = !strcmp(cfg.summary, "stdout") ? stdout
+              : !strcmp(cfg.summary, "stderr") ? stderr
+                                                : fopen(cfg.summary, "w");
+    if (!f)
+        tardy_warn("cannot open TARDY_SUMMARY=%s; the summary goes to stderr", cfg.summary);
+    f = f ? f : stderr;
+    fwrite(text.data ? text.data : "", 1, text.len, f);
+    fflush(f);
+    if (f != stdout && f != stderr)
+        fclose(f);
+    sb_free(&text);
+}
+
+void rt_finish(void *ra)
+{
+    if (!rt.started || rt.finished)
+        return;
+    struct ev_call c;
+    if (ev_enter(&c, TARDY_FN_MPI_Finalize, ra)) {
+        ev_started(&c);
+        c.t_leave = c.t_enter;
+        ev_leave(&c);
+    }
+    atomic_store(&ev_on, 0);
+    rt.finished = 1;
+    double wall = clk_now() - rt.t_start;
+    struct profile p;
+    profile_init(&p);
+    if (cfg.enable && collect_rank(&p.rows, tardy_rank, wall) < 0)
+        tardy_warn("out of memory while collecting; the profile lacks some of this rank's rows");
+    red_tree(&p.rows, rt.comm);
+    red_rank_histogram(ev_rank_compute(), rt.comm, &p.rank_hist_lo, &p.rank_hist_hi,
+                       p.rank_hist);
+    p.hosts = count_hosts();
+    if (tardy_rank == 0) {
+        fill_metadata(&p);
+        emit(&p);
+    }
+    profile_free(&p);
+    pr_fini();
+    PMPI_Comm_free(&rt.comm);
+}

@@ -1,0 +1,288 @@
+/* Summary text: run header, MPI call paths, compute intervals, per-rank compute time. */
+#include "summary.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 100
+
+static void heading(struct strbuf *out, const char *title)
+{
+    size_t n = strlen(title) + 4;
+    sb_printf(out, "\n== %s ", title);
+    for (; n < WIDTH; n++)
+        sb_puts(out, "=");
+    sb_puts(out, "\n");
+}
+
+/* Seconds with a unit that keeps 3-4 significant digits. */
+static const char *fmt_time(double s, char *buf, size_t len)
+{
+    if (s >= 1.0)
+        snprintf(buf, len, "%.3f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, len, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.3f us", s * 1e6);
+    return buf;
+}
+
+static const char *fmt_bytes(double b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (b >= 1024 && u < 5) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+static const char *base_name(const char *path, size_t len, size_t *out_len)
+{
+    const char *b = path;
+    for (size_t i = 0; i < len; i++)
+        if (path[i] == '/')
+            b = path + i + 1;
+    *out_len = len - (size_t)(b - path);
+    return b;
+}
+
+/* "function file.c:line" of the innermost frame of a site (file without directories), or the
+ * MPI function when the site has no frames. */
+static void site_label(const char *site, struct strbuf *out)
+{
+    const char *frames = site_frames(site);
+    size_t flen = strcspn(frames, ";");
+    if (flen == 0) {
+        sb_add(out, site, site_function_len(site));
+        return;
+    }
+    const char *sp = memchr(frames, ' ', flen);
+    if (!sp) {
+        sb_add(out, frames, flen);
+        return;
+    }
+    size_t blen;
+    const char *file = base_name(sp + 1, flen - (size_t)(sp + 1 - frames), &blen);
+    sb_add(out, frames, (size_t)(sp - frames) + 1);
+    sb_add(out, file, blen);
+}
+
+/* "function:line MPI_X" of a site, the seed's interval naming plus the MPI call. */
+static void site_short(const char *site, struct strbuf *out)
+{
+    const char *frames = site_frames(site);
+    size_t flen = strcspn(frames, ";");
+    const char *sp = memchr(frames, ' ', flen);
+    const char *colon = NULL;
+    for (const char *q = frames; q < frames + flen; q++)
+        if (*q == ':')
+            colon = q;
+    if (sp && colon && colon > sp) {
+        sb_add(out, frames, (size_t)(sp - frames));
+        sb_add(out, colon, (size_t)(frames + flen - colon));
+        sb_puts(out, " ");
+    }
+    sb_add(out, site, site_function_len(site));
+}
+
+static void clip(struct strbuf *s, size_t max)
+{
+    if (s->len > max && max > 3) {
+        s->len = max;
+        memcpy(s->data + max - 3, "...", 3);
+        s->data[max] = '\0';
+    }
+}
+
+struct ranked {
+    const struct prof_row *row;
+};
+
+static int by_time_desc(const void *x, const void *y)
+{
+    double a = ((const struct ranked *)x)->row->n.time.sum;
+    double b = ((const struct ranked *)y)->row->n.time.sum;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* Rows of one kind sorted by total time; caller frees. */
+static struct ranked *sorted_rows(const struct profile *p, int kind, size_t *n)
+{
+    struct ranked *v = malloc((p->rows.n + 1) * sizeof *v);
+    *n = 0;
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < p->rows.n; i++)
+        if (p->rows.rows[i].kind == kind)
+            v[(*n)++].row = &p->rows.rows[i];
+    qsort(v, *n, sizeof *v, by_time_desc);
+    return v;
+}
+
+static double mean_of(const struct red_stat *s, int ranks)
+{
+    return ranks > 0 ? s->sum / ranks : 0;
+}
+
+static void header(const struct profile *p, struct strbuf *out)
+{
+    char t1[32];
+    heading(out, "tardy summary");
+    sb_printf(out, "program   %s", p->program ? p->program : "?");
+    for (int i = 0; i < p->argc && out->len < 4000; i++)
+        sb_printf(out, " %s", p->argv[i]);
+    sb_printf(out, "\nranks     %d on %d host%s   call-path depth %d   thread level %d\n", p->ranks,
+              p->hosts, p->hosts == 1 ? "" : "s", p->depth, p->thread_level);
+    size_t liblen = p->mpi_library ? strcspn(p->mpi_library, "\n") : 0;
+    sb_printf(out, "MPI       %.*s (MPI %s)   tardy %s\n", (int)(liblen > 60 ? 60 : liblen),
+              p->mpi_library ? p->mpi_library : "", p->mpi_version ? p->mpi_version : "?",
+              p->tardy_version ? p->tardy_version : "?");
+    const struct red_stat *wall = profile_rank_metric(p, "wall");
+    const struct red_stat *mpi = profile_rank_metric(p, "mpi");
+    const struct red_stat *comp = profile_rank_metric(p, "compute");
+    if (wall && mpi && comp && wall->sum > 0)
+        sb_printf(out, "time      %s wall (longest rank %d)   MPI %.1f%%   compute %.1f%% "
+                       "of all ranks' time\n",
+                  fmt_time(wall->max, t1, sizeof t1), wall->max_rank,
+                  100 * mpi->sum / wall->sum, 100 * comp->sum / wall->sum);
+    if (p->nparams) {
+        sb_puts(out, "params   ");
+        for (int i = 0; i < p->nparams; i++)
+            sb_printf(out, " %s=%s", p->params[i].key, p->params[i].value);
+        sb_puts(out, "\n");
+    }
+    sb_printf(out, "started   %s   clock %s\n", p->start_time ? p->start_time : "?",
+              p->clock ? p->clock : "?");
+    if (p->path)
+        sb_printf(out, "profile   %s\n", p->path);
+}
+
+static void mpi_table(const struct profile *p, int top, struct strbuf *out)
+{
+    size_t n;
+    struct ranked *v = sorted_rows(p, ROW_MPI, &n);
+    const struct red_stat *mpi = profile_rank_metric(p, "mpi");
+    double total = mpi && mpi->sum > 0 ? mpi->sum : 1;
+    char title[80], t[32], b[32];
+    snprintf(title, sizeof title, "MPI call paths: top %d of %zu by time", top < (int)n ? top : (int)n,
+             n);
+    heading(out, title);
+    sb_printf(out, "%10s %6s %9s %10s %6s  %-16s %s\n", "time", "%MPI", "calls", "bytes",
+              "imb", "function", "call site (innermost frame)");
+    struct strbuf label;
+    sb_init(&label);
+    for (size_t i = 0; v && i < n && (int)i < top; i++) {
+        const struct prof_nums *r = &v[i].row->n;
+        double mean = mean_of(&r->time, p->ranks);
+        label.len = 0;
+        site_label(v[i].row->a, &label);
+        clip(&label, 44);
+        sb_printf(out, "%10s %6.1f %9.0f %10s %6.2f  %-16.*s %s\n", fmt_time(r->time.sum, t, sizeof t),
+                  100 * r->time.sum / total, r->count.sum,
+                  fmt_bytes(r->sent.sum + r->recv.sum, b, sizeof b),
+                  mean > 0 ? r->time.max / mean : 0, (int)site_function_len(v[i].row->a),
+                  v[i].row->a, label.data ? label.data : "");
+    }
+    sb_free(&label);
+    free(v);
+}
+
+static void interval_table(const struct profile *p, int top, struct strbuf *out)
+{
+    size_t n;
+    struct ranked *v = sorted_rows(p, ROW_INTERVAL, &n);
+    const struct red_stat *comp = profile_rank_metric(p, "compute");
+    double total = comp && comp->sum > 0 ? comp->sum : 1;
+    char title[80], t[32], m[32], c[32];
+    snprintf(title, sizeof title, "compute intervals: top %d of %zu by time",
+             top < (int)n ? top : (int)n, n);
+    heading(out, title);
+    sb_printf(out, "%10s %6s %10s %5s %9s %10s  %s\n", "time", "%comp", "max/rank", "imb",
+              "count", "mean", "interval: function:line MPI call -> the next");
+    struct strbuf label;
+    sb_init(&label);
+    for (size_t i = 0; v && i < n && (int)i < top; i++) {
+        const struct prof_nums *r = &v[i].row->n;
+        double mean = mean_of(&r->time, p->ranks);
+        label.len = 0;
+        site_short(v[i].row->a, &label);
+        sb_puts(&label, " -> ");
+        site_short(v[i].row->b ? v[i].row->b : "", &label);
+        clip(&label, 44);
+        sb_printf(out, "%10s %6.1f %10s %5.2f %9.0f %10s  %s\n", fmt_time(r->time.sum, t, sizeof t),
+                  100 * r->time.sum / total, fmt_time(r->time.max, m, sizeof m),
+                  mean > 0 ? r->time.max / mean : 0, r->count.sum,
+                  fmt_time(r->count.sum > 0 ? r->time.sum / r->count.sum : 0, c, sizeof c),
+                  label.data ? label.data : "");
+    }
+    sb_free(&label);
+    free(v);
+}
+
+static void rank_section(const struct profile *p, struct strbuf *out)
+{
+    const struct red_stat *comp = profile_rank_metric(p, "compute");
+    char a[32], b[32], c[32];
+    heading(out, "compute time per rank");
+    if (!comp)
+        return;
+    sb_printf(out, "max %s at rank %d (longest per-rank compute)   mean %s   min %s at rank %d\n",
+              fmt_time(comp->max, a, sizeof a), comp->max_rank,
+              fmt_time(mean_of(comp, p->ranks), b, sizeof b), fmt_time(comp->min, c, sizeof c),
+              comp->min_rank);
+    uint64_t most = 0;
+    int first = -1, last = -1;
+    for (int i = 0; i < RANK_HIST_BINS; i++) {
+        if (p->rank_hist[i] > most)
+            most = p->rank_hist[i];
+        if (p->rank_hist[i]) {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    }
+    if (p->ranks < 2 || first < 0)
+        return;
+    double w = (p->rank_hist_hi - p->rank_hist_lo) / RANK_HIST_BINS;
+    for (int i = first; i <= last; i++) {
+        if (!p->rank_hist[i] && p->ranks <= RANK_HIST_BINS)
+            continue; /* few ranks: empty bins say nothing */
+        int bar = (int)(50.0 * (double)p->rank_hist[i] / (double)most + 0.5);
+        sb_printf(out, "%10s .. %-10s |", fmt_time(p->rank_hist_lo + i * w, a, sizeof a),
+                  fmt_time(p->rank_hist_lo + (i + 1) * w, b, sizeof b));
+        for (int k = 0; k < bar; k++)
+            sb_puts(out, "#");
+        sb_printf(out, " %llu\n", (unsigned long long)p->rank_hist[i]);
+    }
+}
+
+static void comm_section(const struct profile *p, struct strbuf *out)
+{
+    const struct red_stat *partners = profile_rank_metric(p, "partners");
+    const struct red_stat *sent = profile_rank_metric(p, "p2p_sent_bytes");
+    const struct red_stat *one = profile_rank_metric(p, "max_bytes_one_partner");
+    char a[32], b[32];
+    if (!partners || !sent || partners->max == 0)
+        return;
+    heading(out, "point-to-point partners");
+    sb_printf(out, "partners per rank: min %.0f  mean %.1f  max %.0f (rank %d)\n", partners->min,
+              mean_of(partners, p->ranks), partners->max, partners->max_rank);
+    sb_printf(out, "bytes sent per rank: mean %s  max %s (rank %d)", fmt_bytes(mean_of(sent, p->ranks), a, sizeof a),
+              fmt_bytes(sent->max, b, sizeof b), sent->max_rank);
+    if (one)
+        sb_printf(out, "   largest volume to one partner %s", fmt_bytes(one->max, a, sizeof a));
+    sb_puts(out, "\n");
+}
+
+void summary_write(const struct profile *p, int top, struct strbuf *out)
+{
+    header(p, out);
+    mpi_table(p, top, out);
+    interval_table(p, top, out);
+    rank_section(p, out);
+    comm_section(p, out);
+}
