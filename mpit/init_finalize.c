@@ -1,10 +1,20 @@
 /* The hand-written entry points: MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Pcontrol,
  * in C and Fortran. They start and finish the runtime around the library's own calls. */
 #include <mpi.h>
+#include <stddef.h>
 
 #include "clock.h"
 #include "fn_table.h"
 #include "runtime.h"
+
+/* MPICH's Fortran MPI_INIT calls the C MPI_Init: the Fortran wrapper leaves its caller's
+ * address here so that MPI_Init is attributed to the Fortran program, not to the binding. */
+static void *fortran_caller;
+
+static void *caller_or_fortran(void *ra)
+{
+    return fortran_caller ? fortran_caller : ra;
+}
 
 #pragma GCC visibility push(default)
 
@@ -13,8 +23,8 @@ int MPI_Init(int *argc, char ***argv)
     double t0 = clk_now();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        rt_start(TARDY_FN_MPI_Init, MPI_THREAD_SINGLE, __builtin_return_address(0), t0,
-                 clk_now());
+        rt_start(TARDY_FN_MPI_Init, MPI_THREAD_SINGLE,
+                 caller_or_fortran(__builtin_return_address(0)), t0, clk_now());
     return rc;
 }
 
@@ -23,8 +33,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     double t0 = clk_now();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        rt_start(TARDY_FN_MPI_Init_thread, *provided, __builtin_return_address(0), t0,
-                 clk_now());
+        rt_start(TARDY_FN_MPI_Init_thread, *provided,
+                 caller_or_fortran(__builtin_return_address(0)), t0, clk_now());
     return rc;
 }
 
@@ -53,7 +63,9 @@ void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
 void mpi_init_(MPI_Fint *ierr)
 {
     double t0 = clk_now();
+    fortran_caller = __builtin_return_address(0);
     pmpi_init_(ierr);
+    fortran_caller = NULL;
     if (*ierr == MPI_SUCCESS)
         rt_start(TARDY_FN_MPI_Init, MPI_THREAD_SINGLE, __builtin_return_address(0), t0,
                  clk_now());
@@ -62,7 +74,9 @@ void mpi_init_(MPI_Fint *ierr)
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
     double t0 = clk_now();
+    fortran_caller = __builtin_return_address(0);
     pmpi_init_thread_(required, provided, ierr);
+    fortran_caller = NULL;
     if (*ierr == MPI_SUCCESS)
         rt_start(TARDY_FN_MPI_Init_thread, *provided, __builtin_return_address(0), t0,
                  clk_now());

@@ -24,7 +24,7 @@ static struct {
     uint8_t *len;            /* frames per id */
     _Atomic uint32_t count;
     pthread_mutex_t lock;
-    int unwind_broken;
+    atomic_int unwind_broken;
 } cs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Text ranges of the MPI libraries, skipped above the wrapper (mpi_f08 → MPI_Send). */
@@ -148,7 +148,8 @@ static int unwind_from(void *ra, uintptr_t *pc)
 {
     void *raw[CS_MAX_DEPTH + 8];
     int want = cs.depth + 8;
-    int n = cs.unwind_broken ? 0 : unw_backtrace(raw, want);
+    int broken = atomic_load_explicit(&cs.unwind_broken, memory_order_relaxed);
+    int n = broken ? 0 : unw_backtrace(raw, want);
     int start = -1;
     for (int i = 0; i < n; i++)
         if (raw[i] == ra) {
@@ -156,8 +157,7 @@ static int unwind_from(void *ra, uintptr_t *pc)
             break;
         }
     if (start < 0) {
-        if (!cs.unwind_broken) {
-            cs.unwind_broken = 1;
+        if (!broken && !atomic_exchange(&cs.unwind_broken, 1)) {
             tardy_warn("call-path unwinding failed (libunwind found no caller frame); "
                        "call paths keep only the calling site from now on");
         }

@@ -98,6 +98,15 @@ static void clip(struct strbuf *s, size_t max)
     }
 }
 
+/* End a table line that began at out->len == start with label, clipped to the width. */
+static void finish_line(struct strbuf *out, size_t start, struct strbuf *label)
+{
+    size_t used = out->len - start;
+    clip(label, used + 12 < WIDTH ? WIDTH - used : 12);
+    sb_puts(out, label->data ? label->data : "");
+    sb_puts(out, "\n");
+}
+
 struct ranked {
     const struct prof_row *row;
 };
@@ -135,8 +144,10 @@ static void header(const struct profile *p, struct strbuf *out)
     sb_printf(out, "program   %s", p->program ? p->program : "?");
     for (int i = 0; i < p->argc && out->len < 4000; i++)
         sb_printf(out, " %s", p->argv[i]);
-    sb_printf(out, "\nranks     %d on %d host%s   call-path depth %d   thread level %d\n", p->ranks,
-              p->hosts, p->hosts == 1 ? "" : "s", p->depth, p->thread_level);
+    static const char *const level[] = {"single", "funneled", "serialized", "multiple"};
+    sb_printf(out, "\nranks     %d on %d host%s   call-path depth %d   threads %s\n", p->ranks,
+              p->hosts, p->hosts == 1 ? "" : "s", p->depth,
+              p->thread_level >= 0 && p->thread_level < 4 ? level[p->thread_level] : "?");
     size_t liblen = p->mpi_library ? strcspn(p->mpi_library, "\n") : 0;
     sb_printf(out, "MPI       %.*s (MPI %s)   tardy %s\n", (int)(liblen > 60 ? 60 : liblen),
               p->mpi_library ? p->mpi_library : "", p->mpi_version ? p->mpi_version : "?",
@@ -180,12 +191,13 @@ static void mpi_table(const struct profile *p, int top, struct strbuf *out)
         double mean = mean_of(&r->time, p->ranks);
         label.len = 0;
         site_label(v[i].row->a, &label);
-        clip(&label, 44);
-        sb_printf(out, "%10s %6.1f %9.0f %10s %6.2f  %-16.*s %s\n", fmt_time(r->time.sum, t, sizeof t),
+        size_t start = out->len;
+        sb_printf(out, "%10s %6.1f %9.0f %10s %6.2f  %-16.*s ", fmt_time(r->time.sum, t, sizeof t),
                   100 * r->time.sum / total, r->count.sum,
                   fmt_bytes(r->sent.sum + r->recv.sum, b, sizeof b),
                   mean > 0 ? r->time.max / mean : 0, (int)site_function_len(v[i].row->a),
-                  v[i].row->a, label.data ? label.data : "");
+                  v[i].row->a);
+        finish_line(out, start, &label);
     }
     sb_free(&label);
     free(v);
@@ -202,7 +214,7 @@ static void interval_table(const struct profile *p, int top, struct strbuf *out)
              top < (int)n ? top : (int)n, n);
     heading(out, title);
     sb_printf(out, "%10s %6s %10s %5s %9s %10s  %s\n", "time", "%comp", "max/rank", "imb",
-              "count", "mean", "interval: function:line MPI call -> the next");
+              "count", "mean", "interval: function:line MPI call -> next");
     struct strbuf label;
     sb_init(&label);
     for (size_t i = 0; v && i < n && (int)i < top; i++) {
@@ -212,12 +224,12 @@ static void interval_table(const struct profile *p, int top, struct strbuf *out)
         site_short(v[i].row->a, &label);
         sb_puts(&label, " -> ");
         site_short(v[i].row->b ? v[i].row->b : "", &label);
-        clip(&label, 44);
-        sb_printf(out, "%10s %6.1f %10s %5.2f %9.0f %10s  %s\n", fmt_time(r->time.sum, t, sizeof t),
+        size_t start = out->len;
+        sb_printf(out, "%10s %6.1f %10s %5.2f %9.0f %10s  ", fmt_time(r->time.sum, t, sizeof t),
                   100 * r->time.sum / total, fmt_time(r->time.max, m, sizeof m),
                   mean > 0 ? r->time.max / mean : 0, r->count.sum,
-                  fmt_time(r->count.sum > 0 ? r->time.sum / r->count.sum : 0, c, sizeof c),
-                  label.data ? label.data : "");
+                  fmt_time(r->count.sum > 0 ? r->time.sum / r->count.sum : 0, c, sizeof c));
+        finish_line(out, start, &label);
     }
     sb_free(&label);
     free(v);
