@@ -21,6 +21,8 @@ MPI_FLIBS   ?= $(shell $(MPIFC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-l(m
 DEPS_PKGS   ?= libunwind libdw jansson
 DEPS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS))
 DEPS_LIBS   ?= $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
+# The fitting engine (predict/) solves least squares with LAPACK.
+LAPACK_LIBS ?= $(shell $(PKG_CONFIG) --libs lapack)
 
 WARN    = -Wall -Wextra -Wshadow -Wundef -Wwrite-strings -Wmissing-prototypes -Wstrict-prototypes
 OPT    ?= -O2 -g
@@ -98,7 +100,7 @@ $(B)/lib/libtardy.a: $(LIB_OBJ)
 $(B)/bin/tardy: $(CLI_OBJ) $(REPORT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD    $@"
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(DEPS_LIBS) -lm
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(DEPS_LIBS) $(LAPACK_LIBS) -lm
 
 $(B)/bin/tardy-run: scripts/tardy-run
 	@mkdir -p $(dir $@)
@@ -113,7 +115,7 @@ $(B)/examples/%: examples/%.c
 	$(Q)$(MPICC) -std=gnu11 -O2 -g $(WARN) $(WERROR) -o $@ $< -lm
 
 # ---- tests, benchmark, demo ------------------------------------------------------------------
-export B MPICC MPICXX MPIFC MPIEXEC PYTHON
+export B MPICC MPICXX MPIFC MPIEXEC PYTHON CC LAPACK_LIBS
 check: all
 	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk check
 bench: all
