@@ -20,6 +20,7 @@ static void *caller_or_fortran(void *ra)
 
 int MPI_Init(int *argc, char ***argv)
 {
+    rt_prepare(TARDY_FN_MPI_Init, caller_or_fortran(__builtin_return_address(0)));
     double t0 = clk_now();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
@@ -30,6 +31,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    rt_prepare(TARDY_FN_MPI_Init_thread, caller_or_fortran(__builtin_return_address(0)));
     double t0 = clk_now();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
@@ -62,8 +64,9 @@ void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
 
 void mpi_init_(MPI_Fint *ierr)
 {
-    double t0 = clk_now();
     fortran_caller = __builtin_return_address(0);
+    rt_prepare(TARDY_FN_MPI_Init, fortran_caller);
+    double t0 = clk_now();
     pmpi_init_(ierr);
     fortran_caller = NULL;
     if (*ierr == MPI_SUCCESS)
@@ -73,8 +76,9 @@ void mpi_init_(MPI_Fint *ierr)
 
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
-    double t0 = clk_now();
     fortran_caller = __builtin_return_address(0);
+    rt_prepare(TARDY_FN_MPI_Init_thread, fortran_caller);
+    double t0 = clk_now();
     pmpi_init_thread_(required, provided, ierr);
     fortran_caller = NULL;
     if (*ierr == MPI_SUCCESS)

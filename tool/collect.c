@@ -7,6 +7,7 @@
 
 #include "callpath.h"
 #include "event.h"
+#include "memory.h"
 #include "strbuf.h"
 #include "symbolize.h"
 
@@ -116,7 +117,30 @@ static void add_thread(struct ev_thread *t, void *arg)
     }
 }
 
-/* Raw sums → statistics of one rank. */
+/* Memory the MPI library allocated, per site, as raw sums on the MPI rows. */
+static void add_memory(struct gather *g)
+{
+    struct mem_site *s;
+    int n = mem_snapshot(&s);
+    if (n < 0)
+        g->failed = 1;
+    for (int i = 0; i < n; i++) {
+        uint64_t site = s[i].site == UINT64_MAX ? TAB_OVERFLOW_KEY : s[i].site;
+        struct prof_row *r = rowset_get(g->rs, ROW_MPI, site_name(g->nm, site, &g->a), NULL);
+        if (!r) {
+            g->failed = 1;
+            continue;
+        }
+        r->n.mem_allocs.sum += (double)s[i].allocs;
+        r->n.mem_alloc.sum += (double)s[i].alloc_bytes;
+        r->n.mem_freed.sum += (double)s[i].freed_bytes;
+        r->n.mem_live.sum += (double)s[i].live_bytes;
+    }
+    free(s);
+}
+
+/* Raw sums → statistics of one rank. Memory statistics only where memory was allocated, so
+ * that "ranks" says how many ranks' MPI library allocated at that site. */
 static void finish_rows(struct rowset *rs, int rank)
 {
     for (size_t i = 0; i < rs->n; i++) {
@@ -125,6 +149,12 @@ static void finish_rows(struct rowset *rs, int rank)
         red_stat_one(&n->time, n->time.sum, rank);
         red_stat_one(&n->sent, n->sent.sum, rank);
         red_stat_one(&n->recv, n->recv.sum, rank);
+        if (n->mem_allocs.sum > 0) {
+            red_stat_one(&n->mem_allocs, n->mem_allocs.sum, rank);
+            red_stat_one(&n->mem_alloc, n->mem_alloc.sum, rank);
+            red_stat_one(&n->mem_freed, n->mem_freed.sum, rank);
+            red_stat_one(&n->mem_live, n->mem_live.sum, rank);
+        }
         memset(&n->ranks, 0, sizeof n->ranks);
         hist_add(&n->ranks, n->time.sum);
     }
@@ -161,7 +191,7 @@ static void peer_metrics(struct gather *g, int rank)
     rank_metric(g, "max_bytes_one_partner", max_peer, rank);
 }
 
-int collect_rank(struct rowset *rs, int rank, double wall)
+int collect_rank(struct rowset *rs, int rank, double wall, int memory)
 {
     struct names nm = {.sym = sym_open(), .npaths = cs_count()};
     nm.path = calloc(nm.npaths ? nm.npaths : 1, sizeof *nm.path);
@@ -174,11 +204,18 @@ int collect_rank(struct rowset *rs, int rank, double wall)
         goto out;
     }
     ev_for_each_thread(add_thread, &g);
+    if (memory)
+        add_memory(&g);
     finish_rows(rs, rank);
     rank_metric(&g, "compute", g.compute, rank);
     rank_metric(&g, "mpi", g.mpi, rank);
     rank_metric(&g, "wall", wall, rank);
     peer_metrics(&g, rank);
+    if (memory) {
+        rank_metric(&g, "mpi_memory_high_water", (double)mem_high_water(), rank);
+        rank_metric(&g, "mpi_memory_live", (double)mem_live_total(), rank);
+        rank_metric(&g, "mpi_memory_untracked_allocs", (double)mem_untracked(), rank);
+    }
 out:
     for (uint32_t i = 0; nm.path && i < nm.npaths; i++)
         free(nm.path[i]);

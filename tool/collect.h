@@ -5,8 +5,9 @@
 
 #include "profile.h"
 
-/* Fill rs with this rank's MPI, interval and per-rank rows. wall is the rank's time from
- * MPI_Init to MPI_Finalize. Returns 0, or -1 when memory ran out (rs then holds what fit). */
-int collect_rank(struct rowset *rs, int rank, double wall);
+/* Fill rs with this rank's MPI, interval and per-rank rows (and the MPI library's memory when
+ * memory is set). wall is the rank's time from MPI_Init to MPI_Finalize. Returns 0, or -1
+ * when memory ran out (rs then holds what fit). */
+int collect_rank(struct rowset *rs, int rank, double wall, int memory);
 
 #endif

@@ -27,6 +27,8 @@ static const struct option options[] = {
      "application frames kept per call path (0: function only)"},
     {"TARDY_MAX_CALLPATHS", OPT_INT, "16384", 64, 1 << 22, FIELD(max_callpaths),
      "distinct call paths kept per process; further ones are merged into one"},
+    {"TARDY_MEMORY", OPT_BOOL, "1", 0, 1, FIELD(memory),
+     "count memory the MPI library allocates, per MPI call site"},
     {"TARDY_TOP", OPT_INT, "10", 1, 1000, FIELD(top), "rows per table in the summary"},
     {"TARDY_SUMMARY", OPT_STRING, "stderr", 0, 0, FIELD(summary),
      "where rank 0 prints the summary: stderr, stdout, none, or a file name"},

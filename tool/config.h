@@ -10,6 +10,7 @@ struct cfg {
     int depth;           /* TARDY_DEPTH: application frames per call path, 0..64 */
     int max_callpaths;   /* TARDY_MAX_CALLPATHS: distinct call paths kept per process */
     int top;             /* TARDY_TOP: rows per summary table */
+    int memory;          /* TARDY_MEMORY: track memory the MPI library allocates */
     const char *summary; /* TARDY_SUMMARY: stderr, stdout, none, or a file name */
     const char *profile; /* TARDY_PROFILE: directory for the JSON profile, or "none" */
     const char *params;  /* TARDY_PARAMS: user parameters "n=2048,steps=100" */

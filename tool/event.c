@@ -43,7 +43,7 @@ uint32_t ev_callpath(void *ra)
 
 void ev_record(unsigned fn, void *ra, double t_enter, double t_leave)
 {
-    struct ev_thread *t = ev_self ? ev_self : ev_thread_attach();
+    struct ev_thread *t = ev_thread();
     if (!t)
         return;
     struct ev_call c = {.th = t, .fn = fn, .cp = cs_capture(ra), .dest = EV_NO_PEER,

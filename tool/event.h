@@ -25,6 +25,7 @@ struct ev_thread {
     uint64_t last_site;    /* call site of the previous MPI call, 0 before the first */
     double last_leave;
     double compute, mpi;   /* totals of intervals and of MPI time */
+    uint64_t mem_site;     /* site charged for allocations while a PMPI call runs, or 0 */
     struct table mpi_rows, intervals, peers;
     struct ev_thread *next;
 };
@@ -70,12 +71,20 @@ static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra)
 
 static inline void ev_started(struct ev_call *c)
 {
+    c->th->mem_site = SITE(c->fn, c->cp);
     c->t_enter = clk_now();
 }
 
 static inline void ev_finished(struct ev_call *c)
 {
     c->t_leave = clk_now();
+    c->th->mem_site = 0;
+}
+
+/* The thread's state, created on first use (NULL when memory is short). */
+static inline struct ev_thread *ev_thread(void)
+{
+    return ev_self ? ev_self : ev_thread_attach();
 }
 
 /* Count a call that has no wrapper of the usual shape (MPI_Init): function fn called from

@@ -47,6 +47,10 @@ void prof_nums_merge(struct prof_nums *into, const struct prof_nums *from)
     red_stat_merge(&into->time, &from->time);
     red_stat_merge(&into->sent, &from->sent);
     red_stat_merge(&into->recv, &from->recv);
+    red_stat_merge(&into->mem_allocs, &from->mem_allocs);
+    red_stat_merge(&into->mem_alloc, &from->mem_alloc);
+    red_stat_merge(&into->mem_freed, &from->mem_freed);
+    red_stat_merge(&into->mem_live, &from->mem_live);
     if (from->call_min < into->call_min)
         into->call_min = from->call_min;
     if (from->call_max > into->call_max)

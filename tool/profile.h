@@ -32,6 +32,7 @@ enum row_kind { ROW_MPI = 1, ROW_INTERVAL = 2, ROW_RANK = 3 };
 /* Plain numbers of a row, shipped between ranks as bytes (all ranks run the same binary). */
 struct prof_nums {
     struct red_stat count, time, sent, recv; /* per-rank totals */
+    struct red_stat mem_allocs, mem_alloc, mem_freed, mem_live; /* MPI library memory */
     double call_min, call_max, sumsq;        /* single calls / intervals, all ranks */
     struct hist calls;                       /* durations of single calls / intervals */
     struct hist ranks;                       /* per-rank total time, one entry per rank */

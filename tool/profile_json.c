@@ -37,6 +37,13 @@ static json_t *hist_json(const struct hist *h)
     return bins;
 }
 
+static json_t *memory_json(const struct prof_nums *n, int ranks)
+{
+    return json_pack("{s:o,s:o,s:o,s:o}", "allocs", stat_json(&n->mem_allocs, ranks),
+                     "alloc_bytes", stat_json(&n->mem_alloc, ranks), "freed_bytes",
+                     stat_json(&n->mem_freed, ranks), "live_bytes", stat_json(&n->mem_live, ranks));
+}
+
 /* Interns frame strings into the "callpaths" table; returns the id of frames. */
 static int path_id(json_t *paths, json_t *ids, const char *frames)
 {
@@ -129,6 +136,8 @@ static json_t *rows_json(const struct profile *p, int kind, json_t *paths, json_
         if (kind == ROW_MPI) {
             json_object_set_new(o, "sent", stat_json(&n->sent, p->ranks));
             json_object_set_new(o, "recv", stat_json(&n->recv, p->ranks));
+            if (n->mem_allocs.ranks)
+                json_object_set_new(o, "memory", memory_json(n, p->ranks));
         } else {
             json_object_set_new(o, "sumsq", json_real(n->sumsq));
         }
@@ -351,6 +360,13 @@ static void read_rows(struct reader *rd, struct profile *p, json_t *root, int ki
         if (kind == ROW_MPI) {
             read_stat(rd, json_object_get(o, "sent"), &r->n.sent);
             read_stat(rd, json_object_get(o, "recv"), &r->n.recv);
+            json_t *mem = json_object_get(o, "memory");
+            if (mem) {
+                read_stat(rd, json_object_get(mem, "allocs"), &r->n.mem_allocs);
+                read_stat(rd, json_object_get(mem, "alloc_bytes"), &r->n.mem_alloc);
+                read_stat(rd, json_object_get(mem, "freed_bytes"), &r->n.mem_freed);
+                read_stat(rd, json_object_get(mem, "live_bytes"), &r->n.mem_live);
+            }
         }
         r->n.sumsq = num_of(o, "sumsq");
         r->n.call_min = num_of(o, "call_min");

@@ -13,6 +13,7 @@
 #include "collect.h"
 #include "config.h"
 #include "event.h"
+#include "memory.h"
 #include "peer.h"
 #include "profile_json.h"
 #include "reduce.h"
@@ -22,28 +23,51 @@
 extern char **environ;
 
 static struct {
-    int started, finished;
+    int prepared, started, finished;
+    int memory;             /* memory tracking is on */
+    struct strbuf warnings; /* option problems, printed by rank 0 once MPI is up */
     int thread_level;
     MPI_Comm comm;          /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
     double t_start;
     char start_time[32];
 } rt = {.comm = MPI_COMM_NULL};
 
+void rt_prepare(unsigned fn, void *ra)
+{
+    if (rt.prepared)
+        return;
+    rt.prepared = 1;
+    sb_init(&rt.warnings);
+    cfg_load(environ, &rt.warnings);
+    if (!cfg.enable)
+        return;
+    if (cs_init(cfg.depth, cfg.max_callpaths) < 0)
+        sb_printf(&rt.warnings, "not enough memory for %d call paths; call paths are off\n",
+                  cfg.max_callpaths);
+    const char *why = NULL;
+    rt.memory = cfg.memory && mem_start(&why) == 0;
+    if (cfg.memory && !rt.memory)
+        sb_printf(&rt.warnings, "memory tracking is off: %s\n", why);
+    struct ev_thread *t = ev_thread();
+    if (t && rt.memory)
+        t->mem_site = SITE(fn, cs_capture(ra));
+}
+
 void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_leave)
 {
     if (rt.started)
         return;
+    rt_prepare(fn, ra);
     rt.started = 1;
     rt.thread_level = thread_level;
+    if (ev_self)
+        ev_self->mem_site = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &tardy_rank);
-    struct strbuf warn;
-    sb_init(&warn);
-    cfg_load(environ, &warn);
-    if (tardy_rank == 0 && warn.len) {
-        for (char *line = strtok(warn.data, "\n"); line; line = strtok(NULL, "\n"))
+    if (tardy_rank == 0 && rt.warnings.len) {
+        for (char *line = strtok(rt.warnings.data, "\n"); line; line = strtok(NULL, "\n"))
             tardy_warn("%s", line);
     }
-    sb_free(&warn);
+    sb_free(&rt.warnings);
     /* Every rank takes part in the collectives below and at finalize, whatever its options,
      * so that a rank with a different environment cannot hang the job. */
     PMPI_Comm_dup(MPI_COMM_WORLD, &rt.comm);
@@ -52,9 +76,6 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
     if (!cfg.enable)
         return;
-    if (cs_init(cfg.depth, cfg.max_callpaths) < 0)
-        tardy_warn("not enough memory for %d call paths; call paths are off",
-                   cfg.max_callpaths);
     pr_init();
     ev_record(fn, ra, t_enter, t_leave);
     atomic_store(&ev_on, 1);
@@ -173,11 +194,12 @@ void rt_finish(void *ra)
         ev_leave(&c);
     }
     atomic_store(&ev_on, 0);
+    mem_stop();
     rt.finished = 1;
     double wall = clk_now() - rt.t_start;
     struct profile p;
     profile_init(&p);
-    if (cfg.enable && collect_rank(&p.rows, tardy_rank, wall) < 0)
+    if (cfg.enable && collect_rank(&p.rows, tardy_rank, wall, rt.memory) < 0)
         tardy_warn("out of memory while collecting; the profile lacks some of this rank's rows");
     red_tree(&p.rows, rt.comm);
     red_rank_histogram(ev_rank_compute(), rt.comm, &p.rank_hist_lo, &p.rank_hist_hi,

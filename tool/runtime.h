@@ -3,6 +3,10 @@
 #ifndef TARDY_RUNTIME_H
 #define TARDY_RUNTIME_H
 
+/* MPI_Init (function fn, called from ra) is about to run: read the options and start call
+ * paths and memory tracking, so that MPI_Init's own allocations are charged to it. */
+void rt_prepare(unsigned fn, void *ra);
+
 /* MPI is initialised: read the configuration, set up call paths and the tool communicator,
  * and count MPI_Init (function fn, called from ra, from t_enter to t_leave) as the first call.
  * Safe to call twice (the Fortran and C entry points may both see one MPI_Init). */

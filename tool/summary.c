@@ -111,6 +111,13 @@ struct ranked {
     const struct prof_row *row;
 };
 
+static int by_memory_desc(const void *x, const void *y)
+{
+    double a = ((const struct ranked *)x)->row->n.mem_alloc.sum;
+    double b = ((const struct ranked *)y)->row->n.mem_alloc.sum;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
 static int by_time_desc(const void *x, const void *y)
 {
     double a = ((const struct ranked *)x)->row->n.time.sum;
@@ -118,8 +125,9 @@ static int by_time_desc(const void *x, const void *y)
     return a < b ? 1 : a > b ? -1 : 0;
 }
 
-/* Rows of one kind sorted by total time; caller frees. */
-static struct ranked *sorted_rows(const struct profile *p, int kind, size_t *n)
+/* Rows of one kind sorted by cmp; caller frees. */
+static struct ranked *sorted_by(const struct profile *p, int kind, size_t *n,
+                                int (*cmp)(const void *, const void *))
 {
     struct ranked *v = malloc((p->rows.n + 1) * sizeof *v);
     *n = 0;
@@ -128,8 +136,13 @@ static struct ranked *sorted_rows(const struct profile *p, int kind, size_t *n)
     for (size_t i = 0; i < p->rows.n; i++)
         if (p->rows.rows[i].kind == kind)
             v[(*n)++].row = &p->rows.rows[i];
-    qsort(v, *n, sizeof *v, by_time_desc);
+    qsort(v, *n, sizeof *v, cmp);
     return v;
+}
+
+static struct ranked *sorted_rows(const struct profile *p, int kind, size_t *n)
+{
+    return sorted_by(p, kind, n, by_time_desc);
 }
 
 static double mean_of(const struct red_stat *s, int ranks)
@@ -290,6 +303,42 @@ static void comm_section(const struct profile *p, struct strbuf *out)
     sb_puts(out, "\n");
 }
 
+static void memory_section(const struct profile *p, int top, struct strbuf *out)
+{
+    const struct red_stat *hwm = profile_rank_metric(p, "mpi_memory_high_water");
+    const struct red_stat *live = profile_rank_metric(p, "mpi_memory_live");
+    if (!hwm || !live)
+        return;
+    size_t n, shown = 0;
+    struct ranked *v = sorted_by(p, ROW_MPI, &n, by_memory_desc);
+    char a[32], b[32], c[32], d[32];
+    heading(out, "MPI library memory: allocated inside MPI calls, by call site");
+    sb_printf(out, "high-water mark per rank: max %s at rank %d, mean %s   still held at finalize: "
+                   "max %s\n",
+              fmt_bytes(hwm->max, a, sizeof a), hwm->max_rank,
+              fmt_bytes(mean_of(hwm, p->ranks), b, sizeof b), fmt_bytes(live->max, c, sizeof c));
+    sb_printf(out, "%10s %8s %10s %10s %10s  %-16s %s\n", "allocated", "allocs", "freed",
+              "live", "live max", "function", "call site (innermost frame)");
+    struct strbuf label;
+    sb_init(&label);
+    for (size_t i = 0; v && i < n && (int)shown < top; i++) {
+        const struct prof_nums *r = &v[i].row->n;
+        if (!r->mem_allocs.ranks)
+            continue;
+        shown++;
+        label.len = 0;
+        site_label(v[i].row->a, &label);
+        size_t start = out->len;
+        sb_printf(out, "%10s %8.0f %10s %10s %10s  %-16.*s ", fmt_bytes(r->mem_alloc.sum, a, sizeof a),
+                  r->mem_allocs.sum, fmt_bytes(r->mem_freed.sum, b, sizeof b),
+                  fmt_bytes(r->mem_live.sum, c, sizeof c), fmt_bytes(r->mem_live.max, d, sizeof d),
+                  (int)site_function_len(v[i].row->a), v[i].row->a);
+        finish_line(out, start, &label);
+    }
+    sb_free(&label);
+    free(v);
+}
+
 void summary_write(const struct profile *p, int top, struct strbuf *out)
 {
     header(p, out);
@@ -297,4 +346,5 @@ void summary_write(const struct profile *p, int top, struct strbuf *out)
     interval_table(p, top, out);
     rank_section(p, out);
     comm_section(p, out);
+    memory_section(p, top, out);
 }
