@@ -18,6 +18,17 @@ struct names {
     struct strbuf site;
 };
 
+/* Frames of the C library's process and thread start-up are not the application's code. */
+static int start_routine(const char *frame)
+{
+    static const char *const names[] = {"__libc_start_", "_start ", "start_thread ", "clone ",
+                                        "clone3 "};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strncmp(frame, names[i], strlen(names[i])))
+            return 1;
+    return 0;
+}
+
 static const char *path_of(struct names *nm, uint32_t cp)
 {
     if (cp >= nm->npaths)
@@ -30,9 +41,16 @@ static const char *path_of(struct names *nm, uint32_t cp)
         struct strbuf sb;
         sb_init(&sb);
         for (int i = 0; i < n; i++) {
+            size_t mark = sb.len;
             if (i)
                 sb_puts(&sb, ";");
+            size_t start = sb.len;
             sym_frame(nm->sym, pcs[i], &sb);
+            if (sb.data && start_routine(sb.data + start)) {
+                sb.len = mark;
+                sb.data[mark] = '\0';
+                break;
+            }
         }
         nm->path[cp] = sb.data ? sb.data : strdup("");
     }
