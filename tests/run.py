@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Run tardy's tests: unit test binaries, MPI programs under tardy (checked on their JSON
+profiles), and the command line. Prints PASS/FAIL/SKIP per test and ends with the line
+`N passed, N failed[, N skipped]`. Exit status 1 if anything failed."""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+B = os.environ.get("B", "build")
+MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.mpich")
+LIB = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
+TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
+TIMEOUT = 120
+results = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+class Skip(Exception):
+    pass
+
+
+def report(name, ok, why=""):
+    if ok is None:
+        results["skipped"] += 1
+        print("SKIP %s (%s)" % (name, why))
+    elif ok:
+        results["passed"] += 1
+        print("PASS %s" % name)
+    else:
+        results["failed"] += 1
+        print("FAIL %s: %s" % (name, why))
+    sys.stdout.flush()
+
+
+# ---- running programs ------------------------------------------------------------------------
+
+class Run:
+    """One run of a program, with its exit code, output and the profile it wrote."""
+
+    def __init__(self, argv, ranks, env=None, tool=True, cwd=None):
+        self.dir = tempfile.mkdtemp(prefix="tardy-test-")
+        e = dict(os.environ)
+        for k in list(e):
+            if k.startswith("TARDY_"):
+                del e[k]
+        e["TARDY_PROFILE"] = self.dir
+        e["TARDY_SUMMARY"] = os.path.join(self.dir, "summary.txt")
+        if tool:
+            e["LD_PRELOAD"] = LIB
+        e.update(env or {})
+        cmd = list(argv) if ranks == 0 else [MPIEXEC, "-n", str(ranks)] + list(argv)
+        try:
+            p = subprocess.run(["timeout", str(TIMEOUT)] + cmd, env=e, cwd=cwd or self.dir,
+                               capture_output=True, text=True)
+            self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
+        except OSError as ex:
+            self.rc, self.out, self.err = 127, "", str(ex)
+        files = glob.glob(os.path.join(self.dir, "tardy-*.json"))
+        self.profile = json.load(open(files[0])) if len(files) == 1 else None
+        self.nprofiles = len(files)
+        s = os.path.join(self.dir, "summary.txt")
+        self.summary = open(s).read() if os.path.exists(s) else ""
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def site_line(source, marker):
+    """Line of the @site marker in source (tests never hard-code line numbers)."""
+    for i, line in enumerate(open(source), 1):
+        if re.search(r"@site %s\b" % re.escape(marker), line):
+            return i
+    raise AssertionError("no marker @site %s in %s" % (marker, source))
+
+
+def frames_of(profile, callpath):
+    return profile["callpaths"][callpath]["frames"]
+
+
+def at_site(profile, row_site, source, marker):
+    """Is the innermost frame of the call site at the marked line of source?"""
+    frames = frames_of(profile, row_site["callpath"])
+    if not frames:
+        return False
+    f = frames[0]
+    return os.path.basename(f["file"]) == os.path.basename(source) and \
+        f["line"] == site_line(source, marker)
+
+
+def mpi_rows(profile, function, source=None, marker=None):
+    return [r for r in profile["mpi"] if r["function"] == function and
+            (marker is None or at_site(profile, r, source, marker))]
+
+
+def one_row(profile, function, source, marker):
+    rows = mpi_rows(profile, function, source, marker)
+    assert len(rows) == 1, "%d rows for %s at @site %s (functions: %s)" % (
+        len(rows), function, marker, sorted({r["function"] for r in profile["mpi"]}))
+    return rows[0]
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+# ---- test cases ------------------------------------------------------------------------------
+
+def test_unit(binary):
+    p = subprocess.run(["timeout", str(TIMEOUT), binary], capture_output=True, text=True)
+    expect(p.returncode == 0, (p.stdout + p.stderr).strip()[-2000:])
+
+
+def check_p2p(run, ranks):
+    src = "tests/mpi/p2p_counts.c"
+    expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+    prof = run.profile
+    expect(prof is not None, "no single profile (%d files)" % run.nprofiles)
+    expect(prof["run"]["ranks"] == ranks, "ranks %s" % prof["run"]["ranks"])
+    pairs = ranks // 2
+    if pairs:
+        send = one_row(prof, "MPI_Send", src, "send100")
+        expect(send["count"]["sum"] == 10 * pairs, "send count %s" % send["count"])
+        expect(send["sent"]["sum"] == 8000 * pairs, "send bytes %s" % send["sent"])
+        expect(send["sent"]["max"] == 8000, "bytes per rank %s" % send["sent"])
+        recv = one_row(prof, "MPI_Recv", src, "recv100")
+        expect(recv["recv"]["sum"] == 8000 * pairs, "recv bytes (STATUS_IGNORE) %s" % recv["recv"])
+        vec = one_row(prof, "MPI_Send", src, "vecsend")
+        expect(vec["sent"]["sum"] == 96 * pairs, "derived type bytes %s" % vec["sent"])
+        anyr = one_row(prof, "MPI_Recv", src, "anyrecv")
+        expect(anyr["recv"]["sum"] == 96 * pairs, "ANY_SOURCE recv bytes %s" % anyr["recv"])
+        expect(prof["ranks"]["partners"]["max"] >= 1, "partners %s" % prof["ranks"]["partners"])
+    inplace = one_row(prof, "MPI_Allreduce", src, "inplace")
+    expect(inplace["count"]["sum"] == ranks and inplace["sent"]["sum"] == 8 * ranks,
+           "IN_PLACE allreduce %s %s" % (inplace["count"], inplace["sent"]))
+    a2av = one_row(prof, "MPI_Alltoallv", src, "a2av")
+    # rank r sends (r+1) ints to each of the ranks and receives q+1 from each q
+    sent = sum(4 * (r + 1) * ranks for r in range(ranks))
+    recv = ranks * sum(4 * (q + 1) for q in range(ranks))
+    expect(a2av["sent"]["sum"] == sent and a2av["recv"]["sum"] == recv,
+           "alltoallv bytes %s %s" % (a2av["sent"]["sum"], a2av["recv"]["sum"]))
+    expect(not mpi_rows(prof, "MPI_Barrier", src, "hidden"), "calls under MPI_Pcontrol(0) counted")
+    barriers = sum(r["count"]["sum"] for r in mpi_rows(prof, "MPI_Barrier"))
+    expect(barriers == 10 * ranks, "barriers %s (Pcontrol)" % barriers)
+    # the busy interval
+    iv = [i for i in prof["intervals"]
+          if at_site(prof, i["from"], src, "before_spin") and at_site(prof, i["to"], src, "after_spin")]
+    expect(len(iv) == 1, "interval before_spin -> after_spin: %d rows" % len(iv))
+    mean = iv[0]["time"]["sum"] / iv[0]["count"]["sum"]
+    expect(iv[0]["count"]["sum"] == 5 * ranks, "interval count %s" % iv[0]["count"])
+    expect(abs(mean - 0.040) <= 0.004, "busy interval mean %.6f s, expected 0.040 +- 10%%" % mean)
+    if ranks >= 4:  # halves {0,2,..} and {1,3,..}: rank 1 of each sends 16 bytes
+        sub = one_row(prof, "MPI_Send", src, "subsend")
+        expect(sub["sent"]["sum"] == 32 and sub["count"]["sum"] == 2, "subcomm send %s" % sub["sent"])
+    # the tool's own traffic never shows: only functions the program called
+    called = {"MPI_Init", "MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Alltoallv", "MPI_Barrier",
+              "MPI_Comm_split", "MPI_Comm_free", "MPI_Finalize"}
+    extra = {r["function"] for r in prof["mpi"]} - called
+    expect(not extra, "functions the program did not call: %s" % extra)
+    compute = prof["ranks"]["compute"]
+    expect(compute["max"] >= 0.2 and compute["ranks"] == ranks, "compute %s" % compute)
+
+
+def test_p2p(ranks):
+    """ranks == 0: a singleton (no mpiexec), which is one rank."""
+    run = Run([os.path.abspath(os.path.join(B, "tests/mpi/p2p_counts"))], ranks)
+    try:
+        check_p2p(run, max(ranks, 1))
+    finally:
+        run.cleanup()
+
+
+CASES = []
+
+
+def case(name):
+    def add(fn):
+        CASES.append((name, fn))
+        return fn
+    return add
+
+
+for _b in sorted(glob.glob(os.path.join(B, "tests/unit/test_*"))):
+    CASES.append(("unit/" + os.path.basename(_b), lambda b=_b: test_unit(b)))
+
+for _n in (1, 2, 4):
+    CASES.append(("mpi/p2p_counts -n %d" % _n, lambda n=_n: test_p2p(n)))
+CASES.append(("mpi/p2p_counts singleton", lambda: test_p2p(0)))
+
+
+def main():
+    only = sys.argv[1:]
+    for name, fn in CASES:
+        if only and not any(o in name for o in only):
+            continue
+        try:
+            fn()
+            report(name, True)
+        except Skip as s:
+            report(name, None, str(s))
+        except AssertionError as ex:
+            report(name, False, str(ex))
+        except Exception as ex:  # a broken test is a failed test
+            report(name, False, "%s: %s" % (type(ex).__name__, ex))
+    line = "%d passed, %d failed" % (results["passed"], results["failed"])
+    if results["skipped"]:
+        line += ", %d skipped" % results["skipped"]
+    print(line)
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+# Tests: `make check` (from the top Makefile, after `all`). Unit tests are C programs without
+# MPI; MPI tests are small programs run under mpiexec (and as singletons) whose JSON profiles
+# tests/run.py checks. Every binary goes to $(B)/tests.
+B       ?= build
+CC      ?= cc
+PYTHON  ?= python3
+DEPS    = $(shell pkg-config --cflags --libs jansson lua5.4) $(LAPACK_LIBS) -ldl -lm
+TFLAGS  = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Iinclude -Itool -Impit -Ilua \
+          -Ipredict -I$(B)/gen
+HOST_OBJ = $(filter-out $(B)/obj/host/predict/tardy.o,$(shell find $(B)/obj/host -name '*.o'))
+
+UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
+MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) \
+           $(patsubst tests/mpi/%.cc,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.cc)) \
+           $(patsubst tests/mpi/%.f90,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.f90))
+
+check: $(UNIT_BIN) $(MPI_BIN)
+	@$(PYTHON) tests/run.py
+
+$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tool/tables.c
+	@mkdir -p $(dir $@)
+	@$(CC) $(TFLAGS) -o $@ $< tool/tables.c $(HOST_OBJ) $(DEPS)
+
+# MPI test programs: -O0 so that marked source lines are the call sites.
+$(B)/tests/mpi/%: tests/mpi/%.c
+	@mkdir -p $(dir $@)
+	@$(MPICC) -std=gnu11 -g -O0 -Wall -Werror -pthread -o $@ $< -lm
+
+$(B)/tests/mpi/%: tests/mpi/%.cc
+	@mkdir -p $(dir $@)
+	@$(MPICXX) -g -O0 -Wall -Werror -o $@ $<
+
+$(B)/tests/mpi/%: tests/mpi/%.f90
+	@mkdir -p $(dir $@)/fmod
+	@$(MPIFC) -g -O0 -J$(dir $@)/fmod -o $@ $<
+
+.PHONY: check
