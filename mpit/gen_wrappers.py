@@ -22,7 +22,7 @@ KINDS = {"send", "recv", "sendrecv", "isend", "irecv", "pinit", "start", "wait",
 class Param:
     def __init__(self, text):
         text = " ".join(text.split())
-        m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*(\[\s*\])?$", text)
+        m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*((?:\[\s*\d*\s*\])*)$", text)
         if not m:
             raise SystemExit("cannot parse parameter: %r" % text)
         self.ctype = m.group(1).strip()
@@ -54,6 +54,19 @@ class Func:
             raise SystemExit("spec line %d: %s needs kind= one of %s"
                              % (lineno, self.name, sorted(KINDS)))
         self.lineno = lineno
+        self.check_names()
+
+    def check_names(self):
+        """Every name an annotation reads must be a parameter (or the status)."""
+        known = set(self.pnames()) | {"status"}
+        for k, v in self.notes.items():
+            if k in ("kind", "fortran"):
+                continue
+            expr = re.sub(r"^\w+\(", "(", v) if k == "bytes" else v
+            for name in re.findall(r"[A-Za-z_]\w*", expr):
+                if name not in known:
+                    raise SystemExit("spec line %d: %s: annotation %s=%s reads '%s', which is "
+                                     "not a parameter" % (self.lineno, self.name, k, v, name))
 
     def pnames(self):
         return [p.name for p in self.params]

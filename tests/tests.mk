@@ -17,6 +17,10 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
 check: $(UNIT_BIN) $(MPI_BIN)
 	@$(PYTHON) tests/run.py
 
+# The unit tests alone (the sanitizer build runs these).
+unit-only: $(UNIT_BIN)
+	@$(PYTHON) tests/run.py unit/
+
 $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tool/tables.c
 	@mkdir -p $(dir $@)
 	@$(CC) $(TFLAGS) -o $@ $< tool/tables.c $(HOST_OBJ) $(DEPS)
@@ -34,4 +38,4 @@ $(B)/tests/mpi/%: tests/mpi/%.f90
 	@mkdir -p $(dir $@)/fmod
 	@$(MPIFC) -g -O0 -J$(dir $@)/fmod -o $@ $<
 
-.PHONY: check
+.PHONY: check unit-only
