@@ -12,6 +12,12 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
 #define f2c_types(a) ((const MPI_Datatype *)(a))
 #else
 #define f2c_types(a) ((const MPI_Datatype *)0)
+/* The MPI library's own mpi_f08 entry point `name` (it exports no pmpi_ names for them). */
+void (*f08_next(const char *name))(void);
+
 #endif
+
+/* The MPI library's own mpi_f08 entry point `name` (it exports no pmpi_ names for them). */
+void (*f08_next(const char *name))(void);
 
 #endif

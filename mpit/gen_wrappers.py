@@ -230,7 +230,15 @@ def fortran_local(p, used):
     return "%s %s = *%s_;" % (base, p.name, p.name)
 
 
-def f_wrapper(f):
+def has_choice_buffer(f):
+    return any(p.ctype.replace("const ", "").strip() == "void *" for p in f.params)
+
+
+def f_wrapper(f, f08):
+    """A Fortran entry point. `use mpi`/mpif.h: mpi_x_ forwarding to the library's pmpi_x_.
+    `use mpi_f08`: mpi_x_f08[ts]_ forwarding to the library's own symbol, found with
+    dlsym(RTLD_NEXT) (MPICH exports no pmpi_ names for it); there ierror may be absent (NULL)
+    and an ignored status is MPI_F08_STATUS_IGNORE."""
     lower = f.name.lower()
     params = ["%s%s_" % (fortran_type(p), p.name) for p in f.params] + ["MPI_Fint *ierr"]
     fargs = ", ".join("%s_" % p.name for p in f.params) + (", " if f.params else "") + "ierr"
@@ -240,11 +248,23 @@ def f_wrapper(f):
     st = uses_status(f)
     if st:
         used.discard("status")
-    out = ["void p%s_(%s);" % (lower, ", ".join(params)),
-           "void %s_(%s);" % (lower, ", ".join(params)),
-           "void %s_(%s)" % (lower, ", ".join(params)), "{", "    struct ev_call c;"]
+    if f08:
+        sym = "mpi_%s_f08%s_" % (lower[4:], "ts" if has_choice_buffer(f) else "")
+        out = ["void %s(%s);" % (sym, ", ".join(params)), "void %s(%s)" % (sym, ", ".join(params)),
+               "{",
+               "    static void (*next)(%s);" % ", ".join(params),
+               "    if (!next)",
+               "        next = (void (*)(%s))f08_next(\"%s\");" % (", ".join(params), sym)]
+        call_next, ok, ignore = "next", "(!ierr || *ierr == MPI_SUCCESS)", \
+            "(MPI_Fint *)MPI_F08_STATUS_IGNORE"
+    else:
+        out = ["void p%s_(%s);" % (lower, ", ".join(params)),
+               "void %s_(%s);" % (lower, ", ".join(params)),
+               "void %s_(%s)" % (lower, ", ".join(params)), "{"]
+        call_next, ok, ignore = "p%s_" % lower, "*ierr == MPI_SUCCESS", "MPI_F_STATUS_IGNORE"
+    out.append("    struct ev_call c;")
     out.append("    if (!ev_enter(&c, TARDY_FN_%s, __builtin_return_address(0))) {" % f.name)
-    out.append("        p%s_(%s);" % (lower, fargs))
+    out.append("        %s(%s);" % (call_next, fargs))
     out.append("        return;")
     out.append("    }")
     for p in f.params:
@@ -254,14 +274,14 @@ def f_wrapper(f):
     call = fargs
     if st:
         out.append("    MPI_Fint own_fstatus_[MPI_F_STATUS_SIZE];")
-        out.append("    MPI_Fint *fst_ = status_ == MPI_F_STATUS_IGNORE ? own_fstatus_ : status_;")
+        out.append("    MPI_Fint *fst_ = status_ == %s ? own_fstatus_ : status_;" % ignore)
         call = call.replace("status_", "fst_")
     out += ["    " + s for s in pre]
     out.append("    ev_started(&c);")
-    out.append("    p%s_(%s);" % (lower, call))
+    out.append("    %s(%s);" % (call_next, call))
     out.append("    ev_finished(&c);")
     if post:
-        out.append("    if (*ierr == MPI_SUCCESS) {")
+        out.append("    if (%s) {" % ok)
         if st:
             out.append("        MPI_Status cst_;")
             out.append("        MPI_Status *st_ = &cst_;")
@@ -313,7 +333,8 @@ def main():
         for f in funcs:
             if f.notes.get("fortran") == "no":
                 continue
-            c.write(f_wrapper(f) + "\n")
+            c.write(f_wrapper(f, False) + "\n")
+            c.write(f_wrapper(f, True) + "\n")
 
 
 if __name__ == "__main__":

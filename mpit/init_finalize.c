@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "fn_table.h"
+#include "fortran.h"
 #include "runtime.h"
 
 /* MPICH's Fortran MPI_INIT calls the C MPI_Init: the Fortran wrapper leaves its caller's
@@ -96,4 +97,59 @@ void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
 {
     rt_pcontrol(*level);
     *ierr = MPI_SUCCESS;
+}
+
+/* `use mpi_f08`: MPICH's bindings call PMPI_Init and PMPI_Finalize directly. ierror is
+ * optional there (NULL when absent). */
+void mpi_init_f08_(MPI_Fint *ierr);
+void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void mpi_finalize_f08_(MPI_Fint *ierr);
+void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierr);
+
+void mpi_init_f08_(MPI_Fint *ierr)
+{
+    static void (*next)(MPI_Fint *);
+    if (!next)
+        next = (void (*)(MPI_Fint *))f08_next("mpi_init_f08_");
+    void *ra = __builtin_return_address(0);
+    rt_prepare(TARDY_FN_MPI_Init, ra);
+    double t0 = clk_now();
+    MPI_Fint rc = MPI_SUCCESS;
+    next(&rc);
+    if (ierr)
+        *ierr = rc;
+    if (rc == MPI_SUCCESS)
+        rt_start(TARDY_FN_MPI_Init, MPI_THREAD_SINGLE, ra, t0, clk_now());
+}
+
+void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    static void (*next)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+    if (!next)
+        next = (void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))f08_next("mpi_init_thread_f08_");
+    void *ra = __builtin_return_address(0);
+    rt_prepare(TARDY_FN_MPI_Init_thread, ra);
+    double t0 = clk_now();
+    MPI_Fint rc = MPI_SUCCESS;
+    next(required, provided, &rc);
+    if (ierr)
+        *ierr = rc;
+    if (rc == MPI_SUCCESS)
+        rt_start(TARDY_FN_MPI_Init_thread, *provided, ra, t0, clk_now());
+}
+
+void mpi_finalize_f08_(MPI_Fint *ierr)
+{
+    static void (*next)(MPI_Fint *);
+    if (!next)
+        next = (void (*)(MPI_Fint *))f08_next("mpi_finalize_f08_");
+    rt_finish(__builtin_return_address(0));
+    next(ierr);
+}
+
+void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierr)
+{
+    rt_pcontrol(*level);
+    if (ierr)
+        *ierr = MPI_SUCCESS;
 }

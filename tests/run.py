@@ -174,6 +174,144 @@ def test_p2p(ranks):
         run.cleanup()
 
 
+def binary(name):
+    return os.path.abspath(os.path.join(B, "tests/mpi", name))
+
+
+def with_run(argv, ranks, env=None, tool=True):
+    """Run and hand the run to the check; always clean up."""
+    def deco(check):
+        run = Run(argv, ranks, env, tool)
+        try:
+            return check(run)
+        finally:
+            run.cleanup()
+    return deco
+
+
+def check_calls(run, src, expected):
+    """expected: [(function, marker, total calls, total bytes sent+recv)]"""
+    expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+    expect(run.profile is not None, "no profile")
+    for function, marker, calls, nbytes in expected:
+        row = one_row(run.profile, function, src, marker)
+        expect(row["count"]["sum"] == calls, "%s @%s: %s calls, expected %d" %
+               (function, marker, row["count"]["sum"], calls))
+        got = row["sent"]["sum"] + row["recv"]["sum"]
+        expect(nbytes is None or got == nbytes, "%s @%s: %s bytes, expected %d" %
+               (function, marker, got, nbytes))
+
+
+def test_fortran(name, ranks):
+    src = "tests/mpi/%s.f90" % name
+    pairs = ranks // 2
+
+    @with_run([binary(name)], ranks)
+    def _(run):
+        check_calls(run, src, [
+            ("MPI_Allreduce", "fallreduce", 3 * ranks, 3 * ranks * 16),
+            ("MPI_Bcast", "fbcast", ranks, ranks * 32),
+            ("MPI_Barrier", "fbarrier", ranks, 0)] +
+            ([("MPI_Send", "fsend", 3 * pairs, 3 * pairs * 32),
+              ("MPI_Recv", "frecv", 3 * pairs, 3 * pairs * 32)] if pairs else []))
+        init = mpi_rows(run.profile, "MPI_Init")
+        expect(len(init) == 1 and os.path.basename(
+            frames_of(run.profile, init[0]["callpath"])[0]["file"]) == os.path.basename(src),
+            "MPI_Init not attributed to the Fortran program")
+
+
+def test_cxx(ranks):
+    @with_run([binary("cxx")], ranks)
+    def _(run):
+        check_calls(run, "tests/mpi/cxx.cc", [
+            ("MPI_Allreduce", "cxxreduce", 4 * ranks, 4 * ranks * 160),
+            ("MPI_Sendrecv_replace", "cxxring", 4 * ranks, 4 * ranks * 200)])
+
+
+def test_threads(ranks):
+    @with_run([binary("threads")], ranks)
+    def _(run):
+        expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        expect(run.profile["run"]["thread_level"] == 3, "thread level")
+        n = 3 * 20 * (ranks // 2)
+        check_calls(run, "tests/mpi/threads.c", [
+            ("MPI_Send", "tsend", n, n * 64), ("MPI_Recv", "trecv", n, n * 64),
+            ("MPI_Recv", "trecv2", n, n * 64), ("MPI_Send", "tsend2", n, n * 64)])
+
+
+def test_exit(mode, code):
+    runs = [Run([binary("exits"), mode, str(code)], 2, tool=t) for t in (True, False)]
+    try:
+        with_tool, without = runs
+        expect(with_tool.rc == without.rc, "exit %d under tardy, %d without (%s %d)" %
+               (with_tool.rc, without.rc, mode, code))
+        if mode == "return":
+            expect(with_tool.rc == code, "exit code %d" % with_tool.rc)
+        if mode == "print":
+            expect(with_tool.out == without.out and with_tool.out.count("line") == 5,
+                   "stdout differs under tardy:\n%s---\n%s" % (with_tool.out, without.out))
+    finally:
+        for r in runs:
+            r.cleanup()
+
+
+def test_bad_option(env, needle, profile=True):
+    @with_run([binary("exits"), "return", "0"], 2, env)
+    def _(run):
+        expect(run.rc == 0, "exit %d" % run.rc)
+        expect(needle in run.err, "no warning %r in: %s" % (needle, run.err[-800:]))
+        expect(run.err.count(needle) == 1, "warning printed %d times" % run.err.count(needle))
+        expect((run.profile is not None) == profile, "profile written: %s" % run.nprofiles)
+
+
+def test_disabled():
+    @with_run([binary("exits"), "print", "0"], 2, {"TARDY_ENABLE": "0"})
+    def _(run):
+        expect(run.rc == 0 and run.nprofiles == 0 and not run.summary,
+               "TARDY_ENABLE=0 still wrote a profile or summary")
+        expect(run.out.count("line") == 5, "output")
+
+
+def test_depth(depth):
+    @with_run([binary("p2p_counts")], 2, {"TARDY_DEPTH": str(depth)})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d" % run.rc)
+        expect(run.profile["run"]["callpath_depth"] == depth, "depth recorded")
+        lengths = {len(c["frames"]) for c in run.profile["callpaths"]}
+        if depth == 0:
+            expect(lengths == {0}, "frames at depth 0: %s" % lengths)
+        else:
+            expect(max(lengths) <= depth and min(lengths) >= 1, "frames %s" % lengths)
+        if depth >= 1:
+            check_p2p(run, 2)
+
+
+def test_linked():
+    """The library linked in with -ltardy instead of preloaded."""
+    @with_run([binary("p2p_linked")], 2, tool=False)
+    def _(run):
+        check_p2p(run, 2)
+
+
+def test_report_cli():
+    @with_run([binary("p2p_counts")], 2)
+    def _(run):
+        path = glob.glob(os.path.join(run.dir, "tardy-*.json"))[0]
+        p = subprocess.run([TARDY, "report", path], capture_output=True, text=True)
+        expect(p.returncode == 0 and "== tardy summary" in p.stdout, "report: %s" % p.stderr)
+        expect(p.stdout.split("== MPI call paths")[1] == run.summary.split("== MPI call paths")[1],
+               "tardy report differs from the in-job summary")
+        bad = os.path.join(run.dir, "broken.json")
+        open(bad, "w").write(open(path).read()[:200])
+        for args, rc, needle in ((["report", bad], 1, bad), (["report", "/nonexistent.json"], 1,
+                                 "/nonexistent.json"), (["report"], 2, "usage"),
+                                 (["report", "--frobnicate", path], 2, "--frobnicate"),
+                                 (["frobnicate"], 2, "unknown command")):
+            p = subprocess.run([TARDY] + args, capture_output=True, text=True)
+            expect(p.returncode == rc and needle in p.stderr,
+                   "tardy %s: exit %d, stderr %r" % (" ".join(args), p.returncode, p.stderr))
+
+
 CASES = []
 
 
@@ -190,6 +328,26 @@ for _b in sorted(glob.glob(os.path.join(B, "tests/unit/test_*"))):
 for _n in (1, 2, 4):
     CASES.append(("mpi/p2p_counts -n %d" % _n, lambda n=_n: test_p2p(n)))
 CASES.append(("mpi/p2p_counts singleton", lambda: test_p2p(0)))
+CASES.append(("mpi/p2p_counts linked with -ltardy", test_linked))
+for _d in (0, 1, 64):
+    CASES.append(("mpi/p2p_counts TARDY_DEPTH=%d" % _d, lambda d=_d: test_depth(d)))
+for _n in (1, 2):
+    CASES.append(("mpi/fortran use mpi -n %d" % _n, lambda n=_n: test_fortran("fortran_mpi", n)))
+    CASES.append(("mpi/fortran use mpi_f08 -n %d" % _n, lambda n=_n: test_fortran("fortran_f08", n)))
+CASES.append(("mpi/c++ -n 2", lambda: test_cxx(2)))
+CASES.append(("mpi/MPI_THREAD_MULTIPLE -n 2", lambda: test_threads(2)))
+CASES.append(("mpi/exit code after MPI_Finalize", lambda: test_exit("return", 3)))
+CASES.append(("mpi/exit code of MPI_Abort", lambda: test_exit("abort", 7)))
+CASES.append(("mpi/exit without MPI_Finalize", lambda: test_exit("exit", 5)))
+CASES.append(("mpi/output unchanged", lambda: test_exit("print", 0)))
+CASES.append(("config/bad integer", lambda: test_bad_option({"TARDY_DEPTH": "abc"}, "TARDY_DEPTH=abc")))
+CASES.append(("config/out of range", lambda: test_bad_option({"TARDY_DEPTH": "99"}, "TARDY_DEPTH=99")))
+CASES.append(("config/misspelt option", lambda: test_bad_option(
+    {"TARDY_DEPHT": "4"}, "did you mean TARDY_DEPTH?")))
+CASES.append(("config/unwritable profile directory", lambda: test_bad_option(
+    {"TARDY_PROFILE": "/nonexistent/dir"}, "no profile written", profile=False)))
+CASES.append(("config/TARDY_ENABLE=0", test_disabled))
+CASES.append(("cli/tardy report", test_report_cli))
 
 
 def main():

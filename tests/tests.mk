@@ -14,7 +14,7 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
            $(patsubst tests/mpi/%.cc,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.cc)) \
            $(patsubst tests/mpi/%.f90,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.f90))
 
-check: $(UNIT_BIN) $(MPI_BIN)
+check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked
 	@$(PYTHON) tests/run.py
 
 # The unit tests alone (the sanitizer build runs these).
@@ -29,6 +29,12 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tool/tables.c
 $(B)/tests/mpi/%: tests/mpi/%.c
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O0 -Wall -Werror -pthread -o $@ $< -lm
+
+# The same program with the library linked in instead of preloaded.
+$(B)/tests/mpi/p2p_linked: tests/mpi/p2p_counts.c $(B)/lib/libtardy.so
+	@mkdir -p $(dir $@)
+	@$(MPICC) -std=gnu11 -g -O0 -o $@ $< -L$(B)/lib -Wl,-rpath,$(abspath $(B)/lib) \
+	  -Wl,--no-as-needed -ltardy
 
 $(B)/tests/mpi/%: tests/mpi/%.cc
 	@mkdir -p $(dir $@)

@@ -205,7 +205,7 @@ void rt_finish(void *ra)
     red_rank_histogram(ev_rank_compute(), rt.comm, &p.rank_hist_lo, &p.rank_hist_hi,
                        p.rank_hist);
     p.hosts = count_hosts();
-    if (tardy_rank == 0) {
+    if (tardy_rank == 0 && cfg.enable) {
         fill_metadata(&p);
         emit(&p);
     }
