@@ -18,7 +18,7 @@ B          ?= build
 MPI_CFLAGS  ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-I' | tr '\n' ' ')
 MPI_LIBS    ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l|Wl)' | tr '\n' ' ')
 MPI_FLIBS   ?= $(shell $(MPIFC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-l(mpi|fmpi)' | tr '\n' ' ')
-DEPS_PKGS   ?= libunwind libdw jansson
+DEPS_PKGS   ?= libunwind libdw jansson lua5.4
 DEPS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS))
 DEPS_LIBS   ?= $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
 # The fitting engine (predict/) solves least squares with LAPACK.
@@ -29,7 +29,7 @@ OPT    ?= -O2 -g
 WERROR ?= -Werror
 SAN_FLAGS = $(if $(SANITIZER),-fsanitize=$(SANITIZER) -fno-omit-frame-pointer,)
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) $(WERROR) $(SAN_FLAGS) -MMD -MP \
-             -Iinclude -Itool -Impit -Ipredict -I$(B)/gen $(DEPS_CFLAGS)
+             -Iinclude -Itool -Impit -Ipredict -Ilua -I$(B)/gen $(DEPS_CFLAGS)
 LIB_CFLAGS = $(CFLAGS_ALL) $(MPI_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
              -DTARDY_VERSION='"$(VERSION)"'
 VERSION = 0.1.0
@@ -45,11 +45,13 @@ SPEC      = mpit/mpi.spec
 GENERATOR = mpit/gen_wrappers.py
 GEN_SRC   = $(B)/gen/wrappers_c.c $(B)/gen/wrappers_f.c $(B)/gen/fn_table.c
 GEN_HDR   = $(B)/gen/fn_table.h
-# The report side (profile model, JSON reader/writer, summary) has no MPI: the CLI links it too.
+# The report side (profile model, JSON reader/writer, summary, options) and the prediction
+# engine (lua/, predict/) have no MPI: the offline `tardy` command links them too.
 REPORT_SRC = tool/profile.c tool/profile_json.c tool/summary.c tool/histogram.c tool/strbuf.c \
-             tool/config.c
+             tool/config.c $(wildcard lua/*.c) $(filter-out predict/tardy.c,$(wildcard predict/*.c))
 LIB_SRC   = $(filter-out $(REPORT_SRC),$(wildcard tool/*.c)) $(wildcard mpit/*.c)
-CLI_SRC   = $(wildcard predict/*.c)
+CLI_SRC   = predict/tardy.c
+LUA_SCRIPTS = $(patsubst lua/%,$(B)/share/tardy/lua/%,$(wildcard lua/families/*.lua lua/policies/*.lua))
 
 LIB_OBJ    = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC) $(REPORT_SRC)) \
              $(patsubst $(B)/gen/%.c,$(B)/obj/gen/%.o,$(GEN_SRC))
@@ -57,7 +59,8 @@ REPORT_OBJ = $(patsubst %.c,$(B)/obj/host/%.o,$(REPORT_SRC))
 CLI_OBJ    = $(patsubst %.c,$(B)/obj/host/%.o,$(CLI_SRC))
 
 SONAME  = libtardy.so
-all: $(B)/lib/$(SONAME) $(B)/lib/libtardy.a $(B)/bin/tardy $(B)/bin/tardy-run examples
+all: $(B)/lib/$(SONAME) $(B)/lib/libtardy.a $(B)/bin/tardy $(B)/bin/tardy-run $(LUA_SCRIPTS) \
+     examples
 
 # Rebuild everything when the flags change.
 $(B)/.flags: FORCE
@@ -90,7 +93,7 @@ $(B)/lib/$(SONAME): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD    $@"
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=mpit/exports.map $(SAN_FLAGS) \
-	  -o $@ $^ $(MPI_FLIBS) $(MPI_LIBS) $(DEPS_LIBS) -lpthread -ldl -lm
+	  -o $@ $^ $(MPI_FLIBS) $(MPI_LIBS) $(DEPS_LIBS) $(LAPACK_LIBS) -lpthread -ldl -lm
 
 $(B)/lib/libtardy.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -101,6 +104,11 @@ $(B)/bin/tardy: $(CLI_OBJ) $(REPORT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(DEPS_LIBS) $(LAPACK_LIBS) -lm
+
+# Shipped Lua scripts sit where the library and the command look: <prefix>/share/tardy/lua.
+$(B)/share/tardy/lua/%.lua: lua/%.lua
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 $(B)/bin/tardy-run: scripts/tardy-run
 	@mkdir -p $(dir $@)
@@ -132,6 +140,9 @@ install: all
 	install -m 755 $(B)/bin/tardy $(B)/bin/tardy-run $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/tardy.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 docs/profile-schema.md $(DESTDIR)$(PREFIX)/share/tardy/
+	install -d $(DESTDIR)$(PREFIX)/share/tardy/lua/families $(DESTDIR)$(PREFIX)/share/tardy/lua/policies
+	install -m 644 lua/families/*.lua $(DESTDIR)$(PREFIX)/share/tardy/lua/families/
+	install -m 644 $(wildcard lua/policies/*.lua) $(DESTDIR)$(PREFIX)/share/tardy/lua/policies/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/tardy.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tardy.pc
 

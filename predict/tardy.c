@@ -1,12 +1,17 @@
 /* The offline `tardy` command. Subcommands:
- *   tardy report PROFILE.json [--top N]   print the summary of a profile again
- *   tardy help [options]                  usage, or the TARDY_* options
+ *   tardy report PROFILE.json [--top N]     print the summary of a profile again
+ *   tardy predict (--store DIR | --extrap FILE) --at TARGETS [--lua FILE] [--policy NAME]
+ *   tardy export-extrap --store DIR [-o FILE]
+ *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "engine.h"
+#include "extrap.h"
+#include "store.h"
 #include "profile_json.h"
 #include "summary.h"
 
@@ -14,6 +19,12 @@ static const char usage[] =
     "usage: tardy COMMAND [ARGS]\n"
     "commands:\n"
     "  report PROFILE.json [--top N]   print the summary of a tardy profile\n"
+    "  predict --store DIR --at TARGETS [--lua FILE] [--policy NAME]\n"
+    "  predict --extrap FILE --at TARGETS [...]\n"
+    "                                  predict metrics at TARGETS (e.g. p=1024;p=4096,n=8192)\n"
+    "                                  from the runs in a store or an Extra-P text file\n"
+    "  export-extrap --store DIR [-o FILE]\n"
+    "                                  write the store's metrics in Extra-P's text format\n"
     "  help [options]                  this text, or the TARDY_* run-time options\n"
     "  version                         print the version\n"
     "To profile a program: tardy-run -- mpiexec -n 4 ./app args\n";
@@ -64,6 +75,119 @@ static int cmd_report(int argc, char **argv)
     return 0;
 }
 
+static void warn_line(const char *message, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "tardy: %s\n", message);
+}
+
+/* Value of option name at argv[*i] ("--name VALUE"), advancing *i; NULL if it is not name. */
+static const char *option(int argc, char **argv, int *i, const char *name, int *bad)
+{
+    if (strcmp(argv[*i], name))
+        return NULL;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "tardy: %s needs a value\n", name);
+        *bad = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int cmd_predict(int argc, char **argv)
+{
+    const char *store = NULL, *extrap = NULL, *v;
+    struct engine_opts o = {.policy = "default", .budget = 2000000000L, .mem_cap = 512u << 20};
+    int bad = 0;
+    for (int i = 0; i < argc && !bad; i++) {
+        if ((v = option(argc, argv, &i, "--store", &bad)))
+            store = v;
+        else if ((v = option(argc, argv, &i, "--extrap", &bad)))
+            extrap = v;
+        else if ((v = option(argc, argv, &i, "--at", &bad)))
+            o.targets = v;
+        else if ((v = option(argc, argv, &i, "--lua", &bad)))
+            o.user_script = v;
+        else if ((v = option(argc, argv, &i, "--policy", &bad)))
+            o.policy = v;
+        else if (!bad) {
+            fprintf(stderr, "tardy predict: unknown argument '%s'\n", argv[i]);
+            bad = 1;
+        }
+    }
+    if (bad || !o.targets || !!store == !!extrap) {
+        if (!bad)
+            fprintf(stderr, "tardy predict: needs --at and one of --store or --extrap\n");
+        fputs(usage, stderr);
+        return 2;
+    }
+    struct profile *runs = NULL;
+    char err[4096];
+    int n = store ? store_load(store, NULL, &runs, warn_line, NULL, err, sizeof err)
+                  : extrap_read(extrap, &runs, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "tardy predict: %s\n", err);
+        return 1;
+    }
+    struct profile out;
+    profile_init(&out);
+    int rc = 0;
+    if (engine_predict(&o, runs, n, 0, &out, err, sizeof err) < 0) {
+        fprintf(stderr, "tardy predict: %s\n", err);
+        rc = 1;
+    } else {
+        printf("%d run%s of %s from %s\n", n, n == 1 ? "" : "s",
+               n ? runs[n - 1].program : "?", store ? store : extrap);
+        struct strbuf text;
+        sb_init(&text);
+        summary_predictions(&out, &text);
+        fwrite(text.data ? text.data : "", 1, text.len, stdout);
+        sb_free(&text);
+    }
+    profile_free(&out);
+    store_free(runs, n);
+    return rc;
+}
+
+static int cmd_export_extrap(int argc, char **argv)
+{
+    const char *store = NULL, *path = NULL, *v;
+    int bad = 0;
+    for (int i = 0; i < argc && !bad; i++) {
+        if ((v = option(argc, argv, &i, "--store", &bad)))
+            store = v;
+        else if ((v = option(argc, argv, &i, "-o", &bad)))
+            path = v;
+        else if (!bad) {
+            fprintf(stderr, "tardy export-extrap: unknown argument '%s'\n", argv[i]);
+            bad = 1;
+        }
+    }
+    if (bad || !store) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    struct profile *runs;
+    char err[4096];
+    int n = store_load(store, NULL, &runs, warn_line, NULL, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "tardy export-extrap: %s\n", err);
+        return 1;
+    }
+    FILE *out = path ? fopen(path, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "tardy export-extrap: cannot write %s\n", path);
+        store_free(runs, n);
+        return 1;
+    }
+    int regions = extrap_write(runs, n, out);
+    if (path)
+        fclose(out);
+    fprintf(stderr, "tardy: %d runs, %d regions written\n", n, regions);
+    store_free(runs, n);
+    return n > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -73,6 +197,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "report"))
         return cmd_report(argc - 2, argv + 2);
+    if (!strcmp(cmd, "predict"))
+        return cmd_predict(argc - 2, argv + 2);
+    if (!strcmp(cmd, "export-extrap"))
+        return cmd_export_extrap(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("tardy %s\n", TARDY_VERSION);
         return 0;

@@ -36,6 +36,18 @@ static const struct option options[] = {
      "directory for the JSON profile (a new unique file), or none"},
     {"TARDY_PARAMS", OPT_STRING, "", 0, 0, FIELD(params),
      "run parameters recorded in the profile, e.g. n=2048,steps=100"},
+    {"TARDY_STORE", OPT_STRING, "", 0, 0, FIELD(store),
+     "run store directory: the profile is added there and earlier runs are read from it"},
+    {"TARDY_PREDICT", OPT_STRING, "", 0, 0, FIELD(predict),
+     "prediction targets at finalize, e.g. p=1024;p=4096,n=8192"},
+    {"TARDY_LUA", OPT_STRING, "", 0, 0, FIELD(lua),
+     "your Lua file with model families and policies"},
+    {"TARDY_POLICY", OPT_STRING, "default", 0, 0, FIELD(policy),
+     "prediction policy: default, scalaextrap, or one your Lua file registers"},
+    {"TARDY_LUA_BUDGET", OPT_INT, "2000", 1, 1000000, FIELD(lua_budget),
+     "millions of Lua instructions a prediction may take"},
+    {"TARDY_LUA_MEMORY", OPT_INT, "512", 8, 65536, FIELD(lua_memory),
+     "MiB of memory the Lua state may use"},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 

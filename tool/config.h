@@ -14,6 +14,12 @@ struct cfg {
     const char *summary; /* TARDY_SUMMARY: stderr, stdout, none, or a file name */
     const char *profile; /* TARDY_PROFILE: directory for the JSON profile, or "none" */
     const char *params;  /* TARDY_PARAMS: user parameters "n=2048,steps=100" */
+    const char *store;   /* TARDY_STORE: run store directory, or "" */
+    const char *predict; /* TARDY_PREDICT: prediction targets "p=1024;p=4096,n=8192" */
+    const char *lua;     /* TARDY_LUA: the user's Lua script (families, policies) */
+    const char *policy;  /* TARDY_POLICY: prediction policy name */
+    int lua_budget;      /* TARDY_LUA_BUDGET: millions of Lua VM instructions */
+    int lua_memory;      /* TARDY_LUA_MEMORY: MiB for the Lua state */
 };
 
 extern struct cfg cfg;

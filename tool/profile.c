@@ -187,6 +187,15 @@ void profile_free(struct profile *p)
     free(p->params);
     free(p->path);
     rowset_free(&p->rows);
+    for (int i = 0; i < p->npredictions; i++) {
+        struct prof_prediction *q = &p->predictions[i];
+        free(q->target);
+        free(q->metric);
+        free(q->family);
+        free(q->model);
+    }
+    free(p->predictions);
+    free(p->prediction_note);
     profile_init(p);
 }
 

@@ -56,6 +56,17 @@ struct prof_param {
     char *key, *value;
 };
 
+/* One prediction made by a Lua policy at finalize or offline. */
+struct prof_prediction {
+    char *target;        /* "p=1024,n=8192" */
+    char *metric;        /* what is predicted, e.g. "compute time per rank (max)" */
+    char *family, *model; /* model family and the fitted formula */
+    double value;
+    double fit_error;    /* error on the fitted runs (SMAPE, %) */
+    double uncertainty;  /* relative uncertainty from cross-validation (%) */
+    int extrapolated;    /* the target lies outside the fitted range */
+};
+
 struct profile {
     /* run metadata */
     char *program;            /* path of the executable */
@@ -70,6 +81,9 @@ struct profile {
     double rank_hist_lo, rank_hist_hi;
     uint64_t rank_hist[RANK_HIST_BINS];
     struct rowset rows;
+    struct prof_prediction *predictions;
+    int npredictions;
+    char *prediction_note; /* why there are no (or fewer) predictions, or NULL */
 };
 
 void red_stat_one(struct red_stat *s, double v, int rank);

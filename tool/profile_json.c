@@ -167,6 +167,23 @@ static json_t *ranks_json(const struct profile *p)
     return o;
 }
 
+static json_t *predictions_json(const struct profile *p)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < p->npredictions; i++) {
+        const struct prof_prediction *q = &p->predictions[i];
+        json_t *o = json_pack("{s:s,s:s,s:f,s:s,s:s,s:b}", "target", q->target, "metric",
+                              q->metric, "value", q->value, "family", q->family, "model",
+                              q->model, "extrapolated", q->extrapolated);
+        if (isfinite(q->fit_error))
+            json_object_set_new(o, "fit_error_pct", json_real(q->fit_error));
+        if (isfinite(q->uncertainty))
+            json_object_set_new(o, "uncertainty_pct", json_real(q->uncertainty));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 char *profile_to_json(const struct profile *p)
 {
     json_t *paths = json_array(), *ids = json_object();
@@ -178,6 +195,11 @@ char *profile_to_json(const struct profile *p)
     json_object_set_new(root, "intervals", rows_json(p, ROW_INTERVAL, paths, ids));
     json_object_set_new(root, "ranks", ranks_json(p));
     json_object_set_new(root, "callpaths", paths);
+    if (p->npredictions || p->prediction_note) {
+        json_object_set_new(root, "predictions", predictions_json(p));
+        if (p->prediction_note)
+            json_object_set_new(root, "prediction_note", json_string(p->prediction_note));
+    }
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
     json_decref(ids);
@@ -422,6 +444,30 @@ static void read_run(struct reader *rd, struct profile *p, json_t *run)
     }
 }
 
+static void read_predictions(struct profile *p, json_t *root)
+{
+    json_t *arr = json_object_get(root, "predictions"), *o;
+    size_t i, n = json_array_size(arr);
+    const char *note = json_string_value(json_object_get(root, "prediction_note"));
+    if (note)
+        p->prediction_note = strdup(note);
+    p->predictions = n ? calloc(n, sizeof *p->predictions) : NULL;
+    json_array_foreach(arr, i, o) {
+        if (!p->predictions)
+            break;
+        struct prof_prediction *q = &p->predictions[p->npredictions++];
+        q->target = str_of(o, "target");
+        q->metric = str_of(o, "metric");
+        q->family = str_of(o, "family");
+        q->model = str_of(o, "model");
+        q->value = num_of(o, "value");
+        json_t *fe = json_object_get(o, "fit_error_pct"), *un = json_object_get(o, "uncertainty_pct");
+        q->fit_error = fe ? json_number_value(fe) : NAN;
+        q->uncertainty = un ? json_number_value(un) : NAN;
+        q->extrapolated = json_is_true(json_object_get(o, "extrapolated"));
+    }
+}
+
 static void read_ranks(struct reader *rd, struct profile *p, json_t *ranks)
 {
     const char *key;
@@ -468,6 +514,8 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
         read_rows(&rd, p, root, ROW_INTERVAL);
     if (!rd.failed)
         read_ranks(&rd, p, json_object_get(root, "ranks"));
+    if (!rd.failed)
+        read_predictions(p, root);
     json_decref(root);
     if (!rd.failed) {
         free(p->path);

@@ -13,6 +13,7 @@
 #include "collect.h"
 #include "config.h"
 #include "event.h"
+#include "forecast.h"
 #include "memory.h"
 #include "peer.h"
 #include "profile_json.h"
@@ -68,6 +69,8 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
             tardy_warn("%s", line);
     }
     sb_free(&rt.warnings);
+    if (tardy_rank == 0 && cfg.enable)
+        fc_check();
     /* Every rank takes part in the collectives below and at finalize, whatever its options,
      * so that a rank with a different environment cannot hang the job. */
     PMPI_Comm_dup(MPI_COMM_WORLD, &rt.comm);
@@ -163,8 +166,12 @@ static void fill_metadata(struct profile *p)
 static void emit(struct profile *p)
 {
     char err[512];
-    if (strcmp(cfg.profile, "none") && profile_write(p, cfg.profile, err, sizeof err) < 0)
+    fc_predict(p);
+    /* With a run store, the profile goes to the store; also to TARDY_PROFILE if it is set. */
+    int to_dir = strcmp(cfg.profile, "none") && (!*cfg.store || getenv("TARDY_PROFILE"));
+    if (to_dir && profile_write(p, cfg.profile, err, sizeof err) < 0)
         tardy_warn("no profile written: %s", err);
+    fc_store(p);
     if (!strcmp(cfg.summary, "none"))
         return;
     struct strbuf text;

@@ -1,6 +1,7 @@
 /* Summary text: run header, MPI call paths, compute intervals, per-rank compute time. */
 #include "summary.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +340,35 @@ static void memory_section(const struct profile *p, int top, struct strbuf *out)
     free(v);
 }
 
+void summary_predictions(const struct profile *p, struct strbuf *out)
+{
+    if (!p->npredictions && !p->prediction_note)
+        return;
+    heading(out, "predictions");
+    if (p->prediction_note)
+        sb_printf(out, "%s\n", p->prediction_note);
+    if (!p->npredictions)
+        return;
+    sb_printf(out, "%-18s %12s %8s %8s  %-12s %s\n", "target", "predicted", "fit err",
+              "+/-", "family", "metric (model)");
+    struct strbuf label;
+    sb_init(&label);
+    for (int i = 0; i < p->npredictions; i++) {
+        const struct prof_prediction *q = &p->predictions[i];
+        char fe[16] = "-", un[16] = "-";
+        if (isfinite(q->fit_error))
+            snprintf(fe, sizeof fe, "%.1f%%", q->fit_error);
+        if (isfinite(q->uncertainty))
+            snprintf(un, sizeof un, "%.1f%%", q->uncertainty);
+        label.len = 0;
+        sb_printf(&label, "%s (%s)%s", q->metric, q->model, q->extrapolated ? " [extrapolated]" : "");
+        size_t start = out->len;
+        sb_printf(out, "%-18s %12.6g %8s %8s  %-12s ", q->target, q->value, fe, un, q->family);
+        finish_line(out, start, &label);
+    }
+    sb_free(&label);
+}
+
 void summary_write(const struct profile *p, int top, struct strbuf *out)
 {
     header(p, out);
@@ -347,4 +377,5 @@ void summary_write(const struct profile *p, int top, struct strbuf *out)
     rank_section(p, out);
     comm_section(p, out);
     memory_section(p, top, out);
+    summary_predictions(p, out);
 }

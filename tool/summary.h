@@ -10,4 +10,7 @@
 /* Append the summary of p, at most top rows per table. */
 void summary_write(const struct profile *p, int top, struct strbuf *out);
 
+/* Append only the predictions section (nothing when p has none). */
+void summary_predictions(const struct profile *p, struct strbuf *out);
+
 #endif

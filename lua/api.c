@@ -1,0 +1,294 @@
+/* The `tardy` module: runs, metrics, families, policies. */
+#include "api.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_META "tardy.run"
+#define FAMILIES "tardy.families"
+#define POLICIES "tardy.policies"
+
+struct run_ref {
+    const struct profile *p;
+    int current;
+};
+
+static const struct profile *check_run(lua_State *L, int idx)
+{
+    return ((struct run_ref *)luaL_checkudata(L, idx, RUN_META))->p;
+}
+
+/* Push a parameter value: a number when it reads as one, else the string. */
+static void push_value(lua_State *L, const char *v)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (*v && !*end)
+        lua_pushnumber(L, x);
+    else
+        lua_pushstring(L, v);
+}
+
+/* run.params: {p = ranks, name = value, ...}, a fresh table. */
+static void push_params(lua_State *L, const struct profile *p)
+{
+    lua_createtable(L, 0, p->nparams + 1);
+    lua_pushinteger(L, p->ranks);
+    lua_setfield(L, -2, "p");
+    for (int i = 0; i < p->nparams; i++) {
+        push_value(L, p->params[i].value);
+        lua_setfield(L, -2, p->params[i].key);
+    }
+}
+
+/* {sum, mean, min, max, max_rank} of a statistic; mean over all ranks of the run. */
+static void push_stat(lua_State *L, const struct red_stat *s, int ranks)
+{
+    lua_createtable(L, 0, 6);
+    lua_pushnumber(L, s->sum);
+    lua_setfield(L, -2, "sum");
+    lua_pushnumber(L, ranks > 0 ? s->sum / ranks : 0);
+    lua_setfield(L, -2, "mean");
+    lua_pushnumber(L, s->ranks == (uint32_t)ranks ? s->min : 0);
+    lua_setfield(L, -2, "min");
+    lua_pushnumber(L, s->max);
+    lua_setfield(L, -2, "max");
+    lua_pushinteger(L, s->max_rank);
+    lua_setfield(L, -2, "max_rank");
+    lua_pushinteger(L, s->ranks);
+    lua_setfield(L, -2, "ranks");
+}
+
+/* Quantile q of the per-rank totals from the log histogram (bin means, ranks without the row
+ * count as zero). */
+static double rank_quantile(const struct hist *h, int ranks, uint32_t present, double q)
+{
+    double want = q * ranks, seen = (double)(ranks - (int)present);
+    if (want <= seen)
+        return 0;
+    for (int b = 0; b < HIST_BINS; b++) {
+        seen += (double)h->count[b];
+        if (seen >= want && h->count[b])
+            return h->sum[b] / (double)h->count[b];
+    }
+    return 0;
+}
+
+static const char *kind_name(int kind)
+{
+    return kind == ROW_MPI ? "mpi" : kind == ROW_INTERVAL ? "interval" : "rank";
+}
+
+static void push_metric(lua_State *L, const struct profile *p, const struct prof_row *r)
+{
+    const struct prof_nums *n = &r->n;
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, kind_name(r->kind));
+    lua_setfield(L, -2, "kind");
+    if (r->b)
+        lua_pushfstring(L, "%s -> %s", r->a, r->b);
+    else
+        lua_pushstring(L, r->a);
+    lua_setfield(L, -2, "key");
+    if (r->kind == ROW_RANK) {
+        push_stat(L, &n->time, p->ranks);
+        lua_setfield(L, -2, "value");
+        return;
+    }
+    push_stat(L, &n->count, p->ranks);
+    lua_setfield(L, -2, "count");
+    push_stat(L, &n->time, p->ranks);
+    lua_pushnumber(L, rank_quantile(&n->ranks, p->ranks, n->time.ranks, 0.5));
+    lua_setfield(L, -2, "p50");
+    lua_pushnumber(L, rank_quantile(&n->ranks, p->ranks, n->time.ranks, 0.9));
+    lua_setfield(L, -2, "p90");
+    lua_setfield(L, -2, "time");
+    if (r->kind == ROW_MPI) {
+        push_stat(L, &n->sent, p->ranks);
+        lua_setfield(L, -2, "sent");
+        push_stat(L, &n->recv, p->ranks);
+        lua_setfield(L, -2, "recv");
+        if (n->mem_allocs.ranks) {
+            push_stat(L, &n->mem_live, p->ranks);
+            lua_setfield(L, -2, "memory_live");
+            push_stat(L, &n->mem_alloc, p->ranks);
+            lua_setfield(L, -2, "memory_allocated");
+        }
+    }
+}
+
+/* run:metrics() → array of fresh metric tables. */
+static int run_metrics(lua_State *L)
+{
+    const struct profile *p = check_run(L, 1);
+    lua_createtable(L, (int)p->rows.n, 0);
+    for (size_t i = 0; i < p->rows.n; i++) {
+        push_metric(L, p, &p->rows.rows[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* run:param(name) → number, string or nil ("p" is the number of ranks). */
+static int run_param(lua_State *L)
+{
+    const struct profile *p = check_run(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    if (!strcmp(name, "p")) {
+        lua_pushinteger(L, p->ranks);
+        return 1;
+    }
+    for (int i = 0; i < p->nparams; i++)
+        if (!strcmp(p->params[i].key, name)) {
+            push_value(L, p->params[i].value);
+            return 1;
+        }
+    lua_pushnil(L);
+    return 1;
+}
+
+static int run_index(lua_State *L)
+{
+    struct run_ref *ref = luaL_checkudata(L, 1, RUN_META);
+    const char *k = luaL_checkstring(L, 2);
+    const struct profile *p = ref->p;
+    if (!strcmp(k, "p"))
+        lua_pushinteger(L, p->ranks);
+    else if (!strcmp(k, "program"))
+        lua_pushstring(L, p->program ? p->program : "");
+    else if (!strcmp(k, "path"))
+        lua_pushstring(L, p->path ? p->path : "");
+    else if (!strcmp(k, "current"))
+        lua_pushboolean(L, ref->current);
+    else if (!strcmp(k, "params"))
+        push_params(L, p);
+    else if (!strcmp(k, "metrics"))
+        lua_pushcfunction(L, run_metrics);
+    else if (!strcmp(k, "param"))
+        lua_pushcfunction(L, run_param);
+    else
+        return luaL_error(L, "a run has no field '%s'", k);
+    return 1;
+}
+
+static int read_only(lua_State *L)
+{
+    return luaL_error(L, "runs are read-only");
+}
+
+static int run_tostring(lua_State *L)
+{
+    const struct profile *p = check_run(L, 1);
+    lua_pushfstring(L, "run(%s, p=%d)", p->program ? p->program : "?", p->ranks);
+    return 1;
+}
+
+/* tardy.runs() → a fresh array of the runs, oldest first. */
+static int api_runs(lua_State *L)
+{
+    lua_Integer n = luaL_len(L, lua_upvalueindex(1));
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, lua_upvalueindex(1), i);
+        lua_rawseti(L, -2, i);
+    }
+    return 1;
+}
+
+/* tardy.family(name, spec): spec.fit(points, opts) → model | nil, reason. */
+static int api_family(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_getfield(L, 2, "fit") != LUA_TFUNCTION)
+        return luaL_error(L, "family '%s' needs a fit function", name);
+    lua_pop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, FAMILIES);
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, name);
+    return 0;
+}
+
+/* tardy.policy(name, fn(ctx) → predictions). */
+static int api_policy(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_getfield(L, LUA_REGISTRYINDEX, POLICIES);
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, name);
+    return 0;
+}
+
+/* tardy.get_family(name) → spec or nil: families can build on each other. */
+static int api_get_family(lua_State *L)
+{
+    api_push_family(L, luaL_checkstring(L, 1));
+    return 1;
+}
+
+void api_push_family(lua_State *L, const char *name)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, FAMILIES);
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+}
+
+void api_push_policy(lua_State *L, const char *name)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, POLICIES);
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+}
+
+void api_policy_names(lua_State *L, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    lua_getfield(L, LUA_REGISTRYINDEX, POLICIES);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING && used + 2 < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                     lua_tostring(L, -1));
+    }
+    lua_pop(L, 1);
+}
+
+void api_open(lua_State *L, const struct profile *runs, int nruns, int current_last)
+{
+    static const luaL_Reg run_methods[] = {{"__index", run_index},
+                                           {"__newindex", read_only},
+                                           {"__tostring", run_tostring},
+                                           {NULL, NULL}};
+    luaL_newmetatable(L, RUN_META);
+    luaL_setfuncs(L, run_methods, 0);
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, FAMILIES);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, POLICIES);
+
+    lua_newtable(L);
+    lua_pushinteger(L, TARDY_LUA_API);
+    lua_setfield(L, -2, "api_version");
+    lua_createtable(L, nruns, 0);
+    for (int i = 0; i < nruns; i++) {
+        struct run_ref *ref = lua_newuserdatauv(L, sizeof *ref, 0);
+        ref->p = &runs[i];
+        ref->current = current_last && i == nruns - 1;
+        luaL_setmetatable(L, RUN_META);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushcclosure(L, api_runs, 1);
+    lua_setfield(L, -2, "runs");
+    static const luaL_Reg fns[] = {{"family", api_family},
+                                   {"policy", api_policy},
+                                   {"get_family", api_get_family},
+                                   {NULL, NULL}};
+    luaL_setfuncs(L, fns, 0);
+    api_fit_register(L);
+    lua_setglobal(L, "tardy");
+}

@@ -1,0 +1,358 @@
+/* The fitting primitives of predict/fit.h for Lua:
+ *   tardy.lsq(rows, y [, w])           → coef, rss          linear least squares (SVD)
+ *   tardy.lm(f, p0, xs, ys [, lo, hi]) → params, rss        Levenberg–Marquardt, f(params, x)
+ *   tardy.rss/smape/r2(a, p), tardy.mape(a, p), tardy.adj_r2(a, p, k)
+ *   tardy.loo(points, fit)             → smape, predictions  leave-one-out cross-validation
+ *   tardy.pmnf(points [, opts])        → model               PMNF search (DESIGN.md 3.4)
+ * Points are {x = {p = 4, n = 1024}, y = value}. Misuse raises an error; a fit that cannot
+ * be made returns nil and the reason. */
+#include <lauxlib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "fit.h"
+
+#define MAX_POINTS 64
+#define MODEL_META "tardy.pmnf_model"
+
+/* Array of numbers at idx into out (at most max); returns the count. */
+static int numbers(lua_State *L, int idx, double *out, int max, const char *what)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    int n = (int)luaL_len(L, idx);
+    if (n > max)
+        luaL_error(L, "%s: at most %d values", what, max);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, i + 1);
+        if (!lua_isnumber(L, -1))
+            luaL_error(L, "%s[%d] is not a number", what, i + 1);
+        out[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    return n;
+}
+
+static void push_numbers(lua_State *L, const double *v, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static int fail(lua_State *L, int code)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, fit_strerror(code));
+    return 2;
+}
+
+/* tardy.lsq(rows, y [, w]) → coef, rss | nil, reason */
+static int l_lsq(lua_State *L)
+{
+    double y[MAX_POINTS], w[MAX_POINTS], X[MAX_POINTS * 8], coef[8], rss;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int n = numbers(L, 2, y, MAX_POINTS, "y"), k = 0;
+    if ((int)luaL_len(L, 1) != n)
+        return luaL_error(L, "lsq: %d rows but %d values", (int)luaL_len(L, 1), n);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, i + 1);
+        double row[8];
+        int m = numbers(L, lua_gettop(L), row, 8, "row");
+        if (i == 0)
+            k = m;
+        if (m != k || k == 0)
+            return luaL_error(L, "lsq: row %d has %d columns, not %d", i + 1, m, k);
+        memcpy(&X[i * k], row, (size_t)k * sizeof *row);
+        lua_pop(L, 1);
+    }
+    int has_w = !lua_isnoneornil(L, 3);
+    if (has_w && numbers(L, 3, w, MAX_POINTS, "w") != n)
+        return luaL_error(L, "lsq: one weight per point");
+    int rc = fit_lsq(X, n, k, y, has_w ? w : NULL, coef, &rss);
+    if (rc)
+        return fail(L, rc);
+    push_numbers(L, coef, k);
+    lua_pushnumber(L, rss);
+    return 2;
+}
+
+struct lm_ctx {
+    lua_State *L;
+    int fn, xs, n;
+    const double *ys;
+    int k;
+};
+
+/* r_i = f(params, xs[i]) - ys[i], calling the Lua model. */
+static int lm_resid(const double *params, double *r, void *arg)
+{
+    struct lm_ctx *c = arg;
+    lua_State *L = c->L;
+    for (int i = 0; i < c->n; i++) {
+        lua_pushvalue(L, c->fn);
+        push_numbers(L, params, c->k);
+        lua_rawgeti(L, c->xs, i + 1);
+        lua_call(L, 2, 1);
+        int ok = lua_isnumber(L, -1);
+        r[i] = ok ? lua_tonumber(L, -1) - c->ys[i] : NAN;
+        lua_pop(L, 1);
+        if (!ok || !isfinite(r[i]))
+            return -1;
+    }
+    return 0;
+}
+
+/* tardy.lm(f, p0, xs, ys [, lower, upper [, max_iter]]) → params, rss | nil, reason */
+static int l_lm(lua_State *L)
+{
+    double p[8], ys[MAX_POINTS], lo[8], hi[8], rss;
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    int k = numbers(L, 2, p, 8, "p0");
+    luaL_checktype(L, 3, LUA_TTABLE);
+    int n = numbers(L, 4, ys, MAX_POINTS, "ys");
+    if ((int)luaL_len(L, 3) != n)
+        return luaL_error(L, "lm: %d x values but %d y values", (int)luaL_len(L, 3), n);
+    int has_lo = !lua_isnoneornil(L, 5), has_hi = !lua_isnoneornil(L, 6);
+    if ((has_lo && numbers(L, 5, lo, 8, "lower") != k) ||
+        (has_hi && numbers(L, 6, hi, 8, "upper") != k))
+        return luaL_error(L, "lm: bounds need one value per parameter");
+    struct lm_ctx c = {L, 1, 3, n, ys, k};
+    int rc = fit_lm(lm_resid, &c, n, k, p, has_lo ? lo : NULL, has_hi ? hi : NULL,
+                    (int)luaL_optinteger(L, 7, 200), &rss);
+    if (rc)
+        return fail(L, rc);
+    push_numbers(L, p, k);
+    lua_pushnumber(L, rss);
+    return 2;
+}
+
+static int pair(lua_State *L, double *a, double *p)
+{
+    int n = numbers(L, 1, a, MAX_POINTS, "actual");
+    if (numbers(L, 2, p, MAX_POINTS, "predicted") != n)
+        luaL_error(L, "actual and predicted differ in length");
+    return n;
+}
+
+static int l_rss(lua_State *L)
+{
+    double a[MAX_POINTS], p[MAX_POINTS];
+    int n = pair(L, a, p);
+    lua_pushnumber(L, fit_rss(a, p, n));
+    return 1;
+}
+
+static int l_smape(lua_State *L)
+{
+    double a[MAX_POINTS], p[MAX_POINTS];
+    int n = pair(L, a, p);
+    lua_pushnumber(L, fit_smape(a, p, n));
+    return 1;
+}
+
+static int l_mape(lua_State *L)
+{
+    double a[MAX_POINTS], p[MAX_POINTS], v;
+    int n = pair(L, a, p);
+    if (fit_mape(a, p, n, &v))
+        return fail(L, FIT_EINPUT);
+    lua_pushnumber(L, v);
+    return 1;
+}
+
+static int l_r2(lua_State *L)
+{
+    double a[MAX_POINTS], p[MAX_POINTS];
+    int n = pair(L, a, p);
+    lua_pushnumber(L, fit_r2(a, p, n));
+    return 1;
+}
+
+static int l_adj_r2(lua_State *L)
+{
+    double a[MAX_POINTS], p[MAX_POINTS];
+    int n = pair(L, a, p);
+    double v = fit_adj_r2(a, p, n, (int)luaL_checkinteger(L, 3));
+    if (isnan(v))
+        return fail(L, FIT_EINPUT);
+    lua_pushnumber(L, v);
+    return 1;
+}
+
+/* tardy.loo(points, fit) → smape, predictions | nil, reason.
+ * fit(points) must return a model with predict(x), or nil and a reason. */
+static int l_loo(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    int n = (int)luaL_len(L, 1);
+    double a[MAX_POINTS], p[MAX_POINTS];
+    if (n < 3 || n > MAX_POINTS)
+        return fail(L, FIT_EINPUT);
+    for (int i = 0; i < n; i++) {
+        lua_pushvalue(L, 2);
+        lua_createtable(L, n - 1, 0);
+        for (int j = 0, m = 0; j < n; j++)
+            if (j != i) {
+                lua_rawgeti(L, 1, j + 1);
+                lua_rawseti(L, -2, ++m);
+            }
+        lua_call(L, 1, 2);
+        if (!lua_istable(L, -2)) {
+            lua_pop(L, 1);
+            return 2; /* nil, reason from the fit */
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, -1, "predict");
+        lua_rawgeti(L, 1, i + 1);
+        lua_getfield(L, -1, "x");
+        lua_remove(L, -2);
+        lua_call(L, 1, 1);
+        p[i] = lua_tonumber(L, -1);
+        lua_pop(L, 2);
+        lua_rawgeti(L, 1, i + 1);
+        lua_getfield(L, -1, "y");
+        a[i] = lua_tonumber(L, -1);
+        lua_pop(L, 2);
+    }
+    lua_pushnumber(L, fit_smape(a, p, n));
+    push_numbers(L, p, n);
+    return 2;
+}
+
+/* ---- PMNF ------------------------------------------------------------------------------- */
+
+struct lua_pmnf {
+    struct pmnf_model m;
+    char names[PMNF_MAX_PARAMS][32];
+};
+
+/* model.predict(x): x is a table of parameter values. */
+static int pmnf_predict(lua_State *L)
+{
+    struct lua_pmnf *u = luaL_checkudata(L, lua_upvalueindex(1), MODEL_META);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    double x[PMNF_MAX_PARAMS];
+    for (int d = 0; d < u->m.nparams; d++) {
+        lua_getfield(L, 1, u->names[d]);
+        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0))
+            return luaL_error(L, "predict: parameter %s must be a positive number", u->names[d]);
+        x[d] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pushnumber(L, pmnf_eval(&u->m, x));
+    return 1;
+}
+
+/* Parameters that vary over the points, "p" first, at most 2; returns the count. */
+static int varying_params(lua_State *L, int pts, int n, char names[][32])
+{
+    int count = 0;
+    lua_rawgeti(L, pts, 1);
+    lua_getfield(L, -1, "x");
+    luaL_checktype(L, -1, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_isnumber(L, -1)) {
+            const char *key = lua_tostring(L, -2);
+            double first = lua_tonumber(L, -1);
+            int varies = 0;
+            for (int i = 2; i <= n && !varies; i++) {
+                lua_rawgeti(L, pts, i);
+                lua_getfield(L, -1, "x");
+                lua_getfield(L, -1, key);
+                varies = lua_tonumber(L, -1) != first;
+                lua_pop(L, 3);
+            }
+            if (varies && count < PMNF_MAX_PARAMS && strlen(key) < 32) {
+                int at = !strcmp(key, "p") ? 0 : count;
+                if (at == 0 && count)
+                    memcpy(names[count], names[0], 32);
+                snprintf(names[at], 32, "%s", key);
+                count++;
+            }
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    return count;
+}
+
+/* tardy.pmnf(points [, {negative = true}]) → model | nil, reason.
+ * model = {formula, fit_error, uncertainty (LOO SMAPE %), params, predict = function(x)}. */
+static int l_pmnf(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int n = (int)luaL_len(L, 1);
+    if (n < 3 || n > MAX_POINTS) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "needs 3 to %d points, has %d", MAX_POINTS, n);
+        return 2;
+    }
+    struct pmnf_options opt = {.negative = 1};
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "negative");
+        if (!lua_isnil(L, -1))
+            opt.negative = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    struct lua_pmnf *u = lua_newuserdatauv(L, sizeof *u, 0);
+    memset(u, 0, sizeof *u);
+    luaL_setmetatable(L, MODEL_META);
+    int ud = lua_gettop(L);
+    int np = varying_params(L, 1, n, u->names);
+    if (np == 0) {
+        np = 1; /* nothing varies: a constant in p */
+        snprintf(u->names[0], 32, "p");
+    }
+    double x[MAX_POINTS * PMNF_MAX_PARAMS], y[MAX_POINTS];
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, i + 1);
+        lua_getfield(L, -1, "y");
+        y[i] = lua_tonumber(L, -1);
+        lua_getfield(L, -2, "x");
+        for (int d = 0; d < np; d++) {
+            lua_getfield(L, -1, u->names[d]);
+            x[i * np + d] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 3);
+    }
+    const char *names[PMNF_MAX_PARAMS] = {u->names[0], u->names[1]};
+    opt.names = names;
+    int rc = fit_pmnf(x, np, y, n, &opt, &u->m);
+    if (rc)
+        return fail(L, rc);
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, u->m.formula);
+    lua_setfield(L, -2, "formula");
+    lua_pushnumber(L, u->m.fit_smape);
+    lua_setfield(L, -2, "fit_error");
+    lua_pushnumber(L, u->m.loo_smape);
+    lua_setfield(L, -2, "uncertainty");
+    lua_createtable(L, np, 0);
+    for (int d = 0; d < np; d++) {
+        lua_pushstring(L, u->names[d]);
+        lua_rawseti(L, -2, d + 1);
+    }
+    lua_setfield(L, -2, "params");
+    lua_pushvalue(L, ud);
+    lua_pushcclosure(L, pmnf_predict, 1);
+    lua_setfield(L, -2, "predict");
+    return 1;
+}
+
+void api_fit_register(lua_State *L)
+{
+    luaL_newmetatable(L, MODEL_META);
+    lua_pop(L, 1);
+    static const luaL_Reg fns[] = {{"lsq", l_lsq},       {"lm", l_lm},       {"rss", l_rss},
+                                   {"smape", l_smape},   {"mape", l_mape},   {"r2", l_r2},
+                                   {"adj_r2", l_adj_r2}, {"loo", l_loo},     {"pmnf", l_pmnf},
+                                   {NULL, NULL}};
+    luaL_setfuncs(L, fns, 0);
+}

@@ -1,0 +1,270 @@
+/* Prediction engine: sandbox set-up, script loading, the policy call and the check of its
+ * result. */
+#include "engine.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <lauxlib.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "sandbox.h"
+
+const char *engine_script_dir(void)
+{
+    static char dir[PATH_MAX];
+    Dl_info info;
+    if (dir[0])
+        return dir;
+    const char *self = NULL;
+    char exe[PATH_MAX];
+    if (dladdr((void *)engine_script_dir, &info) && info.dli_fname && strchr(info.dli_fname, '/'))
+        self = info.dli_fname;
+    if (!self) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        self = exe;
+    }
+    char *real = realpath(self, NULL);
+    const char *path = real ? real : self;
+    const char *slash = strrchr(path, '/');
+    int len = slash ? (int)(slash - path) : 0;
+    snprintf(dir, sizeof dir, "%.*s/../share/tardy/lua", len, path);
+    free(real);
+    return dir;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Run every *.lua file of dir, in name order. */
+static int load_dir(struct sandbox *s, const char *dir, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot open the shipped scripts in %s", dir);
+        return -1;
+    }
+    char *names[256];
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < 256;) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".lua"))
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char path[2 * PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (rc == 0 && lsb_dofile(s, path, err, errlen) < 0)
+            rc = -1;
+        free(names[i]);
+    }
+    return rc;
+}
+
+/* A sandbox with the API, the shipped families and policies and the user's script. */
+static struct sandbox *load_all(const struct engine_opts *o, const struct profile *runs,
+                                int nruns, int current_last, char *err, size_t errlen)
+{
+    struct sandbox *s = lsb_new(o->mem_cap, o->budget);
+    if (!s) {
+        snprintf(err, errlen, "cannot create the Lua state (out of memory)");
+        return NULL;
+    }
+    api_open(lsb_state(s), runs, nruns, current_last);
+    lsb_seal(s);
+    char dir[PATH_MAX + 16];
+    const char *base = o->script_dir ? o->script_dir : engine_script_dir();
+    snprintf(dir, sizeof dir, "%s/families", base);
+    int rc = load_dir(s, dir, err, errlen);
+    snprintf(dir, sizeof dir, "%s/policies", base);
+    if (rc == 0)
+        rc = load_dir(s, dir, err, errlen);
+    if (rc == 0 && o->user_script && *o->user_script)
+        rc = lsb_dofile(s, o->user_script, err, errlen);
+    if (rc < 0) {
+        lsb_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int engine_check(const struct engine_opts *o, char *err, size_t errlen)
+{
+    struct sandbox *s = load_all(o, NULL, 0, 0, err, errlen);
+    if (!s)
+        return -1;
+    const char *name = o->policy && *o->policy ? o->policy : "default";
+    api_push_policy(lsb_state(s), name);
+    int ok = lua_isfunction(lsb_state(s), -1);
+    if (!ok) {
+        char names[512];
+        api_policy_names(lsb_state(s), names, sizeof names);
+        snprintf(err, errlen, "no policy named '%s' (known: %s)", name, names);
+    }
+    lsb_free(s);
+    return ok ? 0 : -1;
+}
+
+/* Push ctx.targets from "p=1024;p=4096,n=8192"; -1 with err on a malformed target. */
+static int push_targets(lua_State *L, const char *text, char *err, size_t errlen)
+{
+    lua_newtable(L);
+    int n = 0;
+    const char *s = text ? text : "";
+    while (*s) {
+        size_t len = strcspn(s, ";");
+        if (len) {
+            lua_newtable(L);
+            char item[256];
+            snprintf(item, sizeof item, "%.*s", (int)(len < 255 ? len : 255), s);
+            for (char *save, *kv = strtok_r(item, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(kv, '='), *end;
+                double v = eq ? strtod(eq + 1, &end) : 0;
+                if (!eq || eq == kv || !eq[1] || *end || !isfinite(v)) {
+                    snprintf(err, errlen, "target '%s': '%s' is not name=number", item, kv);
+                    lua_pop(L, 2);
+                    return -1;
+                }
+                *eq = '\0';
+                lua_pushnumber(L, v);
+                lua_setfield(L, -2, kv);
+            }
+            lua_rawseti(L, -2, ++n);
+        }
+        s += len + (s[len] == ';');
+    }
+    return 0;
+}
+
+static char *field_string(lua_State *L, int idx, const char *key)
+{
+    lua_getfield(L, idx, key);
+    char *v = lua_type(L, -1) == LUA_TSTRING ? strdup(lua_tostring(L, -1)) : NULL;
+    lua_pop(L, 1);
+    return v;
+}
+
+static double field_number(lua_State *L, int idx, const char *key, double dflt)
+{
+    lua_getfield(L, idx, key);
+    double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : dflt;
+    lua_pop(L, 1);
+    return v;
+}
+
+/* The target table of a prediction as "p=1024,n=8192" (keys sorted). */
+static char *target_string(lua_State *L, int idx)
+{
+    char *keys[32], out[512] = "";
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx) && n < 32) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER)
+            keys[n++] = strdup(lua_tostring(L, -2));
+        lua_pop(L, 1);
+    }
+    qsort(keys, (size_t)n, sizeof *keys, by_name);
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        lua_getfield(L, idx, keys[i]);
+        used += (size_t)snprintf(out + used, sizeof out - used, "%s%s=%.10g", i ? "," : "",
+                                 keys[i], lua_tonumber(L, -1));
+        lua_pop(L, 1);
+        free(keys[i]);
+        if (used >= sizeof out)
+            break;
+    }
+    return strdup(out);
+}
+
+/* Check the policy's result (at the top of the stack) and copy it into p. */
+static int take_predictions(lua_State *L, const char *policy, struct profile *p, char *err,
+                            size_t errlen)
+{
+    if (!lua_istable(L, -1)) {
+        snprintf(err, errlen, "policy '%s' returned a %s, not a list of predictions", policy,
+                 luaL_typename(L, -1));
+        return -1;
+    }
+    int t = lua_gettop(L);
+    lua_Integer n = luaL_len(L, t);
+    p->predictions = calloc((size_t)n + 1, sizeof *p->predictions);
+    if (!p->predictions)
+        return -1;
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, t, i);
+        int e = lua_gettop(L);
+        struct prof_prediction *q = &p->predictions[p->npredictions];
+        if (!lua_istable(L, e) || lua_getfield(L, e, "target") != LUA_TTABLE) {
+            snprintf(err, errlen, "policy '%s': prediction %lld is not a table with a target "
+                     "table", policy, (long long)i);
+            return -1;
+        }
+        q->target = target_string(L, lua_gettop(L));
+        lua_pop(L, 1);
+        q->metric = field_string(L, e, "metric");
+        q->family = field_string(L, e, "family");
+        q->model = field_string(L, e, "model");
+        q->value = field_number(L, e, "value", NAN);
+        q->fit_error = field_number(L, e, "fit_error", NAN);
+        q->uncertainty = field_number(L, e, "uncertainty", NAN);
+        lua_getfield(L, e, "extrapolated");
+        q->extrapolated = lua_toboolean(L, -1);
+        lua_pop(L, 2);
+        p->npredictions++;
+        if (!q->metric || !q->family || !q->model || !isfinite(q->value)) {
+            snprintf(err, errlen, "policy '%s': prediction %lld needs metric, family, model "
+                     "(strings) and a finite value", policy, (long long)i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int engine_predict(const struct engine_opts *o, const struct profile *runs, int nruns,
+                   int current_last, struct profile *into, char *err, size_t errlen)
+{
+    struct sandbox *s = load_all(o, runs, nruns, current_last, err, errlen);
+    if (!s)
+        return -1;
+    lua_State *L = lsb_state(s);
+    const char *name = o->policy && *o->policy ? o->policy : "default";
+    int rc = -1;
+    api_push_policy(L, name);
+    if (!lua_isfunction(L, -1)) {
+        char names[512];
+        api_policy_names(L, names, sizeof names);
+        snprintf(err, errlen, "no policy named '%s' (known: %s)", name, names);
+        goto out;
+    }
+    lua_newtable(L); /* ctx */
+    lua_getglobal(L, "tardy");
+    lua_getfield(L, -1, "runs");
+    lua_remove(L, -2);
+    if (lsb_call(s, 0, 1, err, errlen) < 0)
+        goto out;
+    lua_setfield(L, -2, "runs");
+    if (push_targets(L, o->targets, err, errlen) < 0)
+        goto out;
+    lua_setfield(L, -2, "targets");
+    lsb_rearm(s, o->budget);
+    if (lsb_call(s, 1, 1, err, errlen) < 0)
+        goto out;
+    rc = take_predictions(L, name, into, err, errlen);
+    if (rc == 0 && lua_getfield(L, -1, "note") == LUA_TSTRING)
+        into->prediction_note = strdup(lua_tostring(L, -1));
+out:
+    lsb_free(s);
+    return rc;
+}

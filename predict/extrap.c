@@ -1,0 +1,292 @@
+/* Extra-P text format: export of the run store and import as runs. */
+#include "extrap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+/* ---- export ------------------------------------------------------------------------------ */
+
+static const char *param_of(const struct profile *p, const char *key)
+{
+    for (int i = 0; i < p->nparams; i++)
+        if (!strcmp(p->params[i].key, key))
+            return p->params[i].value;
+    return NULL;
+}
+
+/* Value of parameter i (0 = p) of run r. */
+static double coord(const struct profile *r, const char **names, int i)
+{
+    return i == 0 ? (double)r->ranks : atof(param_of(r, names[i]));
+}
+
+/* Extra-P builds a call tree from "->" in region names: use "=>" for intervals. */
+static void region_name(const struct prof_row *row, struct strbuf *out)
+{
+    out->len = 0;
+    if (row->kind == ROW_RANK) {
+        sb_printf(out, "ranks/%s", row->a);
+        return;
+    }
+    sb_puts(out, row->a);
+    if (row->b) {
+        sb_puts(out, " => ");
+        sb_puts(out, row->b);
+    }
+}
+
+static double metric_value(const struct profile *r, const struct prof_row *row, int m)
+{
+    double n = r->ranks > 0 ? r->ranks : 1;
+    if (!row)
+        return 0;
+    switch (m) {
+    case 0: return row->n.time.sum / n;
+    case 1: return row->n.time.max;
+    case 2: return row->n.count.sum / n;
+    default: return (row->n.sent.sum + row->n.recv.sum) / n;
+    }
+}
+
+int extrap_write(const struct profile *runs, int nruns, FILE *out)
+{
+    static const char *const metrics[] = {"time_mean", "time_max", "count_mean", "bytes_mean"};
+    if (nruns <= 0)
+        return 0;
+    /* Parameters: p, then user parameters every run has. */
+    const char *names[16] = {"p"};
+    int np = 1;
+    for (int i = 0; i < runs[0].nparams && np < 16; i++) {
+        int everywhere = 1;
+        for (int r = 1; r < nruns; r++)
+            everywhere &= param_of(&runs[r], runs[0].params[i].key) != NULL;
+        if (everywhere)
+            names[np++] = runs[0].params[i].key;
+    }
+    /* Points: distinct tuples, in first-seen order; point[r] = index of run r's point. */
+    int *point = calloc((size_t)nruns, sizeof *point), npoints = 0;
+    int *first = calloc((size_t)nruns, sizeof *first);
+    for (int r = 0; point && first && r < nruns; r++) {
+        point[r] = -1;
+        for (int k = 0; k < npoints && point[r] < 0; k++) {
+            int same = 1;
+            for (int i = 0; i < np; i++)
+                same &= coord(&runs[r], names, i) == coord(&runs[first[k]], names, i);
+            if (same)
+                point[r] = k;
+        }
+        if (point[r] < 0) {
+            first[npoints] = r;
+            point[r] = npoints++;
+        }
+    }
+    fputs("PARAMETER", out);
+    for (int i = 0; i < np; i++)
+        fprintf(out, " %s", names[i]);
+    fputs("\nPOINTS", out);
+    for (int k = 0; k < npoints; k++) {
+        fputs(np > 1 ? " (" : " ", out);
+        for (int i = 0; i < np; i++)
+            fprintf(out, i ? " %.17g" : "%.17g", coord(&runs[first[k]], names, i));
+        if (np > 1)
+            fputs(")", out);
+    }
+    fputs("\n", out);
+    int regions = 0;
+    struct strbuf name;
+    sb_init(&name);
+    /* Regions: the rows of the last run (the most complete, usually the largest). */
+    const struct profile *ref = &runs[nruns - 1];
+    for (size_t i = 0; i < ref->rows.n; i++) {
+        const struct prof_row *row = &ref->rows.rows[i];
+        region_name(row, &name);
+        fprintf(out, "REGION %s\n", name.data);
+        regions++;
+        int nm = row->kind == ROW_MPI ? 4 : row->kind == ROW_INTERVAL ? 3 : 2;
+        for (int m = 0; m < nm; m++) {
+            fprintf(out, "METRIC %s\n", row->kind == ROW_RANK ? (m ? "max" : "mean") : metrics[m]);
+            for (int k = 0; k < npoints; k++) {
+                fputs("DATA", out);
+                for (int r = 0; r < nruns; r++) {
+                    if (point[r] != k)
+                        continue;
+                    const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a,
+                                                              row->b);
+                    fprintf(out, " %.17g", metric_value(&runs[r], mine, m));
+                }
+                fputs("\n", out);
+            }
+        }
+    }
+    sb_free(&name);
+    free(point);
+    free(first);
+    return regions;
+}
+
+/* ---- import ------------------------------------------------------------------------------ */
+
+struct reader {
+    const char *path;
+    int line;
+    char *err;
+    size_t errlen;
+    char *params[8];
+    int nparams;
+    double *points;   /* npoints × nparams */
+    int npoints, point;
+    char *region, *metric;
+    struct profile *runs;
+};
+
+static int fail(struct reader *rd, const char *what)
+{
+    snprintf(rd->err, rd->errlen, "%s:%d: %s", rd->path, rd->line, what);
+    return -1;
+}
+
+static int read_points(struct reader *rd, char *s)
+{
+    for (char *tok = strtok(s, " ()"); tok; tok = strtok(NULL, " ()")) {
+        char *end;
+        double v = strtod(tok, &end);
+        if (*end || !isfinite(v))
+            return fail(rd, "POINTS holds something that is not a number");
+        double *more = realloc(rd->points, (size_t)(rd->npoints + 1) * rd->nparams * sizeof *more);
+        if (!more)
+            return fail(rd, "out of memory");
+        rd->points = more;
+        rd->points[rd->npoints * rd->nparams + (rd->point++ % rd->nparams)] = v;
+        if (rd->point % rd->nparams == 0)
+            rd->npoints++;
+    }
+    if (rd->point % rd->nparams)
+        return fail(rd, "a point has fewer coordinates than there are parameters");
+    rd->point = 0;
+    return 0;
+}
+
+static int make_runs(struct reader *rd)
+{
+    rd->runs = calloc((size_t)rd->npoints, sizeof *rd->runs);
+    if (!rd->runs)
+        return fail(rd, "out of memory");
+    for (int k = 0; k < rd->npoints; k++) {
+        struct profile *r = &rd->runs[k];
+        profile_init(r);
+        r->program = strdup(rd->path);
+        r->ranks = 1;
+        struct strbuf params;
+        sb_init(&params);
+        for (int i = 0; i < rd->nparams; i++) {
+            double v = rd->points[k * rd->nparams + i];
+            if (!strcmp(rd->params[i], "p"))
+                r->ranks = (int)v;
+            else
+                sb_printf(&params, "%s%s=%.17g", params.len ? "," : "", rd->params[i], v);
+        }
+        char err[128];
+        profile_set_params(r, params.data ? params.data : "", err, sizeof err);
+        sb_free(&params);
+    }
+    return 0;
+}
+
+static int read_data(struct reader *rd, char *s)
+{
+    if (!rd->region || !rd->metric)
+        return fail(rd, "DATA before REGION and METRIC");
+    if (!rd->runs && make_runs(rd) < 0)
+        return -1;
+    if (rd->point >= rd->npoints)
+        return fail(rd, "more DATA lines than POINTS");
+    double sum = 0;
+    int n = 0;
+    for (char *tok = strtok(s, " "); tok; tok = strtok(NULL, " ")) {
+        char *end;
+        double v = strtod(tok, &end);
+        if (*end || !isfinite(v))
+            return fail(rd, "DATA holds something that is not a number");
+        sum += v;
+        n++;
+    }
+    if (!n)
+        return fail(rd, "DATA without values");
+    struct profile *r = &rd->runs[rd->point++];
+    char key[1024];
+    snprintf(key, sizeof key, "%s/%s", rd->region, rd->metric);
+    struct prof_row *row = rowset_get(&r->rows, ROW_RANK, key, NULL);
+    if (!row)
+        return fail(rd, "out of memory");
+    double mean = sum / n;
+    row->n.time = (struct red_stat){.sum = mean * r->ranks, .min = mean, .max = mean,
+                                    .ranks = (uint32_t)r->ranks};
+    return 0;
+}
+
+static int read_line(struct reader *rd, char *line)
+{
+    line[strcspn(line, "\r\n")] = '\0';
+    char *s = line + strspn(line, " \t");
+    if (!*s || *s == '#')
+        return 0;
+    char *value = s + strcspn(s, " \t");
+    if (*value)
+        *value++ = '\0';
+    value += strspn(value, " \t");
+    if (!strcmp(s, "PARAMETER")) {
+        for (char *tok = strtok(value, " \t"); tok && rd->nparams < 8; tok = strtok(NULL, " \t"))
+            rd->params[rd->nparams++] = strdup(tok);
+        return 0;
+    }
+    if (!strcmp(s, "POINTS"))
+        return rd->nparams ? read_points(rd, value) : fail(rd, "POINTS before PARAMETER");
+    if (!strcmp(s, "REGION") || !strcmp(s, "METRIC")) {
+        char **slot = s[0] == 'R' ? &rd->region : &rd->metric;
+        free(*slot);
+        *slot = strdup(value);
+        rd->point = 0;
+        return 0;
+    }
+    if (!strcmp(s, "DATA"))
+        return read_data(rd, value);
+    return fail(rd, "unknown field (expected PARAMETER, POINTS, REGION, METRIC or DATA)");
+}
+
+int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen)
+{
+    struct reader rd = {.path = path, .err = err, .errlen = errlen};
+    FILE *f = fopen(path, "r");
+    *runs = NULL;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open", path);
+        return -1;
+    }
+    char line[65536];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        rd.line++;
+        rc = read_line(&rd, line);
+    }
+    fclose(f);
+    if (rc == 0 && !rd.runs) {
+        rd.line = 0;
+        rc = fail(&rd, "no DATA");
+    }
+    for (int i = 0; i < rd.nparams; i++)
+        free(rd.params[i]);
+    free(rd.points);
+    free(rd.region);
+    free(rd.metric);
+    if (rc < 0) {
+        for (int k = 0; rd.runs && k < rd.npoints; k++)
+            profile_free(&rd.runs[k]);
+        free(rd.runs);
+        return -1;
+    }
+    *runs = rd.runs;
+    return rd.npoints;
+}

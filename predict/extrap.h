@@ -1,0 +1,23 @@
+/* Extra-P's text input format (PARAMETER / POINTS / REGION / METRIC / DATA), so the store's
+ * data can be modelled by Extra-P and Extra-P's inputs by tardy. */
+#ifndef TARDY_EXTRAP_H
+#define TARDY_EXTRAP_H
+
+#include <stdio.h>
+
+#include "profile.h"
+
+/* Write the metrics of runs (one program) to out: parameters p and every user parameter
+ * all runs have; one point per distinct parameter tuple (runs at the same point are
+ * repetitions); regions are call sites and intervals, metrics time_mean, time_max,
+ * count_mean, bytes_mean; per-rank metrics go to the region "ranks". Returns the number of
+ * regions written. */
+int extrap_write(const struct profile *runs, int nruns, FILE *out);
+
+/* Read an Extra-P text file as runs: one run per point (p taken from a parameter named p,
+ * else 1; the other parameters become run parameters), every region/metric pair a per-rank
+ * metric "region/metric" whose value is the mean of the repetitions. Returns the number of
+ * runs (array in *runs, free with store_free), or -1 with "file:line: problem" in err. */
+int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,63 @@
+/* The fitting engine in plain C (no MPI, no Lua): least squares, Levenberg–Marquardt,
+ * statistics, leave-one-out cross-validation and the PMNF hypothesis search (DESIGN.md 3.4).
+ * Reentrant; every function returns 0 on success and a negative FIT_E* code otherwise (never
+ * NaN silently). Matrices are row-major, n rows (points) × k columns. */
+#ifndef TARDY_FIT_H
+#define TARDY_FIT_H
+
+enum {
+    FIT_OK = 0,
+    FIT_EINPUT = -1,  /* fewer points than parameters, NaN/inf, bad sizes */
+    FIT_ESINGULAR = -2, /* the columns do not determine the coefficients */
+    FIT_ENOMEM = -3,
+    FIT_ENOCONV = -4, /* Levenberg–Marquardt did not converge */
+};
+
+const char *fit_strerror(int code);
+
+/* Least squares X b ≈ y by SVD (LAPACK dgelsd). w (may be NULL) weights each point. On
+ * success coef[k] and *rss (residual sum of squares) are set. */
+int fit_lsq(const double *X, int n, int k, const double *y, const double *w, double *coef,
+            double *rss);
+
+/* Statistics of predictions p against actual values a (n points). */
+double fit_rss(const double *a, const double *p, int n);
+double fit_smape(const double *a, const double *p, int n);  /* percent, 0..200 */
+int fit_mape(const double *a, const double *p, int n, double *out); /* FIT_EINPUT if a has 0 */
+double fit_r2(const double *a, const double *p, int n);
+/* Adjusted R² for k model parameters; NAN when n <= k + 1 (undefined). */
+double fit_adj_r2(const double *a, const double *p, int n, int k);
+
+/* Nonlinear least squares: minimise sum r_i(params)^2. resid fills r[n] for params[k] and
+ * returns 0 (non-zero aborts). lower/upper (may be NULL) bound each parameter (use ±HUGE_VAL).
+ * params holds the start on entry and the result on return. */
+typedef int (*fit_resid_fn)(const double *params, double *r, void *ctx);
+int fit_lm(fit_resid_fn resid, void *ctx, int n, int k, double *params, const double *lower,
+           const double *upper, int max_iter, double *rss);
+
+/* PMNF: f(x) = c0 + c1 · prod over parameters of x_d^e_d · log2(x_d)^l_d (multiplicative) or
+ * c0 + sum_d c_d · x_d^e_d · log2(x_d)^l_d (additive). */
+#define PMNF_MAX_PARAMS 2
+struct pmnf_model {
+    int nparams;                 /* 1 or 2 */
+    int additive;                /* for 2 parameters */
+    double e[PMNF_MAX_PARAMS];   /* exponent per parameter */
+    int l[PMNF_MAX_PARAMS];      /* power of log2 per parameter */
+    double c[PMNF_MAX_PARAMS + 1];
+    double fit_smape;            /* on the fitted points, percent */
+    double loo_smape;            /* leave-one-out cross-validated, percent */
+    char formula[256];
+};
+
+struct pmnf_options {
+    int negative;             /* also try negative exponents (strong scaling: c + k/p) */
+    const char *const *names; /* parameter names for the formula (default x, y) */
+};
+
+/* Search the hypotheses for n points x (n × nparams, row-major, all > 0) and values y;
+ * select by leave-one-out SMAPE. Needs n >= 3 (and distinct x). */
+int fit_pmnf(const double *x, int nparams, const double *y, int n,
+             const struct pmnf_options *opt, struct pmnf_model *out);
+double pmnf_eval(const struct pmnf_model *m, const double *x);
+
+#endif

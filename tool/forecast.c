@@ -1,0 +1,115 @@
+/* Rank 0's prediction step at init (check) and finalize (predict, store). */
+#include "forecast.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "engine.h"
+#include "profile_json.h"
+#include "store.h"
+#include "warn.h"
+
+static void options(struct engine_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->user_script = cfg.lua;
+    o->policy = cfg.policy;
+    o->targets = cfg.predict;
+    o->budget = (long)cfg.lua_budget * 1000000L;
+    o->mem_cap = (size_t)cfg.lua_memory << 20;
+}
+
+int fc_wanted(void)
+{
+    return *cfg.predict != '\0';
+}
+
+void fc_check(void)
+{
+    if (!fc_wanted() && !*cfg.lua)
+        return;
+    struct engine_opts o;
+    char err[2048];
+    options(&o);
+    if (engine_check(&o, err, sizeof err) < 0)
+        tardy_warn("Lua: %s; no predictions will be made", err);
+}
+
+static void warn_line(const char *message, void *arg)
+{
+    (void)arg;
+    tardy_warn("run store: %s", message);
+}
+
+static void note(struct profile *p, const char *text)
+{
+    free(p->prediction_note);
+    p->prediction_note = strdup(text);
+}
+
+void fc_predict(struct profile *p)
+{
+    if (!fc_wanted())
+        return;
+    struct profile *runs = NULL;
+    char err[4096];
+    int n = 0;
+    if (*cfg.store) {
+        n = store_load(cfg.store, p, &runs, warn_line, NULL, err, sizeof err);
+        if (n < 0) {
+            tardy_warn("%s; predicting from this run alone", err);
+            n = 0;
+        }
+    }
+    /* The current run goes last; the array holds shallow copies (the store frees its own). */
+    struct profile *all = calloc((size_t)n + 1, sizeof *all);
+    if (!all) {
+        store_free(runs, n);
+        return;
+    }
+    memcpy(all, runs, (size_t)n * sizeof *all);
+    all[n] = *p;
+    struct engine_opts o;
+    options(&o);
+    struct profile out;
+    profile_init(&out);
+    if (engine_predict(&o, all, n + 1, 1, &out, err, sizeof err) < 0) {
+        tardy_warn("Lua: %s", err);
+        char line[600];
+        snprintf(line, sizeof line, "no predictions: the Lua policy failed (%.*s)",
+                 (int)strcspn(err, "\n"), err);
+        note(p, line);
+    } else {
+        p->predictions = out.predictions;
+        p->npredictions = out.npredictions;
+        p->prediction_note = out.prediction_note;
+        out.predictions = NULL;
+        out.npredictions = 0;
+        out.prediction_note = NULL;
+    }
+    profile_free(&out);
+    free(all);
+    store_free(runs, n);
+}
+
+void fc_store(struct profile *p)
+{
+    char err[1024];
+    if (!*cfg.store)
+        return;
+    if (mkdir(cfg.store, 0777) != 0 && errno != EEXIST) {
+        tardy_warn("cannot create the run store %s: %s", cfg.store, strerror(errno));
+        return;
+    }
+    char *keep = p->path ? strdup(p->path) : NULL;
+    if (profile_write(p, cfg.store, err, sizeof err) < 0)
+        tardy_warn("run store: %s", err);
+    if (keep) {
+        free(p->path);
+        p->path = keep;
+    }
+}
