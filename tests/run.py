@@ -312,6 +312,66 @@ def test_report_cli():
                    "tardy %s: exit %d, stderr %r" % (" ".join(args), p.returncode, p.stderr))
 
 
+def tardy_predict(args):
+    empty = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        return subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--store", empty] + args,
+                              capture_output=True, text=True)
+    finally:
+        shutil.rmtree(empty, ignore_errors=True)
+
+
+def predictions(text):
+    """{metric: value} from the predictions table of `tardy predict`."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(.*)$", line)
+        if m and "=" in m.group(1):
+            out[m.group(6).split(" (")[0].strip()] = float(m.group(2))
+    return out
+
+
+def test_seed000():
+    p = tardy_predict(["--at", "p=1024", "--lua", "tests/lua/seed000.lua", "--policy", "seed000"])
+    expect(p.returncode == 0, p.stderr)
+    got = predictions(p.stdout)
+    for name, want in (("POISSON_MPI", 1606645.3), ("NPB-IS", 88104753.1), ("LULESH", 658495132.9)):
+        expect(name in got, "no prediction for %s in %s" % (name, p.stdout))
+        expect(abs(got[name] - want) <= 0.001 * want, "%s: %.1f, seed %.1f" % (name, got[name], want))
+
+
+def test_recovery():
+    p = tardy_predict(["--at", "p=1", "--lua", "tests/lua/recovery.lua", "--policy", "recovery"])
+    expect(p.returncode == 0, p.stderr)
+    got = predictions(p.stdout)
+    for law in ("c+k/p", "c+k*p*log2(p)", "c+k*p", "n^2/p"):
+        pred, true = got.get(law), got.get(law + " actual")
+        expect(pred is not None and true, "law %s missing: %s" % (law, p.stdout))
+        expect(abs(pred - true) <= 0.10 * true, "%s: predicted %g, actual %g" % (law, pred, true))
+
+
+def test_broken_script(policy, needle, script="tests/lua/broken.lua"):
+    if needle is None:  # the error names the file and the marked line
+        needle = "broken.lua:%d:" % site_line(script, policy)
+    p = tardy_predict(["--at", "p=4", "--lua", script, "--policy", policy])
+    first = p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
+    expect(p.returncode == 1, "exit %d" % p.returncode)
+    expect(needle in first, "first error line %r lacks %r" % (first, needle))
+
+
+def test_broken_in_job():
+    """A failing script leaves the program's exit code and its profile alone."""
+    @with_run([binary("exits"), "return", "4"], 2, {
+        "TARDY_LUA": os.path.abspath("tests/lua/broken.lua"), "TARDY_POLICY": "runtime_error",
+        "TARDY_PREDICT": "p=8"})
+    def _(run):
+        expect(run.rc == 4, "exit %d" % run.rc)
+        expect(run.profile is not None, "profile lost")
+        expect("broken.lua:" in run.err and "Lua" in run.err, "no error naming the script: %s"
+               % run.err[-600:])
+        expect("the Lua policy failed" in run.profile.get("prediction_note", ""), "note")
+
+
 CASES = []
 
 
@@ -348,6 +408,16 @@ CASES.append(("config/unwritable profile directory", lambda: test_bad_option(
     {"TARDY_PROFILE": "/nonexistent/dir"}, "no profile written", profile=False)))
 CASES.append(("config/TARDY_ENABLE=0", test_disabled))
 CASES.append(("cli/tardy report", test_report_cli))
+CASES.append(("lua/scalaextrap reproduces seed 000", test_seed000))
+for _policy, _needle in (("runtime_error", None), ("endless", "instruction budget"),
+                         ("memory_bomb", "not enough memory"), ("garbage", "finite value"),
+                         ("nan_value", "finite value"), ("undefined_global", "no_such_variable"),
+                         ("no_such_policy", "no policy named 'no_such_policy'")):
+    CASES.append(("lua/broken script: %s" % _policy,
+                  lambda p=_policy, n=_needle: test_broken_script(p, n)))
+CASES.append(("lua/broken script: syntax error", lambda: test_broken_script(
+    "syntax", "syntax_error.lua:3:", "tests/lua/syntax_error.lua")))
+CASES.append(("lua/failing script in a job", test_broken_in_job))
 
 
 def main():

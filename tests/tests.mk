@@ -4,6 +4,7 @@
 B       ?= build
 CC      ?= cc
 PYTHON  ?= python3
+LAPACK_LIBS ?= $(shell pkg-config --libs lapack)
 DEPS    = $(shell pkg-config --cflags --libs jansson lua5.4) $(LAPACK_LIBS) -ldl -lm
 TFLAGS  = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Iinclude -Itool -Impit -Ilua \
           -Ipredict -I$(B)/gen

@@ -1,0 +1,111 @@
+/* MPI micro-benchmarks for `make bench`, independent of tardy. Usage: micro KIND ITERATIONS
+ * KIND: pingpong (8 bytes), allreduce (1 double), ring (1 KiB Isend/Irecv/Waitall),
+ * iprobe (nothing pending), malloc (malloc/free pairs outside MPI), finalize (many call
+ * sites, then times MPI_Finalize). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
+ * max over ranks). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void pingpong(int rank, long n)
+{
+    double x = 0;
+    for (long i = 0; i < n; i++) {
+        if (rank == 0) {
+            MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+        }
+    }
+}
+
+static void ring(int rank, int size, long n)
+{
+    char out[1024] = {0}, in[1024];
+    MPI_Request r[2];
+    MPI_Status st[2];
+    for (long i = 0; i < n; i++) {
+        MPI_Irecv(in, 1024, MPI_CHAR, (rank + size - 1) % size, 0, MPI_COMM_WORLD, &r[0]);
+        MPI_Isend(out, 1024, MPI_CHAR, (rank + 1) % size, 0, MPI_COMM_WORLD, &r[1]);
+        MPI_Waitall(2, r, st);
+    }
+}
+
+/* 50 distinct call sites (a switch on the iteration) so the reduction has rows to merge. */
+static void many_sites(long n)
+{
+    double x = 1, y;
+    for (long i = 0; i < n; i++) {
+        switch (i % 5) {
+        case 0: MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
+        case 1: MPI_Bcast(&x, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); break;
+        case 2: MPI_Barrier(MPI_COMM_WORLD); break;
+        case 3: MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); break;
+        default: MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); break;
+        }
+    }
+}
+
+#define SITES10(f) f; f; f; f; f; f; f; f; f; f
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *kind = argc > 1 ? argv[1] : "pingpong";
+    long n = argc > 2 ? atol(argv[2]) : 100000, calls = n;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    if (!strcmp(kind, "pingpong")) {
+        pingpong(rank, n);
+        calls = 2 * n;
+    } else if (!strcmp(kind, "allreduce")) {
+        double x = 1, y;
+        for (long i = 0; i < n; i++)
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    } else if (!strcmp(kind, "ring")) {
+        ring(rank, size, n);
+        calls = 3 * n;
+    } else if (!strcmp(kind, "iprobe")) {
+        int flag;
+        for (long i = 0; i < n; i++)
+            MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    } else if (!strcmp(kind, "malloc")) {
+        for (long i = 0; i < n; i++) {
+            void *p = malloc(64 + (i & 15) * 8);
+            __asm__ volatile("" : : "r"(p) : "memory");
+            free(p);
+        }
+    } else if (!strcmp(kind, "finalize")) {
+        SITES10(many_sites(n / 50));
+        SITES10(many_sites(n / 50));
+        SITES10(many_sites(n / 50));
+        SITES10(many_sites(n / 50));
+        SITES10(many_sites(n / 50));
+    }
+    double t = now() - t0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    long rss = ru.ru_maxrss, max_rss = 0;
+    MPI_Reduce(&rss, &max_rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    double t_fin = now();
+    MPI_Finalize();
+    t_fin = now() - t_fin;
+    if (rank == 0)
+        printf("ns_per_call %.1f rss_kib %ld finalize_s %.4f\n", t / calls * 1e9, max_rss, t_fin);
+    return 0;
+}

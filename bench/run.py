@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""make bench: overhead of tardy per MPI call, with and without the tool in alternating pairs
+in one invocation, peak RSS, RSS after 10^5 and 10^6 calls, the reduction at finalize at
+8 ranks, and the cost of malloc/free outside MPI. Not a test: prints figures and ratios."""
+import os
+import statistics
+import subprocess
+import sys
+
+B = os.environ.get("B", "build")
+MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.mpich")
+LIB = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
+MICRO = os.path.abspath(os.path.join(B, "bench", "micro"))
+PAIRS = int(os.environ.get("BENCH_PAIRS", "10"))
+
+
+def run(kind, n, ranks=2, tool=False, env=None):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
+    e.update({"TARDY_PROFILE": "none", "TARDY_SUMMARY": "none"})
+    if tool:
+        e["LD_PRELOAD"] = LIB
+    e.update(env or {})
+    cmd = ["timeout", "300", MPIEXEC, "-n", str(ranks), MICRO, kind, str(n)]
+    out = subprocess.run(cmd, env=e, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("bench: %s failed: %s" % (" ".join(cmd), out.stderr[-500:]))
+    f = out.stdout.split()
+    return float(f[1]), int(f[3]), float(f[5])
+
+
+def pairs(kind, n, ranks=2, env=None):
+    """Alternating runs without and with tardy; per-pair overhead in ns per call."""
+    base, over, rss0, rss1 = [], [], [], []
+    for _ in range(PAIRS):
+        t0, r0, _f = run(kind, n, ranks)
+        t1, r1, _f = run(kind, n, ranks, True, env)
+        base.append(t0)
+        over.append(t1 - t0)
+        rss0.append(r0)
+        rss1.append(r1)
+    return base, over, max(rss0), max(rss1)
+
+
+def line(name, base, over, rss0, rss1, target=None):
+    med = statistics.median(over)
+    ratio = (statistics.median(base) + med) / statistics.median(base)
+    verdict = ""
+    if target is not None:
+        verdict = "  (target <= %d ns: %s)" % (target, "PASS" if med <= target else "MISS")
+    print("%-28s %9.1f %9.1f %9.1f..%-9.1f %6.2fx %8.1f %8.1f %+7.1f%s" % (
+        name, statistics.median(base), med, min(over), max(over), ratio, rss0 / 1024,
+        rss1 / 1024, (rss1 - rss0) / 1024, verdict))
+
+
+def main():
+    print("tardy benchmark: %d alternating pairs (without, with tardy) per row, 2 ranks" % PAIRS)
+    print("%-28s %9s %9s %20s %7s %8s %8s %7s" % ("benchmark", "base ns", "+ns med",
+          "+ns min..max", "ratio", "RSS MiB", "w/ tardy", "+MiB"))
+    for name, kind, n, env, target in (
+            ("8-byte ping-pong, depth 8", "pingpong", 100000, None, 200),
+            ("1-double Allreduce", "allreduce", 100000, None, 200),
+            ("1 KiB Isend/Irecv/Waitall", "ring", 50000, None, 200),
+            ("Iprobe, nothing pending", "iprobe", 400000, None, 200),
+            ("ping-pong, depth 0", "pingpong", 100000, {"TARDY_DEPTH": "0"}, None),
+            ("ping-pong, depth 1", "pingpong", 100000, {"TARDY_DEPTH": "1"}, None),
+            ("malloc/free pair outside MPI", "malloc", 5000000, None, None)):
+        base, over, r0, r1 = pairs(kind, n, env=env)
+        line(name, base, over, r0, r1, target)
+    print()
+    _t, small, _f = run("pingpong", 50000, tool=True)
+    _t, big, _f = run("pingpong", 500000, tool=True)
+    _t, plain, _f = run("pingpong", 500000)
+    print("peak RSS with tardy after 1e5 calls %.1f MiB, after 1e6 calls %.1f MiB (difference "
+          "%+.2f MiB); without tardy %.1f MiB: +%.1f MiB per rank (target <= +4 MiB, equal: %s)"
+          % (small / 1024, big / 1024, (big - small) / 1024, plain / 1024, (big - plain) / 1024,
+             "PASS" if big - plain <= 4096 and abs(big - small) <= 256 else "MISS"))
+    fin0 = [run("finalize", 5000, 8)[2] for _ in range(3)]
+    fin1 = [run("finalize", 5000, 8, True, {"TARDY_PROFILE": "/tmp"})[2] for _ in range(3)]
+    added = statistics.median(fin1) - statistics.median(fin0)
+    print("MPI_Finalize at 8 ranks (oversubscribed), 50 call sites: %.3f s without, %.3f s with "
+          "tardy (reduction, symbolization, profile): +%.3f s (target <= 0.2 s: %s)" % (
+              statistics.median(fin0), statistics.median(fin1), added,
+              "PASS" if added <= 0.2 else "MISS"))
+
+
+if __name__ == "__main__":
+    main()

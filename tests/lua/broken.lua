@@ -1,0 +1,35 @@
+-- Scripts that fail in every way a user script can; each policy is selected by name.
+tardy.family("nan", {min_points = 1, fit = function(points)
+  return {formula = "nan", predict = function(x) return 0 / 0 end}
+end})
+
+tardy.policy("runtime_error", function(ctx)
+  local t = nil
+  return t.field -- @site runtime_error
+end)
+
+tardy.policy("endless", function(ctx)
+  local i = 0
+  while true do
+    local ok = pcall(function() i = i + 1 end) -- pcall must not swallow the budget
+  end
+end)
+
+tardy.policy("memory_bomb", function(ctx)
+  local t = {}
+  for i = 1, 1e9 do t[i] = string.rep("x", 1000) .. i end
+end)
+
+tardy.policy("garbage", function(ctx)
+  return {{target = {p = 4}, metric = "x", value = "not a number", family = "f", model = "m"}}
+end)
+
+tardy.policy("nan_value", function(ctx)
+  local m = tardy.get_family("nan").fit({})
+  return {{target = {p = 4}, metric = "x", value = m.predict({p = 4}), family = "nan",
+           model = "nan"}}
+end)
+
+tardy.policy("undefined_global", function(ctx)
+  return no_such_variable
+end)

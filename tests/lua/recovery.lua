@@ -1,0 +1,41 @@
+-- Acceptance 7(b): laws recovered by the pmnf family from data with 5% noise and predicted
+-- 4x beyond the largest point. Noise comes from a fixed linear congruential sequence.
+local seed = 12345
+local function noise()
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return 1 + 0.05 * (2 * seed / 2147483648 - 1)
+end
+
+local laws = {
+  {name = "c+k/p", f = function(x) return 2.0 + 300 / x.p end},
+  {name = "c+k*p*log2(p)", f = function(x) return 5 + 0.2 * x.p * math.log(x.p, 2) end},
+  {name = "c+k*p", f = function(x) return 40 + 3 * x.p end},
+  {name = "n^2/p", two = true, f = function(x) return x.n * x.n / x.p end},
+}
+
+tardy.policy("recovery", function(ctx)
+  local family, out = tardy.get_family("pmnf"), {}
+  for _, law in ipairs(laws) do
+    local points, target = {}, nil
+    if law.two then
+      for _, p in ipairs({2, 4, 8, 16, 32}) do
+        for _, n in ipairs({64, 128, 256, 512, 1024}) do
+          points[#points + 1] = {x = {p = p, n = n}, y = law.f({p = p, n = n}) * noise()}
+        end
+      end
+      target = {p = 128, n = 4096}
+    else
+      for _, p in ipairs({2, 4, 8, 16, 32, 64}) do
+        points[#points + 1] = {x = {p = p}, y = law.f({p = p}) * noise()}
+      end
+      target = {p = 256}
+    end
+    local model = assert(family.fit(points))
+    out[#out + 1] = {target = target, metric = law.name, value = model.predict(target),
+      family = "pmnf", model = model.formula, fit_error = model.fit_error,
+      uncertainty = model.uncertainty, extrapolated = true}
+    out[#out + 1] = {target = target, metric = law.name .. " actual", value = law.f(target),
+      family = "truth", model = "law"}
+  end
+  return out
+end)

@@ -1,0 +1,3 @@
+tardy.policy("syntax", function(ctx)
+  return {
+end)
