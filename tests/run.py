@@ -150,9 +150,13 @@ def check_p2p(run, ranks):
     iv = [i for i in prof["intervals"]
           if at_site(prof, i["from"], src, "before_spin") and at_site(prof, i["to"], src, "after_spin")]
     expect(len(iv) == 1, "interval before_spin -> after_spin: %d rows" % len(iv))
-    mean = iv[0]["time"]["sum"] / iv[0]["count"]["sum"]
     expect(iv[0]["count"]["sum"] == 5 * ranks, "interval count %s" % iv[0]["count"])
-    expect(abs(mean - 0.040) <= 0.004, "busy interval mean %.6f s, expected 0.040 +- 10%%" % mean)
+    # The program times the busy region itself (5 x 40 ms per rank, more if preempted).
+    spun = sum(float(x) for x in re.findall(r"^spin rank \d+: (\S+) s$", run.out, re.M))
+    expect(spun >= 0.2 * ranks, "the program reported %.6f s of spinning" % spun)
+    got = iv[0]["time"]["sum"]
+    expect(abs(got - spun) <= 0.1 * spun, "busy interval %.6f s, the program measured %.6f s"
+           " (+- 10%%)" % (got, spun))
     if ranks >= 4:  # halves {0,2,..} and {1,3,..}: rank 1 of each sends 16 bytes
         sub = one_row(prof, "MPI_Send", src, "subsend")
         expect(sub["sent"]["sum"] == 32 and sub["count"]["sum"] == 2, "subcomm send %s" % sub["sent"])

@@ -36,9 +36,9 @@ struct ev_thread *ev_thread_attach(void)
     return t;
 }
 
-uint32_t ev_callpath(void *ra)
+uint32_t ev_callpath(void *ra, const void *sp)
 {
-    return cs_capture(ra);
+    return cs_capture(ra, sp);
 }
 
 void ev_record(unsigned fn, void *ra, double t_enter, double t_leave)
@@ -46,7 +46,7 @@ void ev_record(unsigned fn, void *ra, double t_enter, double t_leave)
     struct ev_thread *t = ev_thread();
     if (!t)
         return;
-    struct ev_call c = {.th = t, .fn = fn, .cp = cs_capture(ra), .dest = EV_NO_PEER,
+    struct ev_call c = {.th = t, .fn = fn, .cp = cs_capture(ra, &t), .dest = EV_NO_PEER,
                         .src = EV_NO_PEER, .root = EV_NO_PEER, .tag = -1,
                         .comm = MPI_COMM_NULL, .t_enter = t_enter, .t_leave = t_leave};
     t->busy = 1;

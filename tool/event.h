@@ -46,7 +46,7 @@ extern atomic_uint ev_epoch;
 extern _Thread_local struct ev_thread *ev_self;
 
 struct ev_thread *ev_thread_attach(void);
-uint32_t ev_callpath(void *ra);
+uint32_t ev_callpath(void *ra, const void *sp);
 void ev_leave(struct ev_call *c);
 
 static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra)
@@ -61,7 +61,7 @@ static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra)
     t->busy = 1;
     c->th = t;
     c->fn = fn;
-    c->cp = ev_callpath(ra);
+    c->cp = ev_callpath(ra, c);
     c->dest = c->src = c->root = EV_NO_PEER;
     c->tag = -1;
     c->comm = MPI_COMM_NULL;

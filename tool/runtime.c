@@ -51,7 +51,7 @@ void rt_prepare(unsigned fn, void *ra)
         sb_printf(&rt.warnings, "memory tracking is off: %s\n", why);
     struct ev_thread *t = ev_thread();
     if (t && rt.memory)
-        t->mem_site = SITE(fn, cs_capture(ra));
+        t->mem_site = SITE(fn, cs_capture(ra, &t));
 }
 
 void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_leave)

@@ -45,6 +45,13 @@ static const char *basename_of(const char *path)
     return b ? b + 1 : path;
 }
 
+const char *sym_function(struct symbolizer *s, uintptr_t pc)
+{
+    Dwarf_Addr addr = pc ? pc - 1 : 0;
+    Dwfl_Module *mod = s ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+    return mod ? dwfl_module_addrname(mod, addr) : NULL;
+}
+
 void sym_frame(struct symbolizer *s, uintptr_t pc, struct strbuf *out)
 {
     /* A return address points after the call; the call itself is one byte earlier. */

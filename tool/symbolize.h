@@ -19,4 +19,8 @@ void sym_close(struct symbolizer *s);
  * s may be NULL. */
 void sym_frame(struct symbolizer *s, uintptr_t pc, struct strbuf *out);
 
+/* The name of the function holding return address pc, from the symbol table only (cheap: no
+ * DWARF is read), or NULL. Valid until the symbolizer is closed. */
+const char *sym_function(struct symbolizer *s, uintptr_t pc);
+
 #endif
