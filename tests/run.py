@@ -316,6 +316,40 @@ def test_report_cli():
                    "tardy %s: exit %d, stderr %r" % (" ".join(args), p.returncode, p.stderr))
 
 
+def test_install():
+    """make install into a fresh prefix; the installed launcher finds its library, the
+    installed command reads the profile, pkg-config describes the library."""
+    prefix = tempfile.mkdtemp(prefix="tardy-prefix-")
+    try:
+        p = subprocess.run(["make", "--no-print-directory", "-s", "install", "PREFIX=" + prefix],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "make install: %s" % p.stderr[-800:])
+        for f in ("lib/libtardy.so", "lib/libtardy.a", "bin/tardy", "bin/tardy-run",
+                  "include/tardy.h", "lib/pkgconfig/tardy.pc",
+                  "share/tardy/lua/policies/default.lua"):
+            expect(os.path.exists(os.path.join(prefix, f)), "not installed: %s" % f)
+        out = os.path.join(prefix, "profiles")
+        os.mkdir(out)
+        e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
+        e["TARDY_SUMMARY"] = "none"
+        p = subprocess.run(["timeout", str(TIMEOUT), os.path.join(prefix, "bin/tardy-run"), "-o",
+                            out, "--", MPIEXEC, "-n", "2", binary("exits"), "return", "0"],
+                           env=e, capture_output=True, text=True)
+        files = glob.glob(os.path.join(out, "tardy-*.json"))
+        expect(p.returncode == 0 and len(files) == 1, "installed tardy-run: exit %d, %d profiles,"
+               " %s" % (p.returncode, len(files), p.stderr[-500:]))
+        p = subprocess.run([os.path.join(prefix, "bin/tardy"), "report", files[0]],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0 and "== tardy summary" in p.stdout, "installed tardy report")
+        e["PKG_CONFIG_PATH"] = os.path.join(prefix, "lib/pkgconfig")
+        p = subprocess.run(["pkg-config", "--cflags", "--libs", "tardy"], env=e,
+                           capture_output=True, text=True)
+        expect(p.returncode == 0 and "-ltardy" in p.stdout and prefix in p.stdout,
+               "pkg-config: %s %s" % (p.stdout, p.stderr))
+    finally:
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
 def tardy_predict(args):
     empty = tempfile.mkdtemp(prefix="tardy-store-")
     try:
@@ -412,6 +446,7 @@ CASES.append(("config/unwritable profile directory", lambda: test_bad_option(
     {"TARDY_PROFILE": "/nonexistent/dir"}, "no profile written", profile=False)))
 CASES.append(("config/TARDY_ENABLE=0", test_disabled))
 CASES.append(("cli/tardy report", test_report_cli))
+CASES.append(("cli/make install", test_install))
 CASES.append(("lua/scalaextrap reproduces seed 000", test_seed000))
 for _policy, _needle in (("runtime_error", None), ("endless", "instruction budget"),
                          ("memory_bomb", "not enough memory"), ("garbage", "finite value"),
