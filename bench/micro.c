@@ -1,5 +1,5 @@
 /* MPI micro-benchmarks for `make bench`, independent of tardy. Usage: micro KIND ITERATIONS
- * KIND: pingpong (8 bytes), allreduce (1 double), ring (1 KiB Isend/Irecv/Waitall),
+ * KIND: pingpong (8 bytes), deep (the ping-pong 12 frames down the stack), allreduce (1 double), ring (1 KiB Isend/Irecv/Waitall),
  * iprobe (nothing pending), malloc (malloc/free pairs outside MPI), finalize (many call
  * sites, then times MPI_Finalize). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
  * max over ranks). */
@@ -29,6 +29,16 @@ static void pingpong(int rank, long n)
             MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
         }
     }
+}
+
+/* The ping-pong called 12 frames deep, so a depth-8 call path is full. */
+static __attribute__((noinline)) void nested(int rank, long n, int level)
+{
+    if (level > 0)
+        nested(rank, n, level - 1);
+    else
+        pingpong(rank, n);
+    __asm__ volatile("" ::: "memory"); /* not a tail call: the frame stays on the stack */
 }
 
 static void ring(int rank, int size, long n)
@@ -72,6 +82,9 @@ int main(int argc, char **argv)
     double t0 = now();
     if (!strcmp(kind, "pingpong")) {
         pingpong(rank, n);
+        calls = 2 * n;
+    } else if (!strcmp(kind, "deep")) {
+        nested(rank, n, 11);
         calls = 2 * n;
     } else if (!strcmp(kind, "allreduce")) {
         double x = 1, y;

@@ -58,6 +58,7 @@ def main():
           "+ns min..max", "ratio", "RSS MiB", "w/ tardy", "+MiB"))
     for name, kind, n, env, target in (
             ("8-byte ping-pong, depth 8", "pingpong", 100000, None, 200),
+            ("ping-pong 12 frames deep", "deep", 100000, None, 200),
             ("1-double Allreduce", "allreduce", 100000, None, 200),
             ("1 KiB Isend/Irecv/Waitall", "ring", 50000, None, 200),
             ("Iprobe, nothing pending", "iprobe", 400000, None, 200),
