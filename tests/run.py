@@ -202,8 +202,32 @@ def check_calls(run, src, expected):
         expect(row["count"]["sum"] == calls, "%s @%s: %s calls, expected %d" %
                (function, marker, row["count"]["sum"], calls))
         got = row["sent"]["sum"] + row["recv"]["sum"]
-        expect(nbytes is None or got == nbytes, "%s @%s: %s bytes, expected %d" %
+        expect(nbytes is None or got == nbytes, "%s @%s: %s bytes, expected %s" %
                (function, marker, got, nbytes))
+
+
+def test_families(ranks):
+    """Every family of the spec, with bytes known by construction (tests/mpi/families.c)."""
+    src, pairs = "tests/mpi/families.c", ranks // 2
+
+    @with_run([binary("families")], ranks)
+    def _(run):
+        check_calls(run, src, [
+            ("MPI_Irecv", "irecv", ranks, 64 * ranks), ("MPI_Isend", "isend", ranks, 64 * ranks),
+            ("MPI_Waitall", "waitall", ranks, None),
+            ("MPI_Start", "start_recv", 3 * ranks, None), ("MPI_Start", "start_send", 3 * ranks, None),
+            ("MPI_Sendrecv_replace", "sendrecv_replace", ranks, 96 * ranks),
+            ("MPI_Send", "send_five", pairs, 20 * pairs), ("MPI_Mprobe", "mprobe", pairs, 0),
+            ("MPI_Mrecv", "mrecv", pairs, 20 * pairs),
+            ("MPI_Send", "send_bottom", pairs, 12 * pairs),
+            ("MPI_Recv", "recv_bottom", pairs, 12 * pairs),
+            ("MPI_Allreduce", "inplace", ranks, 48 * ranks),
+            ("MPI_Ibcast", "ibcast", ranks, 40 * ranks), ("MPI_Wait", "ibcast_wait", ranks, None),
+            ("MPI_Neighbor_allgather", "neighbor", ranks, 32 * ranks),
+            ("MPI_Win_fence", "fence1", ranks, 0), ("MPI_Put", "put", ranks, 32 * ranks),
+            ("MPI_Get", "get", ranks, 16 * ranks), ("MPI_Win_fence", "fence2", ranks, 0),
+            ("MPI_File_write_at", "fwrite", ranks, 24 * ranks),
+            ("MPI_File_read_at", "fread", ranks, 24 * ranks)])
 
 
 def test_fortran(name, ranks):
@@ -429,6 +453,8 @@ CASES.append(("mpi/p2p_counts singleton", lambda: test_p2p(0)))
 CASES.append(("mpi/p2p_counts linked with -ltardy", test_linked))
 for _d in (0, 1, 64):
     CASES.append(("mpi/p2p_counts TARDY_DEPTH=%d" % _d, lambda d=_d: test_depth(d)))
+CASES.append(("mpi/families of the spec -n 2", lambda: test_families(2)))
+CASES.append(("mpi/families of the spec -n 4", lambda: test_families(4)))
 for _n in (1, 2):
     CASES.append(("mpi/fortran use mpi -n %d" % _n, lambda n=_n: test_fortran("fortran_mpi", n)))
     CASES.append(("mpi/fortran use mpi_f08 -n %d" % _n, lambda n=_n: test_fortran("fortran_f08", n)))
