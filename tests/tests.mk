@@ -57,8 +57,11 @@ $(B)/tests/mpi/%: tests/mpi/%.cc
 	@mkdir -p $(dir $@)
 	@$(MPICXX) -g -O0 -Wall -Werror -o $@ $<
 
+# Debian's mpif90.openmpi finds libmpi.so through the MPI alternatives (which ci/deps keeps
+# on MPICH): the C compiler's library directory goes first.
+MPI_LDIRS = $(filter -L%,$(shell $(MPICC) -show 2>/dev/null))
 $(B)/tests/mpi/%: tests/mpi/%.f90
 	@mkdir -p $(dir $@)/fmod
-	@$(MPIFC) -g -O0 -J$(dir $@)/fmod -o $@ $<
+	@$(MPIFC) -g -O0 -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
 
 .PHONY: check unit-only qmpi-check
