@@ -18,6 +18,9 @@ TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
 TIMEOUT = 120
 # ci/qmpi runs the tests against an MPICH built with QMPI, tardy attached as a QMPI tool.
 QMPI = os.environ.get("TARDY_TEST_QMPI") == "1"
+if "openmpi" in MPIEXEC:  # Open MPI as root in CI, 4 ranks on 2 cores: every launch here
+    os.environ.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                       "OMPI_MCA_rmaps_base_oversubscribe": "1"})
 QTOOL = os.path.abspath(os.path.join(B, "tests", "qmpi", "libqtool.so"))
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
@@ -52,9 +55,6 @@ class Run:
                 del e[k]
         e["TARDY_PROFILE"] = self.dir
         e["TARDY_SUMMARY"] = os.path.join(self.dir, "summary.txt")
-        if "openmpi" in MPIEXEC:  # as root in CI, 4 ranks on 2 cores
-            e.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                      "OMPI_MCA_rmaps_base_oversubscribe": "1"})
         if tool:
             e["LD_PRELOAD"] = LIB
             if QMPI:
