@@ -18,7 +18,7 @@ B          ?= build
 MPI_CFLAGS  ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-I' | tr '\n' ' ')
 MPI_LIBS    ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l|Wl)' | tr '\n' ' ')
 MPI_FLIBS   ?= $(shell $(MPIFC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-l(mpi|fmpi)' | tr '\n' ' ')
-DEPS_PKGS   ?= libunwind libdw jansson lua5.4
+DEPS_PKGS   ?= libunwind libdw jansson lua5.4 papi
 DEPS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS))
 DEPS_LIBS   ?= $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
 # The fitting engine (predict/) solves least squares with LAPACK.
@@ -43,7 +43,7 @@ endif
 # ---- sources ---------------------------------------------------------------------------------
 SPEC      = mpit/mpi.spec
 GENERATOR = mpit/gen_wrappers.py
-GEN_SRC   = $(B)/gen/wrappers_c.c $(B)/gen/wrappers_f.c $(B)/gen/fn_table.c
+GEN_SRC   = $(B)/gen/wrappers_c.c $(B)/gen/wrappers_f.c $(B)/gen/wrappers_q.c $(B)/gen/fn_table.c
 GEN_HDR   = $(B)/gen/fn_table.h
 # The report side (profile model, JSON reader/writer, summary, options) and the prediction
 # engine (lua/, predict/) have no MPI: the offline `tardy` command links them too.
@@ -126,6 +126,8 @@ $(B)/examples/%: examples/%.c
 export B MPICC MPICXX MPIFC MPIEXEC PYTHON CC LAPACK_LIBS
 check: all
 	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk check
+qmpi-check: all
+	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk qmpi-check
 bench: all
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk bench
 demo: all
@@ -149,5 +151,5 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples check bench demo install clean FORCE
+.PHONY: all examples check qmpi-check bench demo install clean FORCE
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

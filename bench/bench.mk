@@ -2,7 +2,7 @@
 B ?= build
 $(B)/bench/micro: bench/micro.c
 	@mkdir -p $(dir $@)
-	@$(MPICC) -std=gnu11 -O2 -g -o $@ $<
+	@$(MPICC) -std=gnu11 -O2 -g -o $@ $< -lsde
 
 bench: $(B)/bench/micro
 	@$(PYTHON) bench/run.py

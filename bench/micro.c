@@ -2,8 +2,10 @@
  * KIND: pingpong (8 bytes), deep (the ping-pong 12 frames down the stack), allreduce (1 double), ring (1 KiB Isend/Irecv/Waitall),
  * iprobe (nothing pending), malloc (malloc/free pairs outside MPI), finalize (many call
  * sites, then times MPI_Finalize). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
- * max over ranks). */
+ * max over ranks). Registers two software-defined counters (libsde) that tardy can read with
+ * TARDY_PAPI=sde:::BENCH::A,sde:::BENCH::B. */
 #include <mpi.h>
+#include <sde_lib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +72,13 @@ static void many_sites(long n)
 
 #define SITES10(f) f; f; f; f; f; f; f; f; f; f
 
+static long long sde_a, sde_b;
+
 int main(int argc, char **argv)
 {
+    papi_handle_t h = papi_sde_init("BENCH");
+    papi_sde_register_counter(h, "A", PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long, &sde_a);
+    papi_sde_register_counter(h, "B", PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long, &sde_b);
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

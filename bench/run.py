@@ -64,6 +64,10 @@ def main():
             ("Iprobe, nothing pending", "iprobe", 400000, None, 200),
             ("ping-pong, depth 0", "pingpong", 100000, {"TARDY_DEPTH": "0"}, None),
             ("ping-pong, depth 1", "pingpong", 100000, {"TARDY_DEPTH": "1"}, None),
+            ("ping-pong, PAPI unavailable", "pingpong", 100000, {"TARDY_PAPI": "PAPI_TOT_INS"},
+             200),
+            ("ping-pong, 2 SDE counters", "pingpong", 100000,
+             {"TARDY_PAPI": "sde:::BENCH::A,sde:::BENCH::B"}, None),
             ("malloc/free pair outside MPI", "malloc", 5000000, None, None)):
         base, over, r0, r1 = pairs(kind, n, env=env)
         line(name, base, over, r0, r1, target)

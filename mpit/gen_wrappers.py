@@ -3,8 +3,9 @@
 
 usage: gen_wrappers.py SPEC OUTDIR
 Writes OUTDIR/fn_table.h, fn_table.c (function ids, names, kinds), wrappers_c.c (C entry points
-MPI_X -> PMPI_X) and wrappers_f.c (Fortran entry points mpi_x_ -> pmpi_x_). The annotation
-language is described at the top of mpi.spec.
+MPI_X -> PMPI_X), wrappers_f.c (Fortran entry points mpi_x_ -> pmpi_x_) and wrappers_q.c (the
+QMPI back end: one QMPI function per wrapped function, compiled where mpi.h declares QMPI).
+The annotation language is described at the top of mpi.spec.
 """
 import re
 import sys
@@ -154,6 +155,16 @@ def annotation_code(f):
     return pre, post
 
 
+def has_qmpi(f):
+    """MPICH's QMPI reaches every wrapped function except MPI-IO (ROMIO has no QMPI layer);
+    PMPI entry points of functions QMPI reaches stand down while tardy is a QMPI tool."""
+    return f.notes["kind"] != "io"
+
+
+def layers(f):
+    return "EV_PMPI" if has_qmpi(f) else "EV_ANY"
+
+
 def indent(lines, n=4):
     return "".join(" " * n + s + "\n" for s in lines)
 
@@ -167,7 +178,8 @@ def c_wrapper(f):
     call_args = ", ".join("st_" if (st and a == "status") else a for a in args)
     pre, post = annotation_code(f)
     out = ["int %s(%s)" % (f.name, decl), "{", "    struct ev_call c;"]
-    out.append("    if (!ev_enter(&c, TARDY_FN_%s, __builtin_return_address(0)))" % f.name)
+    out.append("    if (!ev_enter(&c, TARDY_FN_%s, __builtin_return_address(0), %s))"
+               % (f.name, layers(f)))
     out.append("        return P%s(%s);" % (f.name, ", ".join(args)))
     if st:
         out.append("    MPI_Status own_status_;")
@@ -184,6 +196,59 @@ def c_wrapper(f):
     out.append("    return rc;")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+# ---- QMPI back end ------------------------------------------------------------------------
+# The same body as the C entry point, but the next tool (or MPI itself) comes from
+# QMPI_Get_function, and the call path is taken above the MPI library's frames (ra NULL):
+# the QMPI function is called by MPICH's MPI_X or by another tool, not by the application.
+
+def q_wrapper(f):
+    decl = ", ".join(["QMPI_Context context", "int tool_id"] + [p.decl() for p in f.params])
+    args = ["context", "next_id"] + f.pnames()
+    st = uses_status(f)
+    call_args = ", ".join("st_" if (st and a == "status") else a for a in args)
+    pre, post = annotation_code(f)
+    qtype = "QMPI_%s_t" % f.name[4:]
+    out = ["static int q_%s(%s)" % (f.name, decl), "{",
+           "    %s *next;" % qtype, "    int next_id;",
+           "    QMPI_Get_function(tool_id, %s, (void (**)(void))&next, &next_id);" % q_enum(f),
+           "    struct ev_call c;",
+           "    if (!ev_enter(&c, TARDY_FN_%s, NULL, EV_QMPI))" % f.name,
+           "        return next(%s);" % ", ".join(args)]
+    if st:
+        out.append("    MPI_Status own_status_;")
+        out.append("    MPI_Status *st_ = status == MPI_STATUS_IGNORE ? &own_status_ : status;")
+    out += ["    " + s for s in pre]
+    out.append("    ev_started(&c);")
+    out.append("    int rc = next(%s);" % call_args)
+    out.append("    ev_finished(&c);")
+    if post:
+        out.append("    if (rc == MPI_SUCCESS) {")
+        out += ["        " + s for s in post]
+        out.append("    }")
+    out.append("    ev_leave(&c);")
+    out.append("    return rc;")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def q_enum(f):
+    return "MPI_%s_T" % f.name[4:].upper()
+
+
+def q_file(funcs):
+    qs = [f for f in funcs if has_qmpi(f)]
+    out = [HEADER + '#include <mpi.h>\n#include "event.h"\n#include "bytes.h"\n'
+           '#include "peer.h"\n#include "qmpi.h"\n',
+           "/* MPICH 4's mpi.h declares QMPI (whether or not the library was built with it). */",
+           "#ifdef QMPI_MAX_TOOL_NAME_LENGTH\n"]
+    out += [q_wrapper(f) for f in qs]
+    out.append("void qm_register_functions(int tool_id)\n{")
+    out += ["    QMPI_Register_function(tool_id, %s, (void (*)(void))q_%s);" % (q_enum(f), f.name)
+            for f in qs]
+    out.append("}\n#endif\n")
+    return "\n".join(out)
 
 
 # ---- Fortran entry points ----------------------------------------------------------------
@@ -263,7 +328,8 @@ def f_wrapper(f, f08):
                "void %s_(%s)" % (lower, ", ".join(params)), "{"]
         call_next, ok, ignore = "p%s_" % lower, "*ierr == MPI_SUCCESS", "MPI_F_STATUS_IGNORE"
     out.append("    struct ev_call c;")
-    out.append("    if (!ev_enter(&c, TARDY_FN_%s, __builtin_return_address(0))) {" % f.name)
+    out.append("    if (!ev_enter(&c, TARDY_FN_%s, __builtin_return_address(0), %s)) {"
+               % (f.name, layers(f)))
     out.append("        %s(%s);" % (call_next, fargs))
     out.append("        return;")
     out.append("    }")
@@ -327,6 +393,8 @@ def main():
                 '#include "peer.h"\n\n' + EXPORTED)
         for f in funcs:
             c.write(c_wrapper(f) + "\n")
+    with open(out + "/wrappers_q.c", "w") as c:
+        c.write(q_file(funcs))
     with open(out + "/wrappers_f.c", "w") as c:
         c.write(HEADER + '#include <mpi.h>\n#include "event.h"\n#include "bytes.h"\n'
                 '#include "peer.h"\n#include "fortran.h"\n\n' + EXPORTED)

@@ -16,6 +16,12 @@ MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.mpich")
 LIB = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
 TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
 TIMEOUT = 120
+# ci/qmpi runs the tests against an MPICH built with QMPI, tardy attached as a QMPI tool.
+QMPI = os.environ.get("TARDY_TEST_QMPI") == "1"
+if "openmpi" in MPIEXEC:  # Open MPI as root in CI, 4 ranks on 2 cores: every launch here
+    os.environ.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                       "OMPI_MCA_rmaps_base_oversubscribe": "1"})
+QTOOL = os.path.abspath(os.path.join(B, "tests", "qmpi", "libqtool.so"))
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
 
@@ -51,6 +57,8 @@ class Run:
         e["TARDY_SUMMARY"] = os.path.join(self.dir, "summary.txt")
         if tool:
             e["LD_PRELOAD"] = LIB
+            if QMPI:
+                e["MPIR_CVAR_QMPI_TOOL_LIST"] = "tardy"
         e.update(env or {})
         cmd = list(argv) if ranks == 0 else [MPIEXEC, "-n", str(ranks)] + list(argv)
         try:
@@ -59,6 +67,7 @@ class Run:
             self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
         except OSError as ex:
             self.rc, self.out, self.err = 127, "", str(ex)
+        self.env_text = " ".join("%s=%s" % kv for kv in sorted(e.items()) if "QMPI" in kv[0])
         files = glob.glob(os.path.join(self.dir, "tardy-*.json"))
         self.profile = json.load(open(files[0])) if len(files) == 1 else None
         self.nprofiles = len(files)
@@ -121,6 +130,8 @@ def check_p2p(run, ranks):
     prof = run.profile
     expect(prof is not None, "no single profile (%d files)" % run.nprofiles)
     expect(prof["run"]["ranks"] == ranks, "ranks %s" % prof["run"]["ranks"])
+    want = "QMPI" if QMPI and "QMPI_TOOL_LIST=" in run.env_text else "PMPI"
+    expect(prof["run"]["interface"] == want, "attached via %s" % prof["run"]["interface"])
     pairs = ranks // 2
     if pairs:
         send = one_row(prof, "MPI_Send", src, "send100")
@@ -231,6 +242,9 @@ def test_families(ranks):
 
 
 def test_fortran(name, ranks):
+    if name == "fortran_f08" and "openmpi" in MPIEXEC:
+        raise Skip("Open MPI's mpi_f08 module calls its ompi_*_f functions, which tardy does "
+                   "not wrap yet")
     src = "tests/mpi/%s.f90" % name
     pairs = ranks // 2
 
@@ -434,6 +448,211 @@ def test_broken_in_job():
         expect("the Lua policy failed" in run.profile.get("prediction_note", ""), "note")
 
 
+# ---- counters (PAPI, checked exactly through software-defined events) ------------------------
+
+SDE = "tests/mpi/sde_counters.c"
+WORK, INMPI = "sde:::TARDYTEST::WORK", "sde:::TARDYTEST::INMPI"
+
+
+def interval_rows(prof, a, b, src=SDE):
+    return [i for i in prof["intervals"] if at_site(prof, i["from"], src, a) and
+            at_site(prof, i["to"], src, b)]
+
+
+def check_sde(run, ranks, events):
+    expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+    prof = run.profile
+    expect(prof["counters"]["events"] == events, "events %s" % prof["counters"])
+    work = interval_rows(prof, "before_work", "after_work")
+    expect(len(work) == 1, "interval before_work -> after_work: %d rows" % len(work))
+    c = work[0]["counters"][WORK]
+    expect(c["sum"] == 3000 * sum(r + 1 for r in range(ranks)), "WORK in interval %s" % c)
+    expect(c["min"] == 3000 and c["max"] == 3000 * ranks and c["max_rank"] == ranks - 1,
+           "WORK per rank %s" % c)
+    expect(sum(n for _, n in c["ranks_histogram"]) == ranks, "per-rank distribution %s" % c)
+    tail = interval_rows(prof, "after_work", "dup")
+    expect(len(tail) == 1 and tail[0]["counters"][WORK]["sum"] == 7 * ranks, "WORK before dup")
+    back = interval_rows(prof, "after_work", "before_work")
+    expect(ranks == 1 or back[0]["counters"][WORK]["sum"] == 0, "WORK in the loop back edge")
+    dup = one_row(prof, "MPI_Comm_dup", SDE, "dup")["counters"]
+    expect(dup[INMPI]["sum"] == 500 * ranks and dup[WORK]["sum"] == 0, "inside MPI_Comm_dup %s" % dup)
+    # nothing else counted anywhere: every unit is where the program put it
+    for name, want in ((WORK, 3000 * sum(r + 1 for r in range(ranks)) + 7 * ranks),
+                       (INMPI, 500 * ranks)):
+        total = sum(r["counters"][name]["sum"] for r in prof["mpi"] + prof["intervals"])
+        expect(total == want, "%s total over rows %s, expected %d" % (name, total, want))
+        expect(prof["ranks"]["counter:" + name]["sum"] == want, "per-rank total %s" % name)
+    expect(INMPI in run.summary and "PAPI counters" in run.summary, "summary lacks counters")
+
+
+def test_sde(ranks, extra=""):
+    env = {"TARDY_PAPI": WORK + "," + INMPI + extra}
+
+    @with_run([binary("sde_counters")], ranks, env)
+    def _(run):
+        check_sde(run, max(ranks, 1), [WORK, INMPI])
+        if extra:
+            bad = extra.strip(",")
+            expect(run.err.count(bad) == 1 and "not read" in run.err,
+                   "one warning naming %s: %s" % (bad, run.err[-600:]))
+            expect(bad in run.profile["counters"]["note"], "note %s" % run.profile["counters"])
+
+
+def test_counters_unavailable(event, reason):
+    """Only unavailable events: one warning with PAPI's reason, everything else as before."""
+    @with_run([binary("p2p_counts")], 2, {"TARDY_PAPI": event})
+    def _(run):
+        check_p2p(run, 2)
+        warn = [line for line in run.err.splitlines() if event in line]
+        expect(len(warn) == 1 and reason in warn[0], "warning %r in %s" % (reason, run.err[-600:]))
+        expect(run.profile["counters"]["events"] == [] and "counters" not in run.profile["mpi"][0],
+               "counters %s" % run.profile["counters"])
+
+
+def test_counters_off():
+    @with_run([binary("sde_counters")], 2)
+    def _(run):
+        expect(run.rc == 0 and "counters" not in run.profile, "counters without TARDY_PAPI")
+        expect(not any("counters" in r for r in run.profile["mpi"] + run.profile["intervals"]),
+               "counter columns without TARDY_PAPI")
+
+
+def test_counters_multiplex():
+    """SDE events cannot be multiplexed (PAPI multiplexes perf_event counters, absent here):
+    one warning, then the events are read directly and still exact."""
+    @with_run([binary("sde_counters")], 2, {"TARDY_PAPI": WORK + "," + INMPI,
+                                            "TARDY_PAPI_MULTIPLEX": "1"})
+    def _(run):
+        check_sde(run, 2, [WORK, INMPI])
+        expect(run.err.count("TARDY_PAPI_MULTIPLEX") == 1, "warning: %s" % run.err[-400:])
+        expect(run.profile["counters"]["multiplex"] is False, "multiplex recorded")
+
+
+def test_counters_report():
+    @with_run([binary("sde_counters")], 2, {"TARDY_PAPI": WORK + "," + INMPI})
+    def _(run):
+        path = glob.glob(os.path.join(run.dir, "tardy-*.json"))[0]
+        p = subprocess.run([TARDY, "report", path], capture_output=True, text=True)
+        part = "== PAPI counters"
+        expect(p.returncode == 0 and part in p.stdout, "report: %s" % p.stderr)
+        expect(p.stdout.split(part)[1] == run.summary.split(part)[1],
+               "tardy report's counters differ from the in-job summary")
+
+
+# ---- MPI_T: control variables recorded and written, performance variables, events ---------
+
+ALG = "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM"
+
+
+def mpich_like():
+    return "openmpi" not in MPIEXEC
+
+
+def cvar(prof, name):
+    rows = [c for c in prof["mpi_t"]["cvars"] if c["name"] == name]
+    return rows[0] if rows else None
+
+
+def test_mpit_record(ranks):
+    """Defaults: every *_ALGORITHM and eager/rendezvous variable recorded, the inventory, and
+    a note (not a warning) when the library has no performance variables or events."""
+    @with_run([binary("mpit_cvars")], ranks)
+    def _(run):
+        expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-800:]))
+        expect("tardy" not in run.err, "warnings: %s" % run.err[-800:])
+        m = run.profile["mpi_t"]
+        expect(m["cvars_total"] > 0, "inventory %s" % {k: m[k] for k in m if k != "cvars"})
+        names = [c["name"] for c in m["cvars"]]
+        expect(all(re.search("(?i)algorithm$|eager|rndv|rendezvous", n) for n in names) and
+               sum(1 for n in names if n.upper().endswith("_ALGORITHM")) >= 10,
+               "recorded %d: %s" % (len(names), names[:8]))
+        expect(not any("written" in c for c in m["cvars"]), "nothing written")
+        if mpich_like():
+            expect(cvar(run.profile, ALG)["value"] == "0", "default algorithm %s" % cvar(run.profile, ALG))
+            if m["pvars_total"] == 0:
+                expect("no performance variables" in m["note"], "note %r" % m.get("note"))
+        if m["events_total"] <= 0:
+            expect("events" in m["note"], "note %r" % m.get("note"))
+        if not mpich_like():  # Open MPI's ob1 queue lengths, bound to MPI_COMM_WORLD
+            pv = {p["name"]: p for p in m["pvars"]}
+            for name in ("pml_ob1_unexpected_msgq_length", "pml_ob1_posted_recvq_length"):
+                expect(name in pv and pv[name]["class"] == "size" and
+                       pv[name]["value"]["ranks"] == max(ranks, 1), "pvar %s: %s" % (name, pv.get(name)))
+
+
+def test_mpit_write():
+    """TARDY_CVARS by value name: the library holds the new value (the program reads it back
+    through its own MPI_T session), and the profile records the write."""
+    env = {"TARDY_CVARS": ALG + "=recursive_doubling"}
+
+    @with_run([binary("mpit_cvars")], 2, env)
+    def _(run):
+        expect(run.rc == 0 and "tardy" not in run.err, "exit %d: %s" % (run.rc, run.err[-800:]))
+        expect(ALG + "=3" in run.out, "the program reads %r" % run.out)
+        c = cvar(run.profile, ALG)
+        expect(c == {"name": ALG, "value": "3", "written": "recursive_doubling", "before": "0"},
+               "recorded %s" % c)
+        expect("set %s = recursive_doubling (was 0, now 3)" % ALG in run.summary, "summary")
+    run = Run([binary("mpit_cvars")], 2)
+    try:
+        expect(ALG + "=0" in run.out, "without TARDY_CVARS the program reads %r" % run.out)
+    finally:
+        run.cleanup()
+
+
+def test_mpit_bad_writes():
+    env = {"TARDY_CVARS": "MPIR_CVAR_NO_SUCH=1,%s=frobnicate,junk,%s=4" % (ALG, ALG)}
+
+    @with_run([binary("mpit_cvars")], 2, env)
+    def _(run):
+        expect(run.rc == 0, "exit %d" % run.rc)
+        for needle in ("no control variable MPIR_CVAR_NO_SUCH", "'frobnicate' is not a value of",
+                       "junk: not NAME=VALUE"):
+            expect(run.err.count(needle) == 1, "warning %r: %s" % (needle, run.err[-800:]))
+        c = cvar(run.profile, ALG)
+        expect(c["value"] == "4" and c["written"] == "4", "the good write after bad ones: %s" % c)
+
+
+def test_mpit_off():
+    @with_run([binary("mpit_cvars")], 2, {"TARDY_MPIT": "0", "TARDY_CVARS": ALG + "=3"})
+    def _(run):
+        expect(run.rc == 0 and "mpi_t" not in run.profile and ALG + "=0" in run.out,
+               "TARDY_MPIT=0 still used MPI_T")
+
+
+# ---- QMPI ----------------------------------------------------------------------------------
+
+def test_qmpi_compiled_out():
+    """Debian's MPICH has QMPI compiled out: naming tardy in the tool list changes nothing."""
+    @with_run([binary("p2p_counts")], 2, {"MPIR_CVAR_QMPI_TOOL_LIST": "tardy"})
+    def _(run):
+        check_p2p(run, 2)
+        expect("tardy" not in run.err, "warnings: %s" % run.err[-600:])
+
+
+def qtool_lines(run):
+    return sorted(line for line in run.err.splitlines() if line.startswith("qtool rank"))
+
+
+def test_qmpi_stack(order):
+    """A second QMPI tool in front of or behind tardy: both see every call once, tardy's call
+    paths still point at the program."""
+    base = Run([binary("p2p_counts")], 2, {"LD_PRELOAD": QTOOL,
+                                           "MPIR_CVAR_QMPI_TOOL_LIST": "qtool"}, tool=False)
+    try:
+        want = qtool_lines(base)
+        expect(base.rc == 0 and len(want) == 2, "qtool alone: %s" % base.err[-600:])
+    finally:
+        base.cleanup()
+
+    @with_run([binary("p2p_counts")], 2, {"LD_PRELOAD": QTOOL + " " + LIB,
+                                          "MPIR_CVAR_QMPI_TOOL_LIST": order})
+    def _(run):
+        check_p2p(run, 2)
+        expect(qtool_lines(run) == want, "qtool with tardy (%s): %s, alone: %s" %
+               (order, qtool_lines(run), want))
+
+
 CASES = []
 
 
@@ -483,6 +702,28 @@ for _policy, _needle in (("runtime_error", None), ("endless", "instruction budge
 CASES.append(("lua/broken script: syntax error", lambda: test_broken_script(
     "syntax", "syntax_error.lua:3:", "tests/lua/syntax_error.lua")))
 CASES.append(("lua/failing script in a job", test_broken_in_job))
+for _n in (1, 2, 4):
+    CASES.append(("counters/SDE exact -n %d" % _n, lambda n=_n: test_sde(n)))
+CASES.append(("counters/SDE exact singleton", lambda: test_sde(0)))
+CASES.append(("counters/SDE with a disabled event", lambda: test_sde(2, ",PAPI_L1_DCM")))
+CASES.append(("counters/no such event", lambda: test_counters_unavailable(
+    "NO_SUCH_EVENT", "PAPI event NO_SUCH_EVENT is not read")))
+CASES.append(("counters/component disabled (no PMU)", lambda: test_counters_unavailable(
+    "PAPI_TOT_INS", "disabled")))
+CASES.append(("counters/off without TARDY_PAPI", test_counters_off))
+CASES.append(("counters/multiplexing not possible", test_counters_multiplex))
+CASES.append(("counters/tardy report", test_counters_report))
+for _n in (1, 2):
+    CASES.append(("mpit/control variables recorded -n %d" % _n, lambda n=_n: test_mpit_record(n)))
+CASES.append(("mpit/control variables recorded singleton", lambda: test_mpit_record(0)))
+CASES.append(("mpit/TARDY_CVARS writes after MPI_Init", test_mpit_write))
+CASES.append(("mpit/TARDY_CVARS bad names and values", test_mpit_bad_writes))
+CASES.append(("mpit/TARDY_MPIT=0", test_mpit_off))
+if QMPI:
+    CASES.append(("qmpi/second tool in front of tardy", lambda: test_qmpi_stack("qtool:tardy")))
+    CASES.append(("qmpi/second tool behind tardy", lambda: test_qmpi_stack("tardy:qtool")))
+else:
+    CASES.append(("qmpi/tool list on an MPICH without QMPI", test_qmpi_compiled_out))
 
 
 def main():

@@ -18,6 +18,17 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
 check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked
 	@$(PYTHON) tests/run.py
 
+# Against an MPICH built with QMPI (ci/qmpi): the C programs, tardy attached as a QMPI tool,
+# and a second QMPI tool to stack with it.
+QMPI_TESTS = mpi/p2p_counts counters/ mpit/ qmpi/ mpi/MPI_THREAD_MULTIPLE mpi/exit mpi/output
+qmpi-check: $(filter-out %/cxx %/fortran_mpi %/fortran_f08,$(MPI_BIN)) $(B)/tests/mpi/p2p_linked \
+            $(B)/tests/qmpi/libqtool.so
+	@TARDY_TEST_QMPI=1 $(PYTHON) tests/run.py $(QMPI_TESTS)
+
+$(B)/tests/qmpi/libqtool.so: tests/qmpi/qtool.c
+	@mkdir -p $(dir $@)
+	@$(MPICC) -std=gnu11 -g -O2 -Wall -Werror -shared -fPIC -o $@ $<
+
 # The unit tests alone (the sanitizer build runs these).
 unit-only: $(UNIT_BIN)
 	@$(PYTHON) tests/run.py unit/
@@ -31,6 +42,11 @@ $(B)/tests/mpi/%: tests/mpi/%.c
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O0 -Wall -Werror -pthread -o $@ $< -lm
 
+# Software-defined counters need libsde (PAPI's SDE component finds it in the process).
+$(B)/tests/mpi/sde_counters: tests/mpi/sde_counters.c
+	@mkdir -p $(dir $@)
+	@$(MPICC) -std=gnu11 -g -O0 -Wall -Werror -o $@ $< -lsde
+
 # The same program with the library linked in instead of preloaded.
 $(B)/tests/mpi/p2p_linked: tests/mpi/p2p_counts.c $(B)/lib/libtardy.so
 	@mkdir -p $(dir $@)
@@ -41,8 +57,11 @@ $(B)/tests/mpi/%: tests/mpi/%.cc
 	@mkdir -p $(dir $@)
 	@$(MPICXX) -g -O0 -Wall -Werror -o $@ $<
 
+# Debian's mpif90.openmpi finds libmpi.so through the MPI alternatives (which ci/deps keeps
+# on MPICH): the C compiler's library directory goes first.
+MPI_LDIRS = $(filter -L%,$(shell $(MPICC) -show 2>/dev/null))
 $(B)/tests/mpi/%: tests/mpi/%.f90
 	@mkdir -p $(dir $@)/fmod
-	@$(MPIFC) -g -O0 -J$(dir $@)/fmod -o $@ $<
+	@$(MPIFC) -g -O0 -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
 
-.PHONY: check unit-only
+.PHONY: check unit-only qmpi-check

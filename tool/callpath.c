@@ -143,9 +143,10 @@ static uint32_t insert(uint64_t h, uint64_t idx, const uintptr_t *pc, int n)
     return id;
 }
 
-/* Fill pc[] with the application's frames starting at ra, and slot[] with the stack address
- * each one was read from (the caller's stack pointer minus one word: where its call
- * instruction pushed the return address); returns how many frames. */
+/* Fill pc[] with the application's frames starting at ra (ra NULL: a QMPI function, called
+ * by the MPI library or by another tool: above the first run of MPI library frames), and
+ * slot[] with the stack address each one was read from (the caller's stack pointer minus one
+ * word: where its call instruction pushed the return address); returns how many frames. */
 static int unwind_from(void *ra, uintptr_t *pc, uintptr_t *slot)
 {
     unw_context_t ctx;
@@ -157,7 +158,7 @@ static int unwind_from(void *ra, uintptr_t *pc, uintptr_t *slot)
             unw_word_t ip, sp;
             unw_get_reg(&cur, UNW_REG_IP, &ip);
             unw_get_reg(&cur, UNW_REG_SP, &sp);
-            if (!found && ip != (unw_word_t)ra)
+            if (!found && (ra ? ip != (unw_word_t)ra : !in_mpi_library(ip)))
                 continue;
             found = 1;
             /* MPI library frames right above the call (mpi_f08 → MPI_Send) are skipped. */
@@ -171,8 +172,10 @@ static int unwind_from(void *ra, uintptr_t *pc, uintptr_t *slot)
     if (found && k == 0) { /* nothing but MPI library frames: keep the calling site */
         pc[0] = (uintptr_t)ra;
         slot[0] = 0;
-        return 1;
+        return ra ? 1 : 0;
     }
+    if (!found && !ra)
+        return 0;
     if (!found) {
         if (!broken && !atomic_exchange(&cs.unwind_broken, 1)) {
             tardy_warn("call-path unwinding failed (libunwind found no caller frame); "
@@ -236,7 +239,7 @@ uint32_t cs_capture(void *ra, const void *sp)
     if (cs.depth == 0)
         return CS_NONE;
     uintptr_t pc[CS_MAX_DEPTH], slot[CS_MAX_DEPTH];
-    if (cs.depth == 1) {
+    if (cs.depth == 1 && ra) {
         pc[0] = (uintptr_t)ra;
         return intern(pc, 1);
     }

@@ -18,7 +18,8 @@ void cs_fini(void);
 /* Intern the call path of the MPI call whose wrapper was called from return address ra
  * (__builtin_return_address(0) in the wrapper); sp is any address in the wrapper's own stack
  * frame (it keys a per-thread cache of recent paths). Frames inside the MPI library right
- * above ra (the mpi_f08 bindings calling the C entry points) are skipped too. */
+ * above ra (the mpi_f08 bindings calling the C entry points) are skipped too. ra NULL (QMPI
+ * functions): the path starts above the MPI library's frames and other tools'. */
 uint32_t cs_capture(void *ra, const void *sp);
 
 /* Number of ids handed out so far (ids are 0 .. cs_count()-1). */

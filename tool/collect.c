@@ -2,12 +2,15 @@
  * sums become per-rank statistics (red_stat with one rank). */
 #include "collect.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "callpath.h"
+#include "counters.h"
 #include "event.h"
 #include "memory.h"
+#include "mpi_t.h"
 #include "strbuf.h"
 #include "symbolize.h"
 
@@ -74,6 +77,7 @@ struct gather {
     struct rowset *rs;
     struct strbuf a, b;
     double compute, mpi;
+    double ctr_total[PROF_COUNTERS]; /* this rank's counter totals, all rows */
     struct table peers;   /* all threads' partners */
     int failed;
 };
@@ -132,6 +136,33 @@ static void add_thread(struct ev_thread *t, void *arg)
     }
 }
 
+/* Counter deltas of one thread's table into the rows of kind (raw sums). */
+static void add_counters(struct gather *g, const struct table *t, int kind)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        const struct ctr_row *c = tab_row(t, i);
+        const char *a = site_name(g->nm, c->k1, &g->a);
+        const char *b = kind == ROW_INTERVAL ? site_name(g->nm, c->k2, &g->b) : NULL;
+        struct prof_row *r = rowset_get(g->rs, kind, a, b);
+        if (!r) {
+            g->failed = 1;
+            continue;
+        }
+        for (int k = 0; k < ctr_count; k++) {
+            r->n.ctr[k].sum += (double)c->v[k];
+            g->ctr_total[k] += (double)c->v[k];
+        }
+    }
+}
+
+static void add_thread_counters(struct ev_thread *t, void *arg)
+{
+    if (t->ctr) {
+        add_counters(arg, &t->ctr->mpi, ROW_MPI);
+        add_counters(arg, &t->ctr->intervals, ROW_INTERVAL);
+    }
+}
+
 /* Memory the MPI library allocated, per site, as raw sums on the MPI rows. */
 static void add_memory(struct gather *g)
 {
@@ -172,7 +203,29 @@ static void finish_rows(struct rowset *rs, int rank)
         }
         memset(&n->ranks, 0, sizeof n->ranks);
         hist_add(&n->ranks, n->time.sum);
+        for (int k = 0; k < ctr_count && rs->rows[i].kind != ROW_RANK; k++) {
+            red_stat_one(&n->ctr[k], n->ctr[k].sum, rank);
+            n->ctr_ranks[k][ctr_rank_bin(n->ctr[k].sum)] = 1;
+        }
     }
+}
+
+struct event_ctx {
+    struct gather *g;
+    int rank;
+};
+
+static void event_row(const char *event, uint64_t site, uint64_t n, void *arg)
+{
+    struct event_ctx *e = arg;
+    struct gather *g = e->g;
+    const char *b = site ? site_name(g->nm, site, &g->a) : "(outside MPI calls)@";
+    struct prof_row *r = rowset_get(g->rs, ROW_EVENT, event, b);
+    if (!r) {
+        g->failed = 1;
+        return;
+    }
+    red_stat_one(&r->n.count, (double)n, e->rank);
 }
 
 static void rank_metric(struct gather *g, const char *name, double v, int rank)
@@ -219,6 +272,7 @@ int collect_rank(struct rowset *rs, int rank, double wall, int memory)
         goto out;
     }
     ev_for_each_thread(add_thread, &g);
+    ev_for_each_thread(add_thread_counters, &g);
     if (memory)
         add_memory(&g);
     finish_rows(rs, rank);
@@ -226,6 +280,13 @@ int collect_rank(struct rowset *rs, int rank, double wall, int memory)
     rank_metric(&g, "mpi", g.mpi, rank);
     rank_metric(&g, "wall", wall, rank);
     peer_metrics(&g, rank);
+    mt_pvar_rows(rs, rank);
+    mt_for_each_event(event_row, &(struct event_ctx){&g, rank});
+    for (int k = 0; k < ctr_count; k++) {
+        char name[300];
+        snprintf(name, sizeof name, "counter:%s", ctr_name(k));
+        rank_metric(&g, name, g.ctr_total[k], rank);
+    }
     if (memory) {
         rank_metric(&g, "mpi_memory_high_water", (double)mem_high_water(), rank);
         rank_metric(&g, "mpi_memory_live", (double)mem_live_total(), rank);

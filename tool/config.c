@@ -48,6 +48,20 @@ static const struct option options[] = {
      "millions of Lua instructions a prediction may take"},
     {"TARDY_LUA_MEMORY", OPT_INT, "512", 8, 65536, FIELD(lua_memory),
      "MiB of memory the Lua state may use"},
+    {"TARDY_PAPI", OPT_STRING, "", 0, 0, FIELD(papi),
+     "PAPI events (preset or native names, at most 8) counted per interval and call site"},
+    {"TARDY_PAPI_MULTIPLEX", OPT_BOOL, "0", 0, 1, FIELD(papi_multiplex),
+     "multiplex the PAPI events (more events than counters, scaled estimates)"},
+    {"TARDY_MPIT", OPT_BOOL, "1", 0, 1, FIELD(mpit),
+     "use the MPI tools interface: control and performance variables, events"},
+    {"TARDY_CVARS", OPT_STRING, "", 0, 0, FIELD(cvars),
+     "MPI_T control variables written after MPI_Init, e.g. NAME=VALUE,NAME=VALUE"},
+    {"TARDY_CVARS_RECORD", OPT_STRING, "*_ALGORITHM,*EAGER*,*RNDV*,*RENDEZVOUS*", 0, 0,
+     FIELD(cvars_record), "control variables recorded in the profile (globs, any case)"},
+    /* Open MPI 4.1 crashes allocating a handle for its PSM2 variables when PSM2 is not the
+     * transport in use. */
+    {"TARDY_PVARS", OPT_STRING, "*,!mtl_psm2_*", 0, 0, FIELD(pvars),
+     "performance variables read at finalize (globs, any case; !glob excludes)"},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 

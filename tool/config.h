@@ -20,6 +20,12 @@ struct cfg {
     const char *policy;  /* TARDY_POLICY: prediction policy name */
     int lua_budget;      /* TARDY_LUA_BUDGET: millions of Lua VM instructions */
     int lua_memory;      /* TARDY_LUA_MEMORY: MiB for the Lua state */
+    const char *papi;    /* TARDY_PAPI: PAPI events "PAPI_TOT_INS,sde:::LIB::NAME" or "" */
+    int papi_multiplex;  /* TARDY_PAPI_MULTIPLEX: multiplex the events */
+    int mpit;            /* TARDY_MPIT: use the MPI tools information interface */
+    const char *cvars;   /* TARDY_CVARS: control variables written after MPI_Init, N=V,... */
+    const char *cvars_record; /* TARDY_CVARS_RECORD: control variables recorded (globs) */
+    const char *pvars;   /* TARDY_PVARS: performance variables read at finalize (globs) */
 };
 
 extern struct cfg cfg;

@@ -28,6 +28,7 @@ struct ev_thread *ev_thread_attach(void)
     tab_init(&t->intervals, sizeof(struct iv_row), iv_row_init);
     tab_init(&t->peers, sizeof(struct peer_row), peer_row_init);
     t->epoch = atomic_load(&ev_epoch);
+    t->ctr = ctr_thread_new();
     pthread_mutex_lock(&threads_lock);
     t->next = threads;
     threads = t;
@@ -106,8 +107,11 @@ void ev_leave(struct ev_call *c)
     }
     t->mpi += d;
     unsigned epoch = atomic_load_explicit(&ev_epoch, memory_order_relaxed);
-    if (t->last_site && t->epoch == epoch)
+    uint64_t from = t->epoch == epoch ? t->last_site : 0;
+    if (from)
         count_interval(t, site, c->t_enter - t->last_leave);
+    if (t->ctr)
+        ctr_account(t->ctr, from, site);
     if (c->dest >= 0 || c->src >= 0)
         count_peer(t, c);
     t->last_site = site;

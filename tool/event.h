@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "counters.h"
 #include "fn_table.h"
 #include "tables.h"
 
@@ -27,6 +28,7 @@ struct ev_thread {
     double compute, mpi;   /* totals of intervals and of MPI time */
     uint64_t mem_site;     /* site charged for allocations while a PMPI call runs, or 0 */
     struct table mpi_rows, intervals, peers;
+    struct ctr_thread *ctr;  /* PAPI counters (TARDY_PAPI), NULL when off */
     struct ev_thread *next;
 };
 
@@ -40,7 +42,13 @@ struct ev_call {
     double t_enter, t_leave;
 };
 
-/* Collection is on between MPI_Init and MPI_Finalize, except under MPI_Pcontrol(0). */
+/* Collection is on between MPI_Init and MPI_Finalize, except under MPI_Pcontrol(0); ev_on
+ * then says which entry points count: the PMPI ones, or (when MPICH activated tardy as a
+ * QMPI tool) the QMPI ones, while PMPI entry points of functions QMPI also reaches stand
+ * down. A wrapper passes the layers it counts in. */
+#define EV_PMPI 1
+#define EV_QMPI 2
+#define EV_ANY (EV_PMPI | EV_QMPI)
 extern atomic_int ev_on;
 extern atomic_uint ev_epoch;
 extern _Thread_local struct ev_thread *ev_self;
@@ -49,9 +57,9 @@ struct ev_thread *ev_thread_attach(void);
 uint32_t ev_callpath(void *ra, const void *sp);
 void ev_leave(struct ev_call *c);
 
-static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra)
+static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra, int layers)
 {
-    if (__builtin_expect(!atomic_load_explicit(&ev_on, memory_order_relaxed), 0))
+    if (__builtin_expect(!(atomic_load_explicit(&ev_on, memory_order_relaxed) & layers), 0))
         return 0;
     struct ev_thread *t = ev_self;
     if (__builtin_expect(!t, 0) && !(t = ev_thread_attach()))
@@ -73,10 +81,14 @@ static inline void ev_started(struct ev_call *c)
 {
     c->th->mem_site = SITE(c->fn, c->cp);
     c->t_enter = clk_now();
+    if (__builtin_expect(c->th->ctr != NULL, 0))
+        ctr_enter(c->th->ctr);
 }
 
 static inline void ev_finished(struct ev_call *c)
 {
+    if (__builtin_expect(c->th->ctr != NULL, 0))
+        ctr_leave(c->th->ctr);
     c->t_leave = clk_now();
     c->th->mem_site = 0;
 }

@@ -58,6 +58,21 @@ void prof_nums_merge(struct prof_nums *into, const struct prof_nums *from)
     into->sumsq += from->sumsq;
     hist_merge(&into->calls, &from->calls);
     hist_merge(&into->ranks, &from->ranks);
+    for (int i = 0; i < PROF_COUNTERS; i++) {
+        red_stat_merge(&into->ctr[i], &from->ctr[i]);
+        for (int b = 0; b < CTR_RANK_BINS; b++)
+            into->ctr_ranks[i][b] += from->ctr_ranks[i][b];
+    }
+}
+
+int ctr_rank_bin(double v)
+{
+    if (!(v >= 1.0))
+        return 0;
+    int b = 1;
+    for (double top = 4; v >= top && b < CTR_RANK_BINS - 1; top *= 4)
+        b++;
+    return b;
 }
 
 /* ---- row set ---------------------------------------------------------------------------- */
@@ -166,6 +181,7 @@ void profile_init(struct profile *p)
 {
     memset(p, 0, sizeof *p);
     rowset_init(&p->rows);
+    p->cvars_total = p->pvars_total = p->events_total = -1;
 }
 
 void profile_free(struct profile *p)
@@ -180,6 +196,7 @@ void profile_free(struct profile *p)
     free(p->clock);
     free(p->start_time);
     free(p->host);
+    free(p->interface);
     for (int i = 0; i < p->nparams; i++) {
         free(p->params[i].key);
         free(p->params[i].value);
@@ -187,6 +204,17 @@ void profile_free(struct profile *p)
     free(p->params);
     free(p->path);
     rowset_free(&p->rows);
+    for (int i = 0; i < p->ncounters; i++)
+        free(p->counters[i]);
+    free(p->counter_note);
+    for (int i = 0; i < p->ncvars; i++) {
+        free(p->cvars[i].name);
+        free(p->cvars[i].value);
+        free(p->cvars[i].written);
+        free(p->cvars[i].before);
+    }
+    free(p->cvars);
+    free(p->mpit_note);
     for (int i = 0; i < p->npredictions; i++) {
         struct prof_prediction *q = &p->predictions[i];
         free(q->target);

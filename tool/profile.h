@@ -6,7 +6,9 @@
  *                first, each frame "function file:line"; no frames at call-path depth 0)
  *   ROW_MPI      a = call site
  *   ROW_INTERVAL a = call site of the MPI call before, b = call site of the call after
- *   ROW_RANK     a = per-rank metric name (compute, mpi, wall, partners, ...); value in time */
+ *   ROW_RANK     a = per-rank metric name (compute, mpi, wall, partners, ...); value in time
+ *   ROW_PVAR     a = MPI_T performance variable, b = its class; value at finalize in time
+ *   ROW_EVENT    a = MPI_T event, b = call site it happened in; occurrences in count */
 #ifndef TARDY_PROFILE_H
 #define TARDY_PROFILE_H
 
@@ -18,6 +20,11 @@
 #define PROFILE_SCHEMA "tardy-profile"
 #define PROFILE_VERSION 1
 #define RANK_HIST_BINS 20
+/* Counter columns per row (TARDY_PAPI events), fixed so rows ship as plain bytes. */
+#define PROF_COUNTERS 8
+/* Per-rank counter totals: bin 0 holds values below 1, bin b > 0 [4^(b-1), 4^b), the last
+ * bin everything above. */
+#define CTR_RANK_BINS 24
 
 /* One per-rank value reduced over ranks. Ranks without the value do not take part. */
 struct red_stat {
@@ -27,7 +34,7 @@ struct red_stat {
     uint32_t unused;
 };
 
-enum row_kind { ROW_MPI = 1, ROW_INTERVAL = 2, ROW_RANK = 3 };
+enum row_kind { ROW_MPI = 1, ROW_INTERVAL = 2, ROW_RANK = 3, ROW_PVAR = 4, ROW_EVENT = 5 };
 
 /* Plain numbers of a row, shipped between ranks as bytes (all ranks run the same binary). */
 struct prof_nums {
@@ -36,6 +43,8 @@ struct prof_nums {
     double call_min, call_max, sumsq;        /* single calls / intervals, all ranks */
     struct hist calls;                       /* durations of single calls / intervals */
     struct hist ranks;                       /* per-rank total time, one entry per rank */
+    struct red_stat ctr[PROF_COUNTERS];      /* counter totals per rank (profile.counters) */
+    uint32_t ctr_ranks[PROF_COUNTERS][CTR_RANK_BINS]; /* their per-rank distribution */
 };
 
 struct prof_row {
@@ -67,6 +76,13 @@ struct prof_prediction {
     int extrapolated;    /* the target lies outside the fitted range */
 };
 
+/* An MPI_T control variable as rank 0 saw it at finalize. */
+struct prof_cvar {
+    char *name, *value; /* value as text ("3", "1048576", "ob1") */
+    char *written;      /* what TARDY_CVARS asked for, or NULL */
+    char *before;       /* the value before the write, or NULL */
+};
+
 struct profile {
     /* run metadata */
     char *program;            /* path of the executable */
@@ -74,6 +90,7 @@ struct profile {
     int argc;
     int ranks, hosts, thread_level, depth;
     char *mpi_library, *mpi_version, *tardy_version, *clock, *start_time, *host;
+    char *interface;          /* how tardy attached: "PMPI" or "QMPI" */
     struct prof_param *params;
     int nparams;
     char *path;               /* where the profile was written or read, may be NULL */
@@ -84,9 +101,20 @@ struct profile {
     struct prof_prediction *predictions;
     int npredictions;
     char *prediction_note; /* why there are no (or fewer) predictions, or NULL */
+    /* counters: the names of the columns of prof_nums.ctr, and why others are missing */
+    int ncounters, counter_multiplex;
+    char *counters[PROF_COUNTERS];
+    char *counter_note;
+    /* MPI_T: the library's inventory (-1: MPI_T not used), recorded control variables */
+    int cvars_total, pvars_total, events_total;
+    struct prof_cvar *cvars;
+    int ncvars;
+    char *mpit_note;
 };
 
 void red_stat_one(struct red_stat *s, double v, int rank);
+/* Bin of a per-rank counter total in prof_nums.ctr_ranks. */
+int ctr_rank_bin(double v);
 void red_stat_merge(struct red_stat *into, const struct red_stat *from);
 void prof_nums_merge(struct prof_nums *into, const struct prof_nums *from);
 void prof_nums_init(struct prof_nums *n);

@@ -44,6 +44,33 @@ static json_t *memory_json(const struct prof_nums *n, int ranks)
                      stat_json(&n->mem_freed, ranks), "live_bytes", stat_json(&n->mem_live, ranks));
 }
 
+/* {"EVENT": statistic with its per-rank "ranks_histogram" [[bin, ranks], ...]} */
+static json_t *counters_json(const struct profile *p, const struct prof_nums *n)
+{
+    json_t *o = json_object();
+    for (int k = 0; k < p->ncounters; k++) {
+        json_t *s = stat_json(&n->ctr[k], p->ranks), *bins = json_array();
+        for (int b = 0; b < CTR_RANK_BINS; b++)
+            if (n->ctr_ranks[k][b])
+                json_array_append_new(bins, json_pack("[i,I]", b, (json_int_t)n->ctr_ranks[k][b]));
+        json_object_set_new(s, "ranks_histogram", bins);
+        json_object_set_new(o, p->counters[k], s);
+    }
+    return o;
+}
+
+static json_t *counter_meta_json(const struct profile *p)
+{
+    json_t *names = json_array();
+    for (int k = 0; k < p->ncounters; k++)
+        json_array_append_new(names, json_string(p->counters[k]));
+    json_t *o = json_pack("{s:s,s:o,s:b}", "source", "PAPI", "events", names, "multiplex",
+                          p->counter_multiplex);
+    if (p->counter_note)
+        json_object_set_new(o, "note", json_string(p->counter_note));
+    return o;
+}
+
 /* Interns frame strings into the "callpaths" table; returns the id of frames. */
 static int path_id(json_t *paths, json_t *ids, const char *frames)
 {
@@ -99,7 +126,7 @@ static json_t *params_json(const struct profile *p)
     return o;
 }
 
-static json_t *run_json(const struct profile *p)
+static json_t *run_json_base(const struct profile *p)
 {
     json_t *args = json_array();
     for (int i = 0; i < p->argc; i++)
@@ -112,6 +139,13 @@ static json_t *run_json(const struct profile *p)
                      p->tardy_version ? p->tardy_version : "", "clock",
                      p->clock ? p->clock : "", "start_time", p->start_time ? p->start_time : "",
                      "callpath_depth", p->depth, "params", params_json(p));
+}
+
+static json_t *run_json(const struct profile *p)
+{
+    json_t *o = run_json_base(p);
+    json_object_set_new(o, "interface", json_string(p->interface ? p->interface : "PMPI"));
+    return o;
 }
 
 static json_t *rows_json(const struct profile *p, int kind, json_t *paths, json_t *ids)
@@ -145,9 +179,48 @@ static json_t *rows_json(const struct profile *p, int kind, json_t *paths, json_
         json_object_set_new(o, "call_max", json_real(n->call_max));
         json_object_set_new(o, "histogram", hist_json(&n->calls));
         json_object_set_new(o, "ranks_histogram", hist_json(&n->ranks));
+        if (p->ncounters)
+            json_object_set_new(o, "counters", counters_json(p, n));
         json_array_append_new(arr, o);
     }
     return arr;
+}
+
+/* MPI_T: the library's inventory, recorded control variables, performance variables and
+ * events reduced over ranks. */
+static json_t *mpit_json(const struct profile *p, json_t *paths, json_t *ids)
+{
+    json_t *cvars = json_array(), *pvars = json_array(), *events = json_array();
+    for (int i = 0; i < p->ncvars; i++) {
+        const struct prof_cvar *c = &p->cvars[i];
+        json_t *o = json_pack("{s:s,s:s}", "name", c->name, "value", c->value);
+        if (c->written) {
+            json_object_set_new(o, "written", json_string(c->written));
+            json_object_set_new(o, "before", json_string(c->before ? c->before : ""));
+        }
+        json_array_append_new(cvars, o);
+    }
+    for (size_t i = 0; i < p->rows.n; i++) {
+        const struct prof_row *r = &p->rows.rows[i];
+        if (r->kind == ROW_PVAR)
+            json_array_append_new(pvars, json_pack("{s:s,s:s,s:o}", "name", r->a, "class",
+                                                   r->b ? r->b : "", "value",
+                                                   stat_json(&r->n.time, p->ranks)));
+        if (r->kind == ROW_EVENT) {
+            json_t *o = json_pack("{s:s}", "event", r->a);
+            json_t *site = site_json(paths, ids, r->b ? r->b : "");
+            json_object_update(o, site);
+            json_decref(site);
+            json_object_set_new(o, "count", stat_json(&r->n.count, p->ranks));
+            json_array_append_new(events, o);
+        }
+    }
+    json_t *o = json_pack("{s:i,s:i,s:i,s:o,s:o,s:o}", "cvars_total", p->cvars_total,
+                          "pvars_total", p->pvars_total, "events_total", p->events_total,
+                          "cvars", cvars, "pvars", pvars, "events", events);
+    if (p->mpit_note)
+        json_object_set_new(o, "note", json_string(p->mpit_note));
+    return o;
 }
 
 static json_t *ranks_json(const struct profile *p)
@@ -194,7 +267,11 @@ char *profile_to_json(const struct profile *p)
     json_object_set_new(root, "mpi", rows_json(p, ROW_MPI, paths, ids));
     json_object_set_new(root, "intervals", rows_json(p, ROW_INTERVAL, paths, ids));
     json_object_set_new(root, "ranks", ranks_json(p));
+    if (p->cvars_total >= 0 || p->mpit_note)
+        json_object_set_new(root, "mpi_t", mpit_json(p, paths, ids));
     json_object_set_new(root, "callpaths", paths);
+    if (p->ncounters || p->counter_note)
+        json_object_set_new(root, "counters", counter_meta_json(p));
     if (p->npredictions || p->prediction_note) {
         json_object_set_new(root, "predictions", predictions_json(p));
         if (p->prediction_note)
@@ -329,6 +406,40 @@ static void read_hist(struct reader *rd, json_t *a, struct hist *h)
     }
 }
 
+static void read_counters(struct reader *rd, const struct profile *p, json_t *o,
+                          struct prof_nums *n)
+{
+    for (int k = 0; o && k < p->ncounters; k++) {
+        json_t *c = json_object_get(o, p->counters[k]), *bin;
+        if (!c)
+            continue;
+        read_stat(rd, c, &n->ctr[k]);
+        size_t i;
+        json_array_foreach(json_object_get(c, "ranks_histogram"), i, bin) {
+            json_int_t b = json_integer_value(json_array_get(bin, 0));
+            if (b < 0 || b >= CTR_RANK_BINS) {
+                bad(rd, "a counter histogram bin is out of range");
+                return;
+            }
+            n->ctr_ranks[k][b] = (uint32_t)json_integer_value(json_array_get(bin, 1));
+        }
+    }
+}
+
+static void read_counter_meta(struct profile *p, json_t *o)
+{
+    json_t *names = json_object_get(o, "events"), *v;
+    size_t i;
+    json_array_foreach(names, i, v) {
+        if (p->ncounters < PROF_COUNTERS && json_is_string(v))
+            p->counters[p->ncounters++] = strdup(json_string_value(v));
+    }
+    p->counter_multiplex = json_is_true(json_object_get(o, "multiplex"));
+    const char *note = json_string_value(json_object_get(o, "note"));
+    if (note)
+        p->counter_note = strdup(note);
+}
+
 /* Rebuild the call-site string "function@frames" from {"function","callpath"}. */
 static int site_of(struct reader *rd, json_t *paths, json_t *site, struct strbuf *out)
 {
@@ -390,6 +501,7 @@ static void read_rows(struct reader *rd, struct profile *p, json_t *root, int ki
                 read_stat(rd, json_object_get(mem, "live_bytes"), &r->n.mem_live);
             }
         }
+        read_counters(rd, p, json_object_get(o, "counters"), &r->n);
         r->n.sumsq = num_of(o, "sumsq");
         r->n.call_min = num_of(o, "call_min");
         r->n.call_max = num_of(o, "call_max");
@@ -398,6 +510,51 @@ static void read_rows(struct reader *rd, struct profile *p, json_t *root, int ki
     }
     sb_free(&a);
     sb_free(&b);
+}
+
+static void read_mpit(struct reader *rd, struct profile *p, json_t *root)
+{
+    json_t *o = json_object_get(root, "mpi_t"), *v;
+    if (!o)
+        return;
+    p->cvars_total = (int)json_integer_value(json_object_get(o, "cvars_total"));
+    p->pvars_total = (int)json_integer_value(json_object_get(o, "pvars_total"));
+    p->events_total = (int)json_integer_value(json_object_get(o, "events_total"));
+    const char *note = json_string_value(json_object_get(o, "note"));
+    if (note)
+        p->mpit_note = strdup(note);
+    json_t *cvars = json_object_get(o, "cvars");
+    size_t i, n = json_array_size(cvars);
+    p->cvars = calloc(n + 1, sizeof *p->cvars);
+    json_array_foreach(cvars, i, v) {
+        if (!p->cvars)
+            break;
+        struct prof_cvar *c = &p->cvars[p->ncvars++];
+        c->name = str_of(v, "name");
+        c->value = str_of(v, "value");
+        if (json_object_get(v, "written")) {
+            c->written = str_of(v, "written");
+            c->before = str_of(v, "before");
+        }
+    }
+    json_array_foreach(json_object_get(o, "pvars"), i, v) {
+        const char *name = json_string_value(json_object_get(v, "name"));
+        const char *cls = json_string_value(json_object_get(v, "class"));
+        struct prof_row *r = name ? rowset_get(&p->rows, ROW_PVAR, name, cls ? cls : "") : NULL;
+        if (r)
+            read_stat(rd, json_object_get(v, "value"), &r->n.time);
+    }
+    struct strbuf site;
+    sb_init(&site);
+    json_array_foreach(json_object_get(o, "events"), i, v) {
+        const char *name = json_string_value(json_object_get(v, "event"));
+        if (!name || site_of(rd, json_object_get(root, "callpaths"), v, &site) != 0)
+            break;
+        struct prof_row *r = rowset_get(&p->rows, ROW_EVENT, name, site.data);
+        if (r)
+            read_stat(rd, json_object_get(v, "count"), &r->n.count);
+    }
+    sb_free(&site);
 }
 
 static void read_run(struct reader *rd, struct profile *p, json_t *run)
@@ -426,6 +583,7 @@ static void read_run(struct reader *rd, struct profile *p, json_t *run)
     p->tardy_version = str_of(run, "tardy_version");
     p->clock = str_of(run, "clock");
     p->start_time = str_of(run, "start_time");
+    p->interface = str_of(run, "interface");
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(run, "params"), key, v) {
@@ -509,6 +667,8 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
     if (!rd.failed)
         read_run(&rd, p, json_object_get(root, "run"));
     if (!rd.failed)
+        read_counter_meta(p, json_object_get(root, "counters"));
+    if (!rd.failed)
         read_rows(&rd, p, root, ROW_MPI);
     if (!rd.failed)
         read_rows(&rd, p, root, ROW_INTERVAL);
@@ -516,6 +676,8 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
         read_ranks(&rd, p, json_object_get(root, "ranks"));
     if (!rd.failed)
         read_predictions(p, root);
+    if (!rd.failed)
+        read_mpit(&rd, p, root);
     json_decref(root);
     if (!rd.failed) {
         free(p->path);

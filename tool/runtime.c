@@ -12,11 +12,14 @@
 #include "callpath.h"
 #include "collect.h"
 #include "config.h"
+#include "counters.h"
 #include "event.h"
 #include "forecast.h"
 #include "memory.h"
+#include "mpi_t.h"
 #include "peer.h"
 #include "profile_json.h"
+#include "qmpi.h"
 #include "reduce.h"
 #include "summary.h"
 #include "warn.h"
@@ -26,6 +29,7 @@ extern char **environ;
 static struct {
     int prepared, started, finished;
     int memory;             /* memory tracking is on */
+    int layer;              /* the entry points that count: EV_PMPI or EV_QMPI */
     struct strbuf warnings; /* option problems, printed by rank 0 once MPI is up */
     int thread_level;
     MPI_Comm comm;          /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
@@ -80,8 +84,12 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     if (!cfg.enable)
         return;
     pr_init();
+    if (ctr_start(cfg.papi, cfg.papi_multiplex, rt.comm) && ev_self)
+        ev_self->ctr = ctr_thread_new();
+    mt_start(tardy_rank);
     ev_record(fn, ra, t_enter, t_leave);
-    atomic_store(&ev_on, 1);
+    rt.layer = qm_active() ? EV_QMPI : EV_PMPI;
+    atomic_store(&ev_on, rt.layer);
 }
 
 void rt_pcontrol(int level)
@@ -92,7 +100,7 @@ void rt_pcontrol(int level)
         atomic_store(&ev_on, 0);
     } else {
         atomic_fetch_add(&ev_epoch, 1);
-        atomic_store(&ev_on, 1);
+        atomic_store(&ev_on, rt.layer);
     }
 }
 
@@ -156,8 +164,16 @@ static void fill_metadata(struct profile *p)
     p->clock = strdup(CLK_SOURCE_NAME);
     p->start_time = strdup(rt.start_time);
     p->host = strdup(host);
+    p->interface = strdup(rt.layer == EV_QMPI ? "QMPI" : "PMPI");
     p->thread_level = rt.thread_level;
     p->depth = cfg.enable ? cfg.depth : 0;
+    p->ncounters = ctr_count;
+    for (int i = 0; i < ctr_count; i++)
+        p->counters[i] = strdup(ctr_name(i));
+    p->counter_multiplex = ctr_multiplexed();
+    mt_describe(p);
+    if (ctr_note())
+        p->counter_note = strdup(ctr_note());
     char err[256];
     if (profile_set_params(p, cfg.params, err, sizeof err) < 0)
         tardy_warn("TARDY_PARAMS: %s; parameters after it are not recorded", err);
@@ -195,7 +211,7 @@ void rt_finish(void *ra)
     if (!rt.started || rt.finished)
         return;
     struct ev_call c;
-    if (ev_enter(&c, TARDY_FN_MPI_Finalize, ra)) {
+    if (ev_enter(&c, TARDY_FN_MPI_Finalize, ra, EV_ANY)) {
         ev_started(&c);
         c.t_leave = c.t_enter;
         ev_leave(&c);
@@ -217,6 +233,7 @@ void rt_finish(void *ra)
         emit(&p);
     }
     profile_free(&p);
+    mt_stop();
     pr_fini();
     PMPI_Comm_free(&rt.comm);
 }

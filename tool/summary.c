@@ -163,9 +163,10 @@ static void header(const struct profile *p, struct strbuf *out)
               p->hosts, p->hosts == 1 ? "" : "s", p->depth,
               p->thread_level >= 0 && p->thread_level < 4 ? level[p->thread_level] : "?");
     size_t liblen = p->mpi_library ? strcspn(p->mpi_library, "\n") : 0;
-    sb_printf(out, "MPI       %.*s (MPI %s)   tardy %s\n", (int)(liblen > 60 ? 60 : liblen),
+    sb_printf(out, "MPI       %.*s (MPI %s)   tardy %s via %s\n", (int)(liblen > 60 ? 60 : liblen),
               p->mpi_library ? p->mpi_library : "", p->mpi_version ? p->mpi_version : "?",
-              p->tardy_version ? p->tardy_version : "?");
+              p->tardy_version ? p->tardy_version : "?",
+              p->interface && *p->interface ? p->interface : "PMPI");
     const struct red_stat *wall = profile_rank_metric(p, "wall");
     const struct red_stat *mpi = profile_rank_metric(p, "mpi");
     const struct red_stat *comp = profile_rank_metric(p, "compute");
@@ -340,6 +341,131 @@ static void memory_section(const struct profile *p, int top, struct strbuf *out)
     free(v);
 }
 
+static int ctr_key; /* the counter sorted by (qsort has no context argument) */
+
+static int by_counter_desc(const void *x, const void *y)
+{
+    double a = ((const struct ranked *)x)->row->n.ctr[ctr_key].sum;
+    double b = ((const struct ranked *)y)->row->n.ctr[ctr_key].sum;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* Intervals and MPI call sites with the largest totals of counter k. */
+static void counter_table(const struct profile *p, int k, int top, struct strbuf *out)
+{
+    struct ranked *v = malloc((p->rows.n + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; v && i < p->rows.n; i++)
+        if ((p->rows.rows[i].kind == ROW_MPI || p->rows.rows[i].kind == ROW_INTERVAL) &&
+            p->rows.rows[i].n.ctr[k].sum != 0)
+            v[n++].row = &p->rows.rows[i];
+    ctr_key = k;
+    if (v)
+        qsort(v, n, sizeof *v, by_counter_desc);
+    const struct prof_row *total = NULL;
+    char name[300];
+    snprintf(name, sizeof name, "counter:%s", p->counters[k]);
+    total = rowset_find(&p->rows, ROW_RANK, name, NULL);
+    double all = total && total->n.time.sum != 0 ? total->n.time.sum : 1;
+    sb_printf(out, "%s: top %d of %zu sites where it counted\n", p->counters[k], top < (int)n ? top : (int)n, n);
+    sb_printf(out, "%14s %6s %14s %5s  %s\n", "total", "%", "max/rank", "imb",
+              "interval (a -> b) or MPI call site");
+    struct strbuf label;
+    sb_init(&label);
+    for (size_t i = 0; v && i < n && (int)i < top; i++) {
+        const struct prof_row *r = v[i].row;
+        double mean = mean_of(&r->n.ctr[k], p->ranks);
+        label.len = 0;
+        if (r->kind == ROW_INTERVAL) {
+            site_short(r->a, &label);
+            sb_puts(&label, " -> ");
+            site_short(r->b ? r->b : "", &label);
+        } else {
+            sb_add(&label, r->a, site_function_len(r->a));
+            sb_puts(&label, " at ");
+            site_label(r->a, &label);
+        }
+        size_t start = out->len;
+        sb_printf(out, "%14.0f %6.1f %14.0f %5.2f  ", r->n.ctr[k].sum, 100 * r->n.ctr[k].sum / all,
+                  r->n.ctr[k].max, mean > 0 ? r->n.ctr[k].max / mean : 0);
+        finish_line(out, start, &label);
+    }
+    sb_free(&label);
+    free(v);
+}
+
+static void counter_section(const struct profile *p, int top, struct strbuf *out)
+{
+    if (!p->ncounters && !p->counter_note)
+        return;
+    heading(out, p->counter_multiplex ? "PAPI counters (multiplexed)" : "PAPI counters");
+    if (p->counter_note)
+        sb_puts(out, p->counter_note);
+    if (!p->ncounters)
+        return;
+    sb_printf(out, "%-32s %14s %14s %14s %14s\n", "per rank", "total", "min", "mean", "max");
+    for (int k = 0; k < p->ncounters; k++) {
+        char name[300];
+        snprintf(name, sizeof name, "counter:%s", p->counters[k]);
+        const struct red_stat *t = profile_rank_metric(p, name);
+        if (t)
+            sb_printf(out, "%-32.32s %14.0f %14.0f %14.0f %14.0f (rank %d)\n", p->counters[k],
+                      t->sum, t->min, mean_of(t, p->ranks), t->max, t->max_rank);
+    }
+    for (int k = 0; k < p->ncounters; k++)
+        counter_table(p, k, top < 5 ? top : 5, out);
+}
+
+/* MPI_T: what was written, the performance variables (non-zero ones), events per site. */
+static void mpit_section(const struct profile *p, int top, struct strbuf *out)
+{
+    if (p->cvars_total < 0 && !p->mpit_note)
+        return;
+    heading(out, "MPI library (MPI_T)");
+    sb_printf(out, "%d control variables (%d recorded in the profile), %d performance variables",
+              p->cvars_total, p->ncvars, p->pvars_total);
+    if (p->events_total >= 0)
+        sb_printf(out, ", %d events", p->events_total);
+    sb_puts(out, "\n");
+    for (int i = 0; i < p->ncvars; i++)
+        if (p->cvars[i].written)
+            sb_printf(out, "set %s = %s (was %s, now %s)\n", p->cvars[i].name,
+                      p->cvars[i].written, p->cvars[i].before ? p->cvars[i].before : "?",
+                      p->cvars[i].value);
+    if (p->mpit_note)
+        sb_puts(out, p->mpit_note);
+    int shown = 0;
+    for (size_t i = 0; i < p->rows.n && shown < top; i++) {
+        const struct prof_row *r = &p->rows.rows[i];
+        if (r->kind != ROW_PVAR || (r->n.time.min == 0 && r->n.time.max == 0))
+            continue;
+        if (!shown++)
+            sb_printf(out, "%-40s %-13s %14s %14s %14s\n", "performance variable (non-zero)",
+                      "class", "min", "mean", "max");
+        sb_printf(out, "%-40.40s %-13.13s %14.6g %14.6g %14.6g (rank %d)\n", r->a,
+                  r->b ? r->b : "", r->n.time.min, mean_of(&r->n.time, p->ranks), r->n.time.max,
+                  r->n.time.max_rank);
+    }
+    struct strbuf label;
+    sb_init(&label);
+    shown = 0;
+    for (size_t i = 0; i < p->rows.n && shown < top; i++) {
+        const struct prof_row *r = &p->rows.rows[i];
+        if (r->kind != ROW_EVENT)
+            continue;
+        if (!shown++)
+            sb_printf(out, "%12s  %-30s %s\n", "events", "MPI_T event", "inside MPI call");
+        label.len = 0;
+        sb_add(&label, r->b ? r->b : "", r->b ? site_function_len(r->b) : 0);
+        sb_puts(&label, " at ");
+        site_label(r->b ? r->b : "", &label);
+        size_t start = out->len;
+        sb_printf(out, "%12.0f  %-30.30s ", r->n.count.sum, r->a);
+        finish_line(out, start, &label);
+    }
+    sb_free(&label);
+}
+
 void summary_predictions(const struct profile *p, struct strbuf *out)
 {
     if (!p->npredictions && !p->prediction_note)
@@ -377,5 +503,7 @@ void summary_write(const struct profile *p, int top, struct strbuf *out)
     rank_section(p, out);
     comm_section(p, out);
     memory_section(p, top, out);
+    counter_section(p, top, out);
+    mpit_section(p, top, out);
     summary_predictions(p, out);
 }

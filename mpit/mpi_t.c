@@ -1,0 +1,559 @@
+/* MPI_T: control variables written after MPI_Init and recorded at finalize, performance
+ * variables started after MPI_Init and read at finalize, events counted per call site. All
+ * through the PMPI_T_ names, so an application's own MPI_T use is untouched. */
+#include "mpi_t.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "event.h"
+#include "strbuf.h"
+#include "tables.h"
+#include "warn.h"
+
+#define MT_MAX_PVARS 64
+#define MT_MAX_EVENTS 64
+#define MT_MAX_WRITES 16
+#define MT_NAME 256
+
+struct mt_write {
+    char *name, *asked, *before;
+};
+
+struct mt_pvar {
+    MPI_T_pvar_handle handle;
+    MPI_Datatype type;
+    char name[MT_NAME];
+    int cls;
+};
+
+/* Occurrences of event k (k1) inside call site (k2). */
+struct mt_event_row {
+    uint64_t k, site;
+    uint64_t n;
+};
+
+static struct {
+    int on, rank;
+    int ncvars, npvars, nevents;
+    struct mt_write writes[MT_MAX_WRITES];
+    int nwrites;
+    int session_open;
+    MPI_T_pvar_session session;
+    struct mt_pvar pvars[MT_MAX_PVARS];
+    int npv;
+    struct strbuf note;
+#if MPI_VERSION >= 4
+    MPI_T_event_registration events[MT_MAX_EVENTS];
+    char event_names[MT_MAX_EVENTS][MT_NAME];
+    int nev;
+    pthread_mutex_t lock;
+    struct table counts;
+#endif
+} mt;
+
+/* Does name match one of the comma-separated glob patterns (case-insensitive) and none of
+ * those written !pattern? */
+static int matches(const char *patterns, const char *name)
+{
+    char pat[MT_NAME];
+    int yes = 0;
+    for (const char *s = patterns; *s;) {
+        size_t len = strcspn(s, ",");
+        if (len && len < sizeof pat) {
+            memcpy(pat, s, len);
+            pat[len] = '\0';
+            int neg = pat[0] == '!';
+            if (!fnmatch(pat + neg, name, FNM_CASEFOLD)) {
+                if (neg)
+                    return 0;
+                yes = 1;
+            }
+        }
+        s += len + (s[len] == ',');
+    }
+    return yes;
+}
+
+/* The value in buf of an integer or floating-point MPI_T type, as a double; -1 if the type
+ * is not one of those. */
+static int as_number(MPI_Datatype t, const void *buf, double *v)
+{
+    if (t == MPI_INT)
+        *v = *(const int *)buf;
+    else if (t == MPI_UNSIGNED)
+        *v = *(const unsigned *)buf;
+    else if (t == MPI_UNSIGNED_LONG)
+        *v = (double)*(const unsigned long *)buf;
+    else if (t == MPI_UNSIGNED_LONG_LONG)
+        *v = (double)*(const unsigned long long *)buf;
+    else if (t == MPI_COUNT)
+        *v = (double)*(const MPI_Count *)buf;
+    else if (t == MPI_DOUBLE)
+        *v = *(const double *)buf;
+    else
+        return -1;
+    return 0;
+}
+
+/* Store integer x in buf as type t; -1 if t is not an integer type. */
+static int store_int(MPI_Datatype t, long long x, void *buf)
+{
+    if (t == MPI_INT)
+        *(int *)buf = (int)x;
+    else if (t == MPI_UNSIGNED)
+        *(unsigned *)buf = (unsigned)x;
+    else if (t == MPI_UNSIGNED_LONG)
+        *(unsigned long *)buf = (unsigned long)x;
+    else if (t == MPI_UNSIGNED_LONG_LONG)
+        *(unsigned long long *)buf = (unsigned long long)x;
+    else if (t == MPI_COUNT)
+        *(MPI_Count *)buf = (MPI_Count)x;
+    else
+        return -1;
+    return 0;
+}
+
+/* ---- control variables ----------------------------------------------------------------- */
+
+struct cvar {
+    int index, count, bind, scope;
+    char name[MT_NAME], desc[4096];
+    MPI_Datatype type;
+    MPI_T_enum en;
+    MPI_T_cvar_handle handle;
+    char buf[4096];
+};
+
+static int cvar_info(int index, struct cvar *c)
+{
+    int nlen = sizeof c->name, dlen = sizeof c->desc, verbosity;
+    c->index = index;
+    c->handle = MPI_T_CVAR_HANDLE_NULL;
+    return PMPI_T_cvar_get_info(index, c->name, &nlen, &verbosity, &c->type, &c->en, c->desc,
+                                &dlen, &c->bind, &c->scope);
+}
+
+/* A handle for c, bound to MPI_COMM_WORLD when c belongs to communicators. */
+static int cvar_open(struct cvar *c)
+{
+    MPI_Comm world = MPI_COMM_WORLD;
+    if (c->bind != MPI_T_BIND_NO_OBJECT && c->bind != MPI_T_BIND_MPI_COMM)
+        return -1;
+    if (PMPI_T_cvar_handle_alloc(c->index, c->bind == MPI_T_BIND_MPI_COMM ? &world : NULL,
+                                 &c->handle, &c->count) != MPI_SUCCESS)
+        return -1;
+    if (c->count < 1 || (size_t)c->count * 8 >= sizeof c->buf) {
+        PMPI_T_cvar_handle_free(&c->handle);
+        return -1;
+    }
+    return 0;
+}
+
+static void cvar_close(struct cvar *c)
+{
+    if (c->handle != MPI_T_CVAR_HANDLE_NULL)
+        PMPI_T_cvar_handle_free(&c->handle);
+}
+
+/* The value of an open c as text: an enumeration's item name, a number or a string. */
+static int cvar_text(struct cvar *c, char *out, size_t len)
+{
+    double v;
+    memset(c->buf, 0, sizeof c->buf);
+    if (PMPI_T_cvar_read(c->handle, c->buf) != MPI_SUCCESS)
+        return -1;
+    if (c->type == MPI_CHAR) {
+        snprintf(out, len, "%.*s", c->count, c->buf);
+        return 0;
+    }
+    if (as_number(c->type, c->buf, &v) < 0)
+        return -1;
+    snprintf(out, len, "%.17g", v);
+    int items;
+    char name[MT_NAME];
+    if (c->en != MPI_T_ENUM_NULL && PMPI_T_enum_get_info(c->en, &items, name,
+                                                         &(int){sizeof name}) == MPI_SUCCESS) {
+        for (int i = 0; i < items; i++) {
+            int value, nlen = sizeof name;
+            if (PMPI_T_enum_get_item(c->en, i, &value, name, &nlen) == MPI_SUCCESS &&
+                value == (int)v) {
+                snprintf(out, len, "%s", name);
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* MPICH lists an integer selector's values by name in its description, in value order,
+ * each as "name   - text" (the line breaks are lost, so a name may be glued to the end of
+ * the previous text). The position of want among them, or -1. */
+static long long described_value(const char *desc, const char *want)
+{
+    size_t wlen = strlen(want);
+    long long k = 0;
+    for (const char *s = strstr(desc, " - "); s; s = strstr(s + 3, " - "), k++) {
+        const char *end = s;
+        while (end > desc && end[-1] == ' ')
+            end--;
+        const char *word = end;
+        while (word > desc && (word[-1] == '_' || isalnum((unsigned char)word[-1])))
+            word--;
+        if ((size_t)(end - word) >= wlen && !strncmp(end - wlen, want, wlen) &&
+            (end - wlen == word || end[-(long)wlen - 1] != '_'))
+            return k;
+    }
+    return -1;
+}
+
+/* Parse text for c into c->buf: a number, an enumeration item's name or (MPICH) a name in
+ * the description. -1 when it is none of these. */
+static int cvar_parse(struct cvar *c, const char *text)
+{
+    char *end;
+    memset(c->buf, 0, sizeof c->buf);
+    if (c->type == MPI_CHAR) {
+        if (strlen(text) >= (size_t)c->count)
+            return -1;
+        strcpy(c->buf, text);
+        return 0;
+    }
+    if (c->type == MPI_DOUBLE) {
+        *(double *)c->buf = strtod(text, &end);
+        return *text && !*end ? 0 : -1;
+    }
+    long long x = strtoll(text, &end, 0);
+    if (*text && !*end)
+        return store_int(c->type, x, c->buf);
+    int items;
+    char name[MT_NAME];
+    if (c->en != MPI_T_ENUM_NULL && PMPI_T_enum_get_info(c->en, &items, name,
+                                                         &(int){sizeof name}) == MPI_SUCCESS) {
+        for (int i = 0; i < items; i++) {
+            int value, nlen = sizeof name;
+            if (PMPI_T_enum_get_item(c->en, i, &value, name, &nlen) == MPI_SUCCESS &&
+                !strcasecmp(name, text))
+                return store_int(c->type, value, c->buf);
+        }
+        return -1;
+    }
+    x = described_value(c->desc, text);
+    return x < 0 ? -1 : store_int(c->type, x, c->buf);
+}
+
+static const char *scope_name(int scope)
+{
+    return scope == MPI_T_SCOPE_CONSTANT ? "constant" : scope == MPI_T_SCOPE_READONLY
+                                                            ? "read-only" : "settable";
+}
+
+/* Write one NAME=VALUE; the reason it failed (for rank 0's warning) or NULL. */
+static const char *write_one(const char *name, const char *value, char *why, size_t len)
+{
+    struct cvar *c = malloc(sizeof *c);
+    int index;
+    char before[MT_NAME] = "";
+    const char *fail = why;
+    if (!c)
+        return "out of memory";
+    c->handle = MPI_T_CVAR_HANDLE_NULL;
+    if (PMPI_T_cvar_get_index(name, &index) != MPI_SUCCESS || cvar_info(index, c) != MPI_SUCCESS)
+        snprintf(why, len, "this MPI library has no control variable %.200s", name);
+    else if (c->scope == MPI_T_SCOPE_CONSTANT || c->scope == MPI_T_SCOPE_READONLY)
+        snprintf(why, len, "%.200s is %.200s", name, scope_name(c->scope));
+    else if (cvar_open(c) < 0)
+        snprintf(why, len, "%.200s belongs to an object tardy cannot bind", name);
+    else if (cvar_text(c, before, sizeof before), cvar_parse(c, value) < 0)
+        snprintf(why, len, "'%.200s' is not a value of %.200s", value, name);
+    else if (PMPI_T_cvar_write(c->handle, c->buf) != MPI_SUCCESS)
+        snprintf(why, len, "%.200s cannot be set now (MPI_T_cvar_write failed)", name);
+    else
+        fail = NULL;
+    if (!fail && mt.nwrites < MT_MAX_WRITES) {
+        struct mt_write *w = &mt.writes[mt.nwrites++];
+        w->name = strdup(name);
+        w->asked = strdup(value);
+        w->before = strdup(before);
+    }
+    cvar_close(c);
+    free(c);
+    return fail;
+}
+
+static void write_cvars(const char *spec)
+{
+    char item[512], why[512];
+    for (const char *s = spec; *s;) {
+        size_t len = strcspn(s, ",");
+        if (len && len < sizeof item) {
+            memcpy(item, s, len);
+            item[len] = '\0';
+            char *eq = strchr(item, '=');
+            const char *fail = "not NAME=VALUE";
+            if (eq && eq != item) {
+                *eq = '\0';
+                fail = write_one(item, eq + 1, why, sizeof why);
+                *eq = '=';
+            }
+            if (fail && mt.rank == 0)
+                tardy_warn("TARDY_CVARS: %s: %s; not written", item, fail);
+        }
+        s += len + (s[len] == ',');
+    }
+}
+
+/* ---- performance variables -------------------------------------------------------------- */
+
+static const char *class_name(int cls)
+{
+    static const struct {
+        int cls;
+        const char *name;
+    } names[] = {{MPI_T_PVAR_CLASS_STATE, "state"}, {MPI_T_PVAR_CLASS_LEVEL, "level"},
+                 {MPI_T_PVAR_CLASS_SIZE, "size"}, {MPI_T_PVAR_CLASS_PERCENTAGE, "percentage"},
+                 {MPI_T_PVAR_CLASS_HIGHWATERMARK, "highwatermark"},
+                 {MPI_T_PVAR_CLASS_LOWWATERMARK, "lowwatermark"},
+                 {MPI_T_PVAR_CLASS_COUNTER, "counter"}, {MPI_T_PVAR_CLASS_AGGREGATE, "aggregate"},
+                 {MPI_T_PVAR_CLASS_TIMER, "timer"}, {MPI_T_PVAR_CLASS_GENERIC, "generic"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].cls == cls)
+            return names[i].name;
+    return "?";
+}
+
+/* Allocate (and start, unless continuous) the pvars matching TARDY_PVARS. */
+static void start_pvars(void)
+{
+    int skipped = 0;
+    for (int i = 0; i < mt.npvars; i++) {
+        struct mt_pvar *p = &mt.pvars[mt.npv];
+        char desc[1024];
+        int nlen = sizeof p->name, dlen = sizeof desc, verbosity, bind, readonly, continuous,
+            atomic, count;
+        MPI_T_enum en;
+        MPI_Comm world = MPI_COMM_WORLD;
+        double v;
+        if (PMPI_T_pvar_get_info(i, p->name, &nlen, &verbosity, &p->cls, &p->type, &en, desc,
+                                 &dlen, &bind, &readonly, &continuous, &atomic) != MPI_SUCCESS ||
+            !matches(cfg.pvars, p->name))
+            continue;
+        if (mt.npv == MT_MAX_PVARS || (bind != MPI_T_BIND_NO_OBJECT &&
+                                       bind != MPI_T_BIND_MPI_COMM) ||
+            as_number(p->type, &(long long){0}, &v) < 0) {
+            skipped++;
+            continue;
+        }
+        if (!mt.session_open && PMPI_T_pvar_session_create(&mt.session) != MPI_SUCCESS)
+            return;
+        mt.session_open = 1;
+        if (PMPI_T_pvar_handle_alloc(mt.session, i, bind == MPI_T_BIND_MPI_COMM ? &world : NULL,
+                                     &p->handle, &count) != MPI_SUCCESS) {
+            skipped++;
+            continue;
+        }
+        if (count != 1) {
+            PMPI_T_pvar_handle_free(mt.session, &p->handle);
+            skipped++;
+            continue;
+        }
+        if (!continuous)
+            PMPI_T_pvar_start(mt.session, p->handle);
+        mt.npv++;
+    }
+    if (skipped)
+        sb_printf(&mt.note, "%d performance variables matching TARDY_PVARS are not read (arrays, "
+                            "non-numeric, bound to objects other than MPI_COMM_WORLD, or beyond "
+                            "%d)\n", skipped, MT_MAX_PVARS);
+}
+
+void mt_pvar_rows(struct rowset *rs, int rank)
+{
+    for (int i = 0; i < mt.npv; i++) {
+        struct mt_pvar *p = &mt.pvars[i];
+        char buf[64] = {0};
+        double v;
+        if (PMPI_T_pvar_read(mt.session, p->handle, buf) != MPI_SUCCESS ||
+            as_number(p->type, buf, &v) < 0)
+            continue;
+        struct prof_row *r = rowset_get(rs, ROW_PVAR, p->name, class_name(p->cls));
+        if (r) {
+            red_stat_one(&r->n.time, v, rank);
+            red_stat_one(&r->n.count, 1, rank);
+        }
+    }
+}
+
+/* ---- events (MPI 4.0) --------------------------------------------------------------------- */
+
+#if MPI_VERSION >= 4
+static void event_cb(MPI_T_event_instance e, MPI_T_event_registration reg,
+                     MPI_T_cb_safety safety, void *k)
+{
+    (void)e, (void)reg, (void)safety;
+    /* The thread's MPI call in progress, if the event happens inside one. */
+    uint64_t site = ev_self ? ev_self->mem_site : 0;
+    pthread_mutex_lock(&mt.lock);
+    struct mt_event_row *r = tab_get(&mt.counts, (uint64_t)(uintptr_t)k, site);
+    if (r)
+        r->n++;
+    pthread_mutex_unlock(&mt.lock);
+}
+
+static void event_row_init(void *row)
+{
+    memset(row, 0, sizeof(struct mt_event_row));
+}
+
+static void start_events(void)
+{
+    pthread_mutex_init(&mt.lock, NULL);
+    tab_init(&mt.counts, sizeof(struct mt_event_row), event_row_init);
+    for (int i = 0; i < mt.nevents && mt.nev < MT_MAX_EVENTS; i++) {
+        char *name = mt.event_names[mt.nev], desc[1024];
+        int nlen = MT_NAME, dlen = sizeof desc, verbosity, nelem = 0, bind;
+        MPI_T_enum en;
+        MPI_Info info = MPI_INFO_NULL;
+        if (PMPI_T_event_get_info(i, name, &nlen, &verbosity, NULL, NULL, &nelem, &en, &info,
+                                  desc, &dlen, &bind) != MPI_SUCCESS)
+            continue;
+        if (info != MPI_INFO_NULL)
+            PMPI_Info_free(&info);
+        MPI_T_event_registration *reg = &mt.events[mt.nev];
+        if (bind != MPI_T_BIND_NO_OBJECT ||
+            PMPI_T_event_handle_alloc(i, NULL, MPI_INFO_NULL, reg) != MPI_SUCCESS)
+            continue;
+        if (PMPI_T_event_register_callback(*reg, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL,
+                                           (void *)(uintptr_t)mt.nev, event_cb) != MPI_SUCCESS) {
+            PMPI_T_event_handle_free(*reg, NULL, NULL);
+            continue;
+        }
+        mt.nev++;
+    }
+}
+
+void mt_for_each_event(void (*fn)(const char *event, uint64_t site, uint64_t n, void *arg),
+                       void *arg)
+{
+    if (!mt.nev)
+        return;
+    pthread_mutex_lock(&mt.lock);
+    for (uint32_t i = 0; i < mt.counts.n; i++) {
+        const struct mt_event_row *r = tab_row(&mt.counts, i);
+        if (r->k < (uint64_t)mt.nev)
+            fn(mt.event_names[r->k], r->site, r->n, arg);
+    }
+    pthread_mutex_unlock(&mt.lock);
+}
+#else
+void mt_for_each_event(void (*fn)(const char *event, uint64_t site, uint64_t n, void *arg),
+                       void *arg)
+{
+    (void)fn, (void)arg;
+}
+#endif
+
+/* ---- life cycle --------------------------------------------------------------------------- */
+
+void mt_start(int rank)
+{
+    int provided;
+    mt.rank = rank;
+    sb_init(&mt.note);
+    mt.ncvars = mt.npvars = mt.nevents = -1;
+    if (!cfg.mpit)
+        return;
+    if (PMPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+        if (rank == 0)
+            tardy_warn("MPI_T_init_thread failed; control and performance variables are not "
+                       "recorded");
+        return;
+    }
+    mt.on = 1;
+    PMPI_T_cvar_get_num(&mt.ncvars);
+    PMPI_T_pvar_get_num(&mt.npvars);
+    write_cvars(cfg.cvars);
+    start_pvars();
+#if MPI_VERSION >= 4
+    if (PMPI_T_event_get_num(&mt.nevents) != MPI_SUCCESS)
+        mt.nevents = 0;
+    start_events();
+#else
+    sb_puts(&mt.note, "MPI_T events need an MPI 4.0 library\n");
+#endif
+    if (mt.npvars == 0)
+        sb_puts(&mt.note, "this MPI library has no performance variables\n");
+    if (mt.nevents == 0)
+        sb_puts(&mt.note, "this MPI library has no MPI_T events\n");
+}
+
+static int find_write(const char *name)
+{
+    for (int i = 0; i < mt.nwrites; i++)
+        if (!strcmp(mt.writes[i].name, name))
+            return i;
+    return -1;
+}
+
+void mt_describe(struct profile *p)
+{
+    p->cvars_total = mt.ncvars;
+    p->pvars_total = mt.npvars;
+    p->events_total = mt.nevents;
+    if (mt.note.len)
+        p->mpit_note = strdup(mt.note.data);
+    if (!mt.on)
+        return;
+    struct cvar *c = malloc(sizeof *c);
+    p->cvars = calloc((size_t)mt.ncvars + 1, sizeof *p->cvars);
+    for (int i = 0; c && p->cvars && i < mt.ncvars; i++) {
+        char value[1024];
+        if (cvar_info(i, c) != MPI_SUCCESS)
+            continue;
+        int w = find_write(c->name);
+        if ((w < 0 && !matches(cfg.cvars_record, c->name)) || cvar_open(c) < 0)
+            continue;
+        if (cvar_text(c, value, sizeof value) == 0) {
+            struct prof_cvar *pc = &p->cvars[p->ncvars++];
+            pc->name = strdup(c->name);
+            pc->value = strdup(value);
+            if (w >= 0) {
+                pc->written = strdup(mt.writes[w].asked);
+                pc->before = strdup(mt.writes[w].before);
+            }
+        }
+        cvar_close(c);
+    }
+    free(c);
+}
+
+void mt_stop(void)
+{
+    if (!mt.on)
+        return;
+#if MPI_VERSION >= 4
+    for (int i = 0; i < mt.nev; i++)
+        PMPI_T_event_handle_free(mt.events[i], NULL, NULL);
+    mt.nev = 0;
+    tab_free(&mt.counts);
+#endif
+    for (int i = 0; i < mt.npv; i++)
+        PMPI_T_pvar_handle_free(mt.session, &mt.pvars[i].handle);
+    mt.npv = 0;
+    if (mt.session_open)
+        PMPI_T_pvar_session_free(&mt.session);
+    for (int i = 0; i < mt.nwrites; i++) {
+        free(mt.writes[i].name);
+        free(mt.writes[i].asked);
+        free(mt.writes[i].before);
+    }
+    mt.nwrites = 0;
+    PMPI_T_finalize();
+    mt.on = 0;
+}

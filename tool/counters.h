@@ -1,0 +1,54 @@
+/* PAPI counters per compute interval and per MPI call site (TARDY_PAPI). Each thread has its
+ * own event set and reads it at every MPI enter and leave into fixed arrays; the deltas are
+ * summed into per-thread tables keyed like the event core's. With TARDY_PAPI unset PAPI is
+ * never initialised and no thread has counter state (the hot path tests one pointer). */
+#ifndef TARDY_COUNTERS_H
+#define TARDY_COUNTERS_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "profile.h"
+#include "strbuf.h"
+#include "tables.h"
+
+/* Deltas of one site (k1 = call site, k2 = 0) or interval (k1 = site before, k2 = after). */
+struct ctr_row {
+    uint64_t k1, k2;
+    int64_t v[PROF_COUNTERS];
+};
+
+struct ctr_thread {
+    int eventset;
+    long long at_enter[PROF_COUNTERS], at_leave[PROF_COUNTERS], last[PROF_COUNTERS];
+    struct table mpi, intervals;
+};
+
+void ctr_row_init(void *row);
+
+/* Number of counters every rank reads (0: counters are off). */
+extern int ctr_count;
+
+/* After MPI_Init, collective over comm: initialise PAPI, check the events of spec
+ * ("EV,EV,...") on every rank and keep those available everywhere (one warning per event
+ * that is not, from the lowest rank that lacks it, with PAPI's reason). Returns ctr_count. */
+int ctr_start(const char *spec, int multiplex, MPI_Comm comm);
+
+/* Counter state for the calling thread (NULL when counters are off or its event set could
+ * not be started; one warning then). */
+struct ctr_thread *ctr_thread_new(void);
+
+/* Hot path: read the counters when the PMPI call begins and when it ends. */
+void ctr_enter(struct ctr_thread *c);
+void ctr_leave(struct ctr_thread *c);
+/* After the call: add the MPI call's deltas to site, and (when from != 0) the interval's
+ * from the previous call's end to this call's start to (from, site). */
+void ctr_account(struct ctr_thread *c, uint64_t from, uint64_t site);
+
+/* The event names kept (valid after ctr_start), and the reasons the others were dropped
+ * (a note for the profile, or NULL). */
+const char *ctr_name(int i);
+const char *ctr_note(void);
+int ctr_multiplexed(void);
+
+#endif
