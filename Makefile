@@ -18,9 +18,12 @@ B          ?= build
 MPI_CFLAGS  ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-I' | tr '\n' ' ')
 MPI_LIBS    ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l|Wl)' | tr '\n' ' ')
 MPI_FLIBS   ?= $(shell $(MPIFC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-l(mpi|fmpi)' | tr '\n' ' ')
-DEPS_PKGS   ?= libunwind libdw jansson lua5.4 papi
+DEPS_PKGS   ?= libunwind libdw jansson lua5.4
 DEPS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS))
 DEPS_LIBS   ?= $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
+# PAPI is loaded with dlopen when counters are asked for (tool/papi_api.c): headers only here.
+PAPI_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags papi)
+PAPI_SONAME ?= libpapi.so.7.0
 # The fitting engine (predict/) solves least squares with LAPACK.
 LAPACK_LIBS ?= $(shell $(PKG_CONFIG) --libs lapack)
 
@@ -30,7 +33,7 @@ WERROR ?= -Werror
 SAN_FLAGS = $(if $(SANITIZER),-fsanitize=$(SANITIZER) -fno-omit-frame-pointer,)
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) $(WERROR) $(SAN_FLAGS) -MMD -MP \
              -Iinclude -Itool -Impit -Ipredict -Ilua -I$(B)/gen $(DEPS_CFLAGS)
-LIB_CFLAGS = $(CFLAGS_ALL) $(MPI_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+LIB_CFLAGS = $(CFLAGS_ALL) $(MPI_CFLAGS) $(PAPI_CFLAGS) -DPAPI_SONAME='"$(PAPI_SONAME)"' -fPIC -fvisibility=hidden -ftls-model=initial-exec \
              -DTARDY_VERSION='"$(VERSION)"'
 VERSION = 0.1.0
 

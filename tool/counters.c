@@ -3,13 +3,13 @@
 #include "counters.h"
 
 #include <limits.h>
-#include <papi.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "papi_api.h"
 #include "warn.h"
 
 int ctr_count;
@@ -24,9 +24,9 @@ static struct {
 /* PAPI's reason for rc, with the component's own reason when the component is disabled. */
 static void reason(int rc, int code, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%s", PAPI_strerror(rc));
+    int n = snprintf(buf, len, "%s", papi.strerror(rc));
     if (rc == PAPI_ECMP_DISABLED || rc == PAPI_ENOCMP) {
-        const PAPI_component_info_t *ci = PAPI_get_component_info(PAPI_get_event_component(code));
+        const PAPI_component_info_t *ci = papi.get_component_info(papi.get_event_component(code));
         if (ci && ci->disabled && ci->disabled_reason[0] && n > 0 && (size_t)n < len)
             snprintf(buf + n, len - (size_t)n, " (%.40s: %.160s)", ci->name, ci->disabled_reason);
     }
@@ -38,18 +38,18 @@ static int make_eventset(int *es, const int *codes, int n, int multiplex, int *b
 {
     *es = PAPI_NULL;
     *bad = -1;
-    int rc = PAPI_create_eventset(es);
+    int rc = papi.create_eventset(es);
     if (rc != PAPI_OK)
         return rc;
     if (multiplex && n > 0) {
-        rc = PAPI_assign_eventset_component(*es, PAPI_get_event_component(codes[0]));
+        rc = papi.assign_eventset_component(*es, papi.get_event_component(codes[0]));
         if (rc == PAPI_OK)
-            rc = PAPI_set_multiplex(*es);
+            rc = papi.set_multiplex(*es);
         if (rc != PAPI_OK)
             return rc;
     }
     for (int i = 0; i < n; i++) {
-        rc = PAPI_add_event(*es, codes[i]);
+        rc = papi.add_event(*es, codes[i]);
         if (rc != PAPI_OK) {
             *bad = i;
             return rc;
@@ -64,8 +64,8 @@ static int try_eventset(const int *codes, int n, int multiplex)
     int es, bad;
     int rc = make_eventset(&es, codes, n, multiplex, &bad);
     if (es != PAPI_NULL) {
-        PAPI_cleanup_eventset(es);
-        PAPI_destroy_eventset(&es);
+        papi.cleanup_eventset(es);
+        papi.destroy_eventset(&es);
     }
     return rc;
 }
@@ -95,22 +95,30 @@ static int parse_spec(const char *spec, char **names)
 /* This rank's verdict per event: 0 available, else a PAPI error code (why[] says more). */
 static void check_events(char **names, int n, int *status, char why[][256])
 {
-    int rc = PAPI_library_init(PAPI_VER_CURRENT);
-    if (rc != PAPI_VER_CURRENT) {
+    char loaded[256];
+    if (papi_load(loaded, sizeof loaded) < 0) {
         for (int i = 0; i < n; i++) {
-            status[i] = rc < 0 ? rc : PAPI_EINVAL;
-            snprintf(why[i], 256, "PAPI_library_init: %s", PAPI_strerror(status[i]));
+            status[i] = PAPI_ENOSUPP;
+            snprintf(why[i], 256, "%s", loaded);
         }
         return;
     }
-    PAPI_thread_init(thread_id);
-    if (ctr.multiplex && (rc = PAPI_multiplex_init()) != PAPI_OK) {
-        sb_printf(&ctr.note, "multiplexing is off: %s\n", PAPI_strerror(rc));
+    int rc = papi.library_init(PAPI_VER_CURRENT);
+    if (rc != PAPI_VER_CURRENT) {
+        for (int i = 0; i < n; i++) {
+            status[i] = rc < 0 ? rc : PAPI_EINVAL;
+            snprintf(why[i], 256, "PAPI_library_init: %s", papi.strerror(status[i]));
+        }
+        return;
+    }
+    papi.thread_init(thread_id);
+    if (ctr.multiplex && (rc = papi.multiplex_init()) != PAPI_OK) {
+        sb_printf(&ctr.note, "multiplexing is off: %s\n", papi.strerror(rc));
         ctr.multiplex = 0;
     }
     int ok[PROF_COUNTERS], nok = 0;
     for (int i = 0; i < n; i++) {
-        status[i] = PAPI_event_name_to_code(names[i], &ctr.codes[i]);
+        status[i] = papi.event_name_to_code(names[i], &ctr.codes[i]);
         if (status[i] == PAPI_OK)
             status[i] = try_eventset(&ctr.codes[i], 1, 0);
         if (status[i] != PAPI_OK)
@@ -119,7 +127,7 @@ static void check_events(char **names, int n, int *status, char why[][256])
             ok[nok++] = ctr.codes[i];
     }
     if (ctr.multiplex && nok && (rc = try_eventset(ok, nok, 1)) != PAPI_OK) {
-        sb_printf(&ctr.note, "multiplexing is off: %s\n", PAPI_strerror(rc));
+        sb_printf(&ctr.note, "multiplexing is off: %s\n", papi.strerror(rc));
         ctr.multiplex = 0;
     }
 }
@@ -177,22 +185,22 @@ struct ctr_thread *ctr_thread_new(void)
     int bad = -1, rc = c ? make_eventset(&c->eventset, ctr.codes, ctr_count, ctr.multiplex, &bad)
                     : PAPI_ENOMEM;
     if (rc == PAPI_OK)
-        rc = PAPI_start(c->eventset);
+        rc = papi.start(c->eventset);
     if (rc != PAPI_OK) {
         if (!atomic_exchange(&warned, 1))
             tardy_warn("a thread's PAPI counters cannot start (%s%s%s); that thread has no "
                        "counters", bad >= 0 ? ctr.names[bad] : "", bad >= 0 ? ": " : "",
-                       PAPI_strerror(rc));
+                       papi.strerror(rc));
         if (c && c->eventset != PAPI_NULL) {
-            PAPI_cleanup_eventset(c->eventset);
-            PAPI_destroy_eventset(&c->eventset);
+            papi.cleanup_eventset(c->eventset);
+            papi.destroy_eventset(&c->eventset);
         }
         free(c);
         return NULL;
     }
     tab_init(&c->mpi, sizeof(struct ctr_row), ctr_row_init);
     tab_init(&c->intervals, sizeof(struct ctr_row), ctr_row_init);
-    PAPI_read(c->eventset, c->last);
+    papi.read(c->eventset, c->last);
     memcpy(c->at_enter, c->last, sizeof c->last);
     memcpy(c->at_leave, c->last, sizeof c->last);
     return c;
@@ -200,12 +208,12 @@ struct ctr_thread *ctr_thread_new(void)
 
 void ctr_enter(struct ctr_thread *c)
 {
-    PAPI_read(c->eventset, c->at_enter);
+    papi.read(c->eventset, c->at_enter);
 }
 
 void ctr_leave(struct ctr_thread *c)
 {
-    PAPI_read(c->eventset, c->at_leave);
+    papi.read(c->eventset, c->at_leave);
 }
 
 void ctr_account(struct ctr_thread *c, uint64_t from, uint64_t site)
