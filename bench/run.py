@@ -64,7 +64,7 @@ def main():
             ("Iprobe, nothing pending", "iprobe", 400000, None, 200),
             ("ping-pong, depth 0", "pingpong", 100000, {"TARDY_DEPTH": "0"}, None),
             ("ping-pong, depth 1", "pingpong", 100000, {"TARDY_DEPTH": "1"}, None),
-            ("malloc/free pair outside MPI", "malloc", 5000000, None, None)):
+            ("malloc/free pair outside MPI", "malloc", 5000000, None, 5)):
         base, over, r0, r1 = pairs(kind, n, env=env)
         line(name, base, over, r0, r1, target)
     print()
