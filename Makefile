@@ -92,11 +92,11 @@ $(B)/obj/host/%.o: %.c $(B)/.flags
 	@echo "  CC    $< (host)"
 	$(Q)$(CC) $(CFLAGS_ALL) -DTARDY_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(B)/lib/$(SONAME): $(LIB_OBJ)
+$(B)/lib/$(SONAME): $(LIB_OBJ) mpit/exports.map
 	@mkdir -p $(dir $@)
 	@echo "  LD    $@"
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=mpit/exports.map $(SAN_FLAGS) \
-	  -o $@ $^ $(MPI_FLIBS) $(MPI_LIBS) $(DEPS_LIBS) $(LAPACK_LIBS) -lpthread -ldl -lm
+	  -o $@ $(LIB_OBJ) $(MPI_FLIBS) $(MPI_LIBS) $(DEPS_LIBS) $(LAPACK_LIBS) -lpthread -ldl -lm
 
 $(B)/lib/libtardy.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

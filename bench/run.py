@@ -68,7 +68,7 @@ def main():
              200),
             ("ping-pong, 2 SDE counters", "pingpong", 100000,
              {"TARDY_PAPI": "sde:::BENCH::A,sde:::BENCH::B"}, None),
-            ("malloc/free pair outside MPI", "malloc", 5000000, None, None)):
+            ("malloc/free pair outside MPI", "malloc", 5000000, None, 5)):
         base, over, r0, r1 = pairs(kind, n, env=env)
         line(name, base, over, r0, r1, target)
     print()

@@ -114,6 +114,10 @@ static void push_metric(lua_State *L, const struct profile *p, const struct prof
             lua_setfield(L, -2, "memory_live");
             push_stat(L, &n->mem_alloc, p->ranks);
             lua_setfield(L, -2, "memory_allocated");
+            push_stat(L, &n->mem_freed, p->ranks);
+            lua_setfield(L, -2, "memory_freed");
+            push_stat(L, &n->mem_allocs, p->ranks);
+            lua_setfield(L, -2, "memory_allocs");
         }
     }
 }

@@ -1,29 +1,38 @@
 /* Allocation interposition and the table of blocks the MPI library holds.
  *
- * The real allocator is found with dlsym(RTLD_NEXT); while dlsym itself allocates, requests are
- * served from a small static arena. All tables are mmap'd once at mem_start and never grow:
- *   live   open addressing: block address → size and site index (MAX_LIVE blocks)
+ * The real allocator is found with dlsym(RTLD_NEXT); while dlsym itself allocates (on that
+ * thread), requests are served from a small static arena. All tables are mmap'd once at
+ * mem_start and never grow:
+ *   live   linear probing, deletion by backward shift (no tombstones): block → size and site
  *   sites  open addressing: call site → counters (MAX_SITES sites)
- *   filter counts of live blocks per hashed address: a free whose bucket is 0 skips the lock. */
+ *   filter counts of live blocks per hashed address: a free whose bucket is 0 skips the lock.
+ * A forked child gets a fresh lock and charges nothing more (it is not the MPI process).
+ * UCX may patch our mmap family at run time; memory_ucm.c then sees those calls for us. */
 #include "memory.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "event.h"
+#include "memory_int.h"
 
 #define MAX_LIVE (1u << 15)
 #define MAX_SITES (1u << 12)
 #define FILTER (1u << 17)
+#define NO_SITE UINT32_MAX
 
 struct live {
-    uintptr_t ptr;      /* 0 empty, 1 deleted */
+    uintptr_t ptr; /* 0 empty */
     uint64_t size : 48, site : 16;
 };
 
@@ -35,11 +44,18 @@ static struct {
     int (*posix_memalign)(void **, size_t, size_t);
     void *(*aligned_alloc)(size_t, size_t);
     void *(*memalign)(size_t, size_t);
+    void *(*reallocarray)(void *, size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
     void *(*mmap)(void *, size_t, int, int, int, off_t);
     int (*munmap)(void *, size_t);
+    void *(*mremap)(void *, size_t, size_t, int, ...);
+    void *(*shmat)(int, const void *, int);
+    int (*shmdt)(const void *);
 } real;
 
-static atomic_int resolving;
+static _Thread_local int resolving;
+static _Thread_local int in_map; /* inside our mmap family: UCM events are ours already */
 static atomic_int tracking;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct live *live;
@@ -51,23 +67,27 @@ static uint64_t untracked;
 
 /* ---- bootstrap arena for dlsym's own allocations ------------------------------------------ */
 
-static _Alignas(16) char arena[1 << 16];
-static size_t arena_used;
+static _Alignas(64) char arena[1 << 16];
+static atomic_size_t arena_used;
 
 static int in_arena(const void *p)
 {
     return (const char *)p >= arena && (const char *)p < arena + sizeof arena;
 }
 
-static void *arena_alloc(size_t n)
+/* n bytes aligned to align (a power of two, at least 16), zeroed, its size stored in the 16
+ * bytes before it. */
+static void *arena_alloc(size_t n, size_t align)
 {
-    size_t need = (n + 31) & ~(size_t)15;
-    if (arena_used + need > sizeof arena)
+    if (align < 16 || (align & (align - 1)) || n > sizeof arena)
         return NULL;
-    char *p = arena + arena_used + 16;
-    memcpy(p - 16, &n, sizeof n);
-    arena_used += need;
-    return p;
+    size_t need = 16 + n + align;
+    size_t at = atomic_fetch_add(&arena_used, need);
+    if (at + need > sizeof arena)
+        return NULL;
+    uintptr_t p = ((uintptr_t)arena + at + 16 + align - 1) & ~(uintptr_t)(align - 1);
+    memcpy((char *)p - 16, &n, sizeof n);
+    return (void *)p;
 }
 
 static size_t arena_size(const void *p)
@@ -79,7 +99,7 @@ static size_t arena_size(const void *p)
 
 static void resolve(void)
 {
-    atomic_store(&resolving, 1);
+    resolving = 1;
     real.malloc = dlsym(RTLD_NEXT, "malloc");
     real.calloc = dlsym(RTLD_NEXT, "calloc");
     real.realloc = dlsym(RTLD_NEXT, "realloc");
@@ -87,9 +107,15 @@ static void resolve(void)
     real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
     real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
     real.memalign = dlsym(RTLD_NEXT, "memalign");
+    real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
+    real.valloc = dlsym(RTLD_NEXT, "valloc");
+    real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
     real.mmap = dlsym(RTLD_NEXT, "mmap");
     real.munmap = dlsym(RTLD_NEXT, "munmap");
-    atomic_store(&resolving, 0);
+    real.mremap = dlsym(RTLD_NEXT, "mremap");
+    real.shmat = dlsym(RTLD_NEXT, "shmat");
+    real.shmdt = dlsym(RTLD_NEXT, "shmdt");
+    resolving = 0;
 }
 
 #define ENSURE(fn) \
@@ -104,6 +130,11 @@ static uint32_t hash_ptr(uintptr_t p)
 {
     uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(h >> 32);
+}
+
+static uint32_t home(uintptr_t p)
+{
+    return hash_ptr(p) & (MAX_LIVE - 1);
 }
 
 /* Hashed by block address, not page: the application's blocks share pages with the
@@ -131,20 +162,63 @@ static uint32_t site_index(uint64_t site)
     return 0;
 }
 
-static void record(void *p, size_t size, uint64_t site)
+/* Slot of key in the live table, or the empty slot that ends its probe (lock held; the table
+ * is at most 3/4 full, so an empty slot exists). */
+static uint32_t live_slot(uintptr_t key)
 {
-    pthread_mutex_lock(&lock);
-    uint32_t s = site_index(site);
+    uint32_t i = home(key);
+    while (live[i].ptr && live[i].ptr != key)
+        i = (i + 1) & (MAX_LIVE - 1);
+    return i;
+}
+
+/* Remove slot i, moving later entries of the probe run back so no probe crosses a hole. */
+static void live_delete(uint32_t i)
+{
+    for (uint32_t j = i;;) {
+        live[i].ptr = 0;
+        for (;;) {
+            j = (j + 1) & (MAX_LIVE - 1);
+            if (!live[j].ptr)
+                return;
+            uint32_t h = home(live[j].ptr);
+            /* entry j may move to i unless its home lies cyclically in (i, j] */
+            if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
+                break;
+        }
+        live[i] = live[j];
+        i = j;
+    }
+}
+
+/* Charge the release of the entry at slot i to its site (lock held). */
+static void live_release(uint32_t i)
+{
+    struct mem_site *s = &sites[live[i].site];
+    s->freed_bytes += (int64_t)live[i].size;
+    s->live_bytes -= (int64_t)live[i].size;
+    live_total -= (int64_t)live[i].size;
+    atomic_fetch_sub_explicit(&filter[filter_slot(live[i].ptr)], 1, memory_order_relaxed);
+    nlive--;
+    live_delete(i);
+}
+
+/* A new block p of size bytes charged to the counters at index s (lock held). */
+static void insert(void *p, size_t size, uint32_t s)
+{
     sites[s].allocs++;
     sites[s].alloc_bytes += (int64_t)size;
     if (nlive >= MAX_LIVE / 4 * 3) {
         untracked++; /* its free cannot be matched: count it as allocated only */
-        pthread_mutex_unlock(&lock);
         return;
     }
-    uint32_t i = hash_ptr((uintptr_t)p) & (MAX_LIVE - 1);
-    while (live[i].ptr > 1)
-        i = (i + 1) & (MAX_LIVE - 1);
+    uint32_t i = live_slot((uintptr_t)p);
+    if (live[i].ptr) {
+        /* still listed: released by a path we do not see (munmap of part of a mapping);
+         * charge that release now */
+        live_release(i);
+        i = live_slot((uintptr_t)p);
+    }
     live[i].ptr = (uintptr_t)p;
     live[i].size = size;
     live[i].site = s;
@@ -154,31 +228,44 @@ static void record(void *p, size_t size, uint64_t site)
     if (live_total > high_water)
         high_water = live_total;
     atomic_fetch_add_explicit(&filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
+}
+
+static void record(void *p, size_t size, uint64_t site)
+{
+    pthread_mutex_lock(&lock);
+    insert(p, size, site_index(site));
     pthread_mutex_unlock(&lock);
 }
 
-/* p is being released: if the MPI library's, charge the release back to its site. */
-static void release(const void *p)
+/* p is being released: if the MPI library's, charge the release back to the site that
+ * allocated it. Returns that site's index (and the block's size in *size), or NO_SITE. */
+static uint32_t release(const void *p, size_t *size)
 {
     uintptr_t key = (uintptr_t)p;
     if (!p || !filter ||
         !atomic_load_explicit(&filter[filter_slot(key)], memory_order_relaxed))
-        return;
+        return NO_SITE;
+    uint32_t site = NO_SITE;
     pthread_mutex_lock(&lock);
-    for (uint32_t i = hash_ptr(key) & (MAX_LIVE - 1);; i = (i + 1) & (MAX_LIVE - 1)) {
-        if (live[i].ptr == 0)
-            break;
-        if (live[i].ptr == key) {
-            struct mem_site *s = &sites[live[i].site];
-            s->freed_bytes += (int64_t)live[i].size;
-            s->live_bytes -= (int64_t)live[i].size;
-            live_total -= (int64_t)live[i].size;
-            live[i].ptr = 1;
-            nlive--;
-            atomic_fetch_sub_explicit(&filter[filter_slot(key)], 1, memory_order_relaxed);
-            break;
-        }
+    uint32_t i = live_slot(key);
+    if (live[i].ptr) {
+        site = live[i].site;
+        if (size)
+            *size = live[i].size;
+        live_release(i);
     }
+    pthread_mutex_unlock(&lock);
+    return site;
+}
+
+/* Undo release(p) after the real call failed and p is still the library's. */
+static void unrelease(void *p, size_t size, uint32_t s)
+{
+    pthread_mutex_lock(&lock);
+    insert(p, size, s);
+    sites[s].allocs--;
+    sites[s].alloc_bytes -= (int64_t)size;
+    sites[s].freed_bytes -= (int64_t)size;
     pthread_mutex_unlock(&lock);
 }
 
@@ -191,31 +278,48 @@ static inline uint64_t charged_site(void)
     return t ? t->mem_site : 0;
 }
 
+/* A block replacing a released one (realloc, mremap): charged to the running call, or, outside
+ * MPI, to the site of the block it replaces (old, NO_SITE when that was not the library's). */
+static void record_resized(void *q, size_t n, uint32_t old)
+{
+    uint64_t site = charged_site();
+    if (site) {
+        record(q, n, site);
+    } else if (old != NO_SITE && atomic_load_explicit(&tracking, memory_order_relaxed)) {
+        pthread_mutex_lock(&lock);
+        insert(q, n, old);
+        pthread_mutex_unlock(&lock);
+    }
+}
+
 /* ---- the interposed functions ------------------------------------------------------------- */
+
+#define CHARGE(p, n) \
+    do { \
+        uint64_t site_ = charged_site(); \
+        if (__builtin_expect(site_ != 0, 0) && (p)) \
+            record((p), (n), site_); \
+    } while (0)
 
 #pragma GCC visibility push(default)
 
 void *malloc(size_t n)
 {
-    if (__builtin_expect(atomic_load_explicit(&resolving, memory_order_relaxed), 0))
-        return arena_alloc(n);
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, 16);
     ENSURE(malloc);
     void *p = real.malloc(n);
-    uint64_t site = charged_site();
-    if (__builtin_expect(site != 0, 0) && p)
-        record(p, n, site);
+    CHARGE(p, n);
     return p;
 }
 
 void *calloc(size_t n, size_t size)
 {
-    if (__builtin_expect(atomic_load_explicit(&resolving, memory_order_relaxed), 0))
-        return arena_alloc(n * size); /* static storage is zeroed */
+    if (__builtin_expect(resolving, 0))
+        return size && n > SIZE_MAX / size ? NULL : arena_alloc(n * size, 16);
     ENSURE(calloc);
     void *p = real.calloc(n, size);
-    uint64_t site = charged_site();
-    if (__builtin_expect(site != 0, 0) && p)
-        record(p, n * size, site);
+    CHARGE(p, n * size);
     return p;
 }
 
@@ -223,7 +327,7 @@ void free(void *p)
 {
     if (!p || in_arena(p))
         return;
-    release(p);
+    release(p, NULL);
     ENSURE(free);
     real.free(p);
 }
@@ -236,74 +340,186 @@ void *realloc(void *p, size_t n)
             memcpy(q, p, arena_size(p) < n ? arena_size(p) : n);
         return q;
     }
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, 16);
     ENSURE(realloc);
-    release(p);
+    size_t old_size = 0;
+    uint32_t old = release(p, &old_size);
     void *q = real.realloc(p, n);
-    uint64_t site = charged_site();
-    if (__builtin_expect(site != 0, 0) && q)
-        record(q, n, site);
+    if (q)
+        record_resized(q, n, old);
+    else if (old != NO_SITE && n)
+        unrelease(p, old_size, old); /* failed: p is unchanged */
     return q;
+}
+
+void *reallocarray(void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        ENSURE(reallocarray);
+        return real.reallocarray(p, n, size); /* the real one sets errno */
+    }
+    return realloc(p, n * size);
 }
 
 int posix_memalign(void **out, size_t align, size_t n)
 {
+    if (__builtin_expect(resolving, 0))
+        return (*out = arena_alloc(n, align)) ? 0 : 12 /* ENOMEM */;
     ENSURE(posix_memalign);
     int rc = real.posix_memalign(out, align, n);
-    uint64_t site = charged_site();
-    if (__builtin_expect(site != 0, 0) && rc == 0)
-        record(*out, n, site);
+    CHARGE(rc == 0 ? *out : NULL, n);
     return rc;
 }
 
 void *aligned_alloc(size_t align, size_t n)
 {
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, align);
     ENSURE(aligned_alloc);
     void *p = real.aligned_alloc(align, n);
-    uint64_t site = charged_site();
-    if (__builtin_expect(site != 0, 0) && p)
-        record(p, n, site);
+    CHARGE(p, n);
     return p;
 }
 
 void *memalign(size_t align, size_t n)
 {
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, align);
     ENSURE(memalign);
     void *p = real.memalign(align, n);
-    uint64_t site = charged_site();
-    if (__builtin_expect(site != 0, 0) && p)
-        record(p, n, site);
+    CHARGE(p, n);
+    return p;
+}
+
+void *valloc(size_t n)
+{
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, 4096);
+    ENSURE(valloc);
+    void *p = real.valloc(n);
+    CHARGE(p, n);
+    return p;
+}
+
+void *pvalloc(size_t n)
+{
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, 4096);
+    ENSURE(pvalloc);
+    void *p = real.pvalloc(n);
+    CHARGE(p, n);
     return p;
 }
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
+    if (__builtin_expect(!real.mmap && resolving, 0))
+        return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
     ENSURE(mmap);
+    in_map = 1;
     void *p = real.mmap(addr, len, prot, flags, fd, off);
-    uint64_t site = (flags & MAP_ANONYMOUS) ? charged_site() : 0;
-    if (__builtin_expect(site != 0, 0) && p != MAP_FAILED)
-        record(p, len, site);
+    in_map = 0;
+    if (flags & MAP_ANONYMOUS)
+        CHARGE(p != MAP_FAILED ? p : NULL, len);
     return p;
 }
 
+/* 64-bit off_t already: the same function under its large-file name. */
+_Static_assert(sizeof(off_t) == 8, "mmap64 is an alias of mmap only with a 64-bit off_t");
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+    __attribute__((alias("mmap")));
+
 int munmap(void *addr, size_t len)
 {
+    if (__builtin_expect(!real.munmap && resolving, 0))
+        return (int)syscall(SYS_munmap, addr, len);
     ENSURE(munmap);
-    release(addr);
-    return real.munmap(addr, len);
+    release(addr, NULL);
+    in_map = 1;
+    int rc = real.munmap(addr, len);
+    in_map = 0;
+    return rc;
+}
+
+void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    void *want = (flags & MREMAP_FIXED) ? va_arg(ap, void *) : NULL;
+    va_end(ap);
+    ENSURE(mremap);
+    size_t size = 0;
+    uint32_t site = release(old, &size);
+    in_map = 1;
+    void *p = real.mremap(old, old_len, len, flags, want);
+    in_map = 0;
+    if (site == NO_SITE)
+        return p; /* not the library's anonymous memory */
+    if (p != MAP_FAILED)
+        record_resized(p, len, site);
+    else
+        unrelease(old, size, site);
+    return p;
+}
+
+/* System V shared memory the library creates for itself (a receive pool that peers write
+ * into: UCX's sysv transport buffers unexpected messages there). Segments other processes
+ * created are theirs, not this process's. */
+void *shmat(int id, const void *addr, int flags)
+{
+    ENSURE(shmat);
+    in_map = 1;
+    void *p = real.shmat(id, addr, flags);
+    in_map = 0;
+    mem_charge_shm(p, id);
+    return p;
+}
+
+int shmdt(const void *addr)
+{
+    ENSURE(shmdt);
+    release(addr, NULL);
+    in_map = 1;
+    int rc = real.shmdt(addr);
+    in_map = 0;
+    return rc;
 }
 
 #pragma GCC visibility pop
 
-/* ---- start, stop, results ----------------------------------------------------------------- */
+/* ---- calls seen through UCX's memory hooks (memory_ucm.c) ---------------------------------- */
 
-static void fork_prepare(void)
+int mem_in_map(void)
 {
-    pthread_mutex_lock(&lock);
+    return in_map;
 }
 
-static void fork_done(void)
+void mem_charge_map(void *p, size_t len)
 {
-    pthread_mutex_unlock(&lock);
+    CHARGE(p, len);
+}
+
+void mem_charge_shm(void *p, int id)
+{
+    uint64_t site = charged_site();
+    struct shmid_ds ds;
+    if (__builtin_expect(site != 0, 0) && p != (void *)-1 && shmctl(id, IPC_STAT, &ds) == 0 &&
+        ds.shm_cpid == getpid())
+        record(p, ds.shm_segsz, site);
+}
+
+void mem_release(const void *p)
+{
+    release(p, NULL);
+}
+
+/* ---- start, stop, results ----------------------------------------------------------------- */
+
+static void fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL); /* another thread may have held it at the fork */
+    atomic_store(&tracking, 0);
 }
 
 static void *table(size_t bytes)
@@ -331,7 +547,8 @@ int mem_start(const char **why)
             *why = "no memory for its tables";
             return -1;
         }
-        pthread_atfork(fork_prepare, fork_done, fork_done);
+        pthread_atfork(NULL, NULL, fork_child);
+        mem_ucm_attach();
     }
     atomic_store(&tracking, 1);
     return 0;

@@ -1,5 +1,5 @@
-/* Memory the MPI library allocates (DESIGN.md 3.7): malloc, calloc, realloc, free,
- * posix_memalign, aligned_alloc, memalign and anonymous mmap/munmap are interposed; an
+/* Memory the MPI library allocates (DESIGN.md 3.7): the malloc family, anonymous mmap/mremap/
+ * munmap and System V segments the process creates (shmat/shmdt) are interposed; an
  * allocation made while a PMPI call runs on the thread is charged to that call's site, and
  * its release (whichever call or thread frees it) is charged back to the same site.
  * Allocations outside MPI pay one thread-local load; frees one counter load. */

@@ -315,10 +315,14 @@ static void memory_section(const struct profile *p, int top, struct strbuf *out)
     struct ranked *v = sorted_by(p, ROW_MPI, &n, by_memory_desc);
     char a[32], b[32], c[32], d[32];
     heading(out, "MPI library memory: allocated inside MPI calls, by call site");
-    sb_printf(out, "high-water mark per rank: max %s at rank %d, mean %s   still held at finalize: "
-                   "max %s\n",
+    sb_printf(out, "high-water mark per rank   max %10s (rank %d)   mean %s\n",
               fmt_bytes(hwm->max, a, sizeof a), hwm->max_rank,
-              fmt_bytes(mean_of(hwm, p->ranks), b, sizeof b), fmt_bytes(live->max, c, sizeof c));
+              fmt_bytes(mean_of(hwm, p->ranks), b, sizeof b));
+    sb_printf(out, "held at MPI_Finalize       max %10s (rank %d)   mean %s\n",
+              fmt_bytes(live->max, c, sizeof c), live->max_rank,
+              fmt_bytes(mean_of(live, p->ranks), d, sizeof d));
+    sb_puts(out, "allocated, allocs, freed, live: all ranks; live max: the rank holding most at "
+                 "MPI_Finalize\n");
     sb_printf(out, "%10s %8s %10s %10s %10s  %-16s %s\n", "allocated", "allocs", "freed",
               "live", "live max", "function", "call site (innermost frame)");
     struct strbuf label;

@@ -89,6 +89,16 @@ local function top_keys(runs, index, kind)
   return keys
 end
 
+-- MPI call paths in the last run by decreasing MPI library memory still held at finalize.
+local function memory_keys(runs, index)
+  local last, keys = index[#runs], {}
+  for key, m in pairs(last or {}) do
+    if m.memory_live and m.memory_live.sum > 0 then keys[#keys + 1] = key end
+  end
+  table.sort(keys, function(a, b) return last[a].memory_live.sum > last[b].memory_live.sum end)
+  return keys
+end
+
 local function short(key)
   return (key:gsub("^%a+:", ""):gsub(";[^>]*", ""))
 end
@@ -148,6 +158,15 @@ tardy.policy("default", function(ctx)
       target, "point-to-point partners per rank")
     predict_one(out, series(runs, index, "rank:mpi_memory_high_water",
       function(m) return m.value.max end), target, "MPI library memory per rank, peak (bytes)")
+    -- MPI library memory held per process (seed 001: MPI_Init's grows with the process count)
+    predict_one(out, series(runs, index, "rank:mpi_memory_live", function(m) return m.value.mean end),
+      target, "MPI library memory per rank at finalize, mean (bytes)")
+    local held = memory_keys(runs, index)
+    for i = 1, math.min(TOP, #held) do
+      predict_one(out, series(runs, index, held[i], function(m)
+        return m.memory_live and m.memory_live.mean end), target,
+        short(held[i]) .. " MPI memory held per rank (bytes)")
+    end
   end
   if #notes > 0 then out.note = table.concat(notes, "; ") end
   return out
