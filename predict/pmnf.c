@@ -28,26 +28,39 @@ static double term_value(struct term t, double x)
     return v;
 }
 
-/* Leave-one-out predictions of y ≈ c0 + c1 t in closed form (hat matrix); -1 when t is
- * constant. Also the full fit's coefficients. */
-static int loo_line(const double *t, const double *y, int n, double *pred, double *c0,
-                    double *c1)
+/* Weights of relative least squares: the noise of run times is multiplicative (a few per cent
+ * of the value), so each point's residual counts relative to its value, w = 1/y². All ones
+ * when some value is not positive (then relative errors mean nothing). */
+static void relative_weights(const double *y, int n, double *w)
 {
-    double tm = 0, ym = 0, sxx = 0, sxy = 0;
+    int positive = 1;
+    for (int i = 0; i < n; i++)
+        positive &= y[i] > 0;
+    for (int i = 0; i < n; i++)
+        w[i] = positive ? 1.0 / (y[i] * y[i]) : 1.0;
+}
+
+/* Leave-one-out predictions of y ≈ c0 + c1 t by weighted least squares, in closed form (the
+ * hat matrix: the left-out residual is e_i / (1 - h_i)); -1 when t is constant. */
+static int loo_line(const double *t, const double *y, const double *w, int n, double *pred)
+{
+    double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
     for (int i = 0; i < n; i++) {
-        tm += t[i] / n;
-        ym += y[i] / n;
+        sw += w[i];
+        tm += w[i] * t[i];
+        ym += w[i] * y[i];
     }
+    tm /= sw;
+    ym /= sw;
     for (int i = 0; i < n; i++) {
-        sxx += (t[i] - tm) * (t[i] - tm);
-        sxy += (t[i] - tm) * (y[i] - ym);
+        sxx += w[i] * (t[i] - tm) * (t[i] - tm);
+        sxy += w[i] * (t[i] - tm) * (y[i] - ym);
     }
-    if (!(sxx > 1e-300 * (tm * tm + 1)) || !isfinite(sxx))
+    if (!(sxx > 1e-300 * (tm * tm + 1) * sw) || !isfinite(sxx))
         return -1;
-    *c1 = sxy / sxx;
-    *c0 = ym - *c1 * tm;
+    double c1 = sxy / sxx, c0 = ym - c1 * tm;
     for (int i = 0; i < n; i++) {
-        double fit = *c0 + *c1 * t[i], h = 1.0 / n + (t[i] - tm) * (t[i] - tm) / sxx;
+        double fit = c0 + c1 * t[i], h = w[i] * (1.0 / sw + (t[i] - tm) * (t[i] - tm) / sxx);
         if (h >= 1 - 1e-12)
             return -1; /* a point that alone determines the slope */
         pred[i] = y[i] - (y[i] - fit) / (1 - h);
@@ -55,14 +68,16 @@ static int loo_line(const double *t, const double *y, int n, double *pred, doubl
     return 0;
 }
 
-/* Leave-one-out predictions of the constant model (mean of the others). */
-static void loo_mean(const double *y, int n, double *pred)
+/* Leave-one-out predictions of the constant model (weighted mean of the others). */
+static void loo_mean(const double *y, const double *w, int n, double *pred)
 {
-    double sum = 0;
+    double sum = 0, sw = 0;
+    for (int i = 0; i < n; i++) {
+        sum += w[i] * y[i];
+        sw += w[i];
+    }
     for (int i = 0; i < n; i++)
-        sum += y[i];
-    for (int i = 0; i < n; i++)
-        pred[i] = (sum - y[i]) / (n - 1);
+        pred[i] = (sum - w[i] * y[i]) / (sw - w[i]);
 }
 
 static int nterms(const struct pmnf_options *opt)
@@ -77,35 +92,75 @@ static struct term term_at(int h)
     return t;
 }
 
-/* LOO SMAPE of every hypothesis h for one parameter, added into score[h] (INFINITY when the
- * hypothesis cannot be fitted). */
-static void score_terms(const double *x, const double *y, int n, const struct pmnf_options *opt,
-                        double *score)
+/* SMAPE (percent) of pred against y, and the squared standard error of that mean. */
+static double smape_se2(const double *y, const double *pred, int n, double *se2)
 {
-    double t[64], pred[64], c0, c1;
+    double e[64], mean = fit_smape(y, pred, n), var = 0;
+    for (int i = 0; i < n; i++) {
+        e[i] = fit_smape(&y[i], &pred[i], 1);
+        var += (e[i] - mean) * (e[i] - mean);
+    }
+    *se2 = n > 1 ? var / (n - 1) / n : 0;
+    return mean;
+}
+
+/* LOO SMAPE of every hypothesis h for one parameter, added into score[h] (INFINITY when the
+ * hypothesis cannot be fitted), and its squared standard error into se2[h]. */
+static void score_terms(const double *x, const double *y, int n, const struct pmnf_options *opt,
+                        double *score, double *se2)
+{
+    double t[64], pred[64], w[64];
+    relative_weights(y, n, w);
     for (int h = 0; h < nterms(opt); h++) {
         struct term tm = term_at(h);
         if (tm.e == 0 && tm.l == 0) {
-            loo_mean(y, n, pred);
+            loo_mean(y, w, n, pred);
         } else {
             for (int i = 0; i < n; i++)
                 t[i] = term_value(tm, x[i]);
-            if (loo_line(t, y, n, pred, &c0, &c1) < 0) {
+            if (loo_line(t, y, w, n, pred) < 0) {
                 score[h] = INFINITY;
                 continue;
             }
         }
-        score[h] += fit_smape(y, pred, n);
+        double v;
+        score[h] += smape_se2(y, pred, n, &v);
+        se2[h] += v;
     }
 }
 
-static int best_of(const double *score, int count)
+/* How complex a term is: the power of the logarithm plus the denominator of the exponent
+ * (x^1 and x^-1 before x^(1/2), before x^(1/3), ...); the constant is 0. */
+static int complexity(struct term t)
+{
+    if (t.e == 0 && t.l == 0)
+        return 0;
+    int denom = 1;
+    while (denom < 12 && fabs(t.e * denom - round(t.e * denom)) > 1e-9)
+        denom++;
+    return t.l + denom;
+}
+
+/* The one-standard-error rule of cross-validation: among the hypotheses whose score is
+ * within one standard error of the best score, the least complex (then the best scoring).
+ * With a handful of noisy points many exponents fit about as well; the simplest of them
+ * extrapolates most safely. */
+static int best_of(const double *score, const double *se2, int count)
 {
     int best = 0;
     for (int h = 1; h < count; h++)
-        if (score[h] < score[best] - 1e-9)
-            best = h; /* ties keep the simpler (earlier) hypothesis */
-    return best;
+        if (score[h] < score[best])
+            best = h;
+    double limit = score[best] + sqrt(se2[best]);
+    int pick = best;
+    for (int h = 0; h < count; h++) {
+        if (!(score[h] <= limit))
+            continue;
+        int c = complexity(term_at(h)), cp = complexity(term_at(pick));
+        if (c < cp || (c == cp && score[h] < score[pick]))
+            pick = h;
+    }
+    return pick;
 }
 
 /* Best term of parameter d: on the groups of points where the other parameter is fixed, or
@@ -113,7 +168,7 @@ static int best_of(const double *score, int count)
 static struct term best_term(const double *x, int np, int d, const double *y, int n,
                              const struct pmnf_options *opt)
 {
-    double score[2 * NEXP * 3] = {0}, xs[64], ys[64];
+    double score[2 * NEXP * 3] = {0}, se2[2 * NEXP * 3] = {0}, xs[64], ys[64];
     int groups = 0;
     for (int i = 0; i < n && np > 1; i++) {
         int first = 1, m = 0;
@@ -127,7 +182,7 @@ static struct term best_term(const double *x, int np, int d, const double *y, in
                 ys[m++] = y[j];
             }
         if (m >= 3) {
-            score_terms(xs, ys, m, opt, score);
+            score_terms(xs, ys, m, opt, score, se2);
             groups++;
         }
     }
@@ -137,9 +192,10 @@ static struct term best_term(const double *x, int np, int d, const double *y, in
             ys[i] = y[i];
         }
         memset(score, 0, sizeof score);
-        score_terms(xs, ys, n, opt, score);
+        memset(se2, 0, sizeof se2);
+        score_terms(xs, ys, n, opt, score, se2);
     }
-    return term_at(best_of(score, nterms(opt)));
+    return term_at(best_of(score, se2, nterms(opt)));
 }
 
 /* Fit the combination in m (terms set) on all points but `skip` (-1: none); predictions of
@@ -151,7 +207,7 @@ static int fit_combination(struct pmnf_model *m, const double *x, const double *
     for (int d = 0; d < m->nparams; d++)
         constant &= m->e[d] == 0 && m->l[d] == 0;
     int k = constant ? 1 : m->nparams == 2 && m->additive ? 3 : 2;
-    double X[64 * 3], yy[64], coef[3] = {0}, rss;
+    double X[64 * 3], yy[64], w[64], coef[3] = {0}, rss;
     int rows = 0;
     for (int i = 0; i < n; i++) {
         if (i == skip)
@@ -170,7 +226,8 @@ static int fit_combination(struct pmnf_model *m, const double *x, const double *
         }
         yy[rows++] = y[i];
     }
-    int rc = fit_lsq(X, rows, k, yy, NULL, coef, &rss);
+    relative_weights(yy, rows, w);
+    int rc = fit_lsq(X, rows, k, yy, w, coef, &rss);
     if (rc == 0) {
         memset(m->c, 0, sizeof m->c);
         memcpy(m->c, coef, (size_t)k * sizeof *coef);

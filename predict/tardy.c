@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "engine.h"
@@ -97,7 +98,19 @@ static const char *option(int argc, char **argv, int *i, const char *name, int *
 static int cmd_predict(int argc, char **argv)
 {
     const char *store = NULL, *extrap = NULL, *v;
-    struct engine_opts o = {.policy = "default", .budget = 2000000000L, .mem_cap = 512u << 20};
+    /* The Lua limits come from the same options as in a job (TARDY_LUA_BUDGET, _MEMORY). */
+    struct strbuf warn;
+    sb_init(&warn);
+    cfg_load(environ, &warn);
+    for (char *line = warn.data, *end; line && *line; line = end + 1) {
+        end = line + strcspn(line, "\n");
+        fprintf(stderr, "tardy: %.*s\n", (int)(end - line), line);
+        if (!*end)
+            break;
+    }
+    sb_free(&warn);
+    struct engine_opts o = {.policy = "default", .budget = (long)cfg.lua_budget * 1000000L,
+                            .mem_cap = (size_t)cfg.lua_memory << 20};
     int bad = 0;
     for (int i = 0; i < argc && !bad; i++) {
         if ((v = option(argc, argv, &i, "--store", &bad)))

@@ -1,5 +1,7 @@
 -- Acceptance 7(b): laws recovered by the pmnf family from data with 5% noise and predicted
--- 4x beyond the largest point. Noise comes from a fixed linear congruential sequence.
+-- 4x beyond the largest point. One parameter: p = 1..64 (powers of two), 5 repetitions at
+-- each point, every repetition a point of its own as in a run store. Noise comes from a fixed
+-- linear congruential sequence (tests/unit/test_fit.c checks the rate over 200 sequences).
 local seed = 12345
 local function noise()
   seed = (seed * 1103515245 + 12345) % 2147483648
@@ -25,8 +27,8 @@ tardy.policy("recovery", function(ctx)
       end
       target = {p = 128, n = 4096}
     else
-      for _, p in ipairs({2, 4, 8, 16, 32, 64}) do
-        points[#points + 1] = {x = {p = p}, y = law.f({p = p}) * noise()}
+      for _, p in ipairs({1, 2, 4, 8, 16, 32, 64}) do
+        for _ = 1, 5 do points[#points + 1] = {x = {p = p}, y = law.f({p = p}) * noise()} end
       end
       target = {p = 256}
     end
