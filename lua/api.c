@@ -2,6 +2,9 @@
 #include "api.h"
 
 #include <lauxlib.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,18 +45,52 @@ static void push_params(lua_State *L, const struct profile *p)
     }
 }
 
-/* {sum, mean, min, max, max_rank} of a statistic; mean over all ranks of the run. */
+/* The per-rank statistics of a row, by the name scripts see. Every statistic some rank
+ * recorded appears in the metric table, whatever the row's kind: a module that adds a
+ * red_stat to struct prof_nums adds one line here and its metric is predicted like the rest. */
+static const struct {
+    const char *name;
+    size_t off;
+} stats[] = {
+    {"count", offsetof(struct prof_nums, count)},
+    {"time", offsetof(struct prof_nums, time)},
+    {"sent", offsetof(struct prof_nums, sent)},
+    {"recv", offsetof(struct prof_nums, recv)},
+    {"memory_allocs", offsetof(struct prof_nums, mem_allocs)},
+    {"memory_allocated", offsetof(struct prof_nums, mem_alloc)},
+    {"memory_freed", offsetof(struct prof_nums, mem_freed)},
+    {"memory_live", offsetof(struct prof_nums, mem_live)},
+};
+
+/* Row kinds by name; a kind missing here is seen as "kind<N>". */
+static const char *kind_name(int kind, char *buf, size_t len)
+{
+    switch (kind) {
+    case ROW_MPI: return "mpi";
+    case ROW_INTERVAL: return "interval";
+    case ROW_RANK: return "rank";
+    }
+    snprintf(buf, len, "kind%d", kind);
+    return buf;
+}
+
+static void set_number(lua_State *L, const char *key, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, key);
+}
+
+/* {sum, mean, min, max, min_rank, max_rank, ranks} of a statistic; mean and min over all
+ * ranks of the run (ranks without the value count as zero). */
 static void push_stat(lua_State *L, const struct red_stat *s, int ranks)
 {
-    lua_createtable(L, 0, 6);
-    lua_pushnumber(L, s->sum);
-    lua_setfield(L, -2, "sum");
-    lua_pushnumber(L, ranks > 0 ? s->sum / ranks : 0);
-    lua_setfield(L, -2, "mean");
-    lua_pushnumber(L, s->ranks == (uint32_t)ranks ? s->min : 0);
-    lua_setfield(L, -2, "min");
-    lua_pushnumber(L, s->max);
-    lua_setfield(L, -2, "max");
+    lua_createtable(L, 0, 9);
+    set_number(L, "sum", s->sum);
+    set_number(L, "mean", ranks > 0 ? s->sum / ranks : 0);
+    set_number(L, "min", s->ranks == (uint32_t)ranks ? s->min : 0);
+    set_number(L, "max", s->max);
+    lua_pushinteger(L, s->min_rank);
+    lua_setfield(L, -2, "min_rank");
     lua_pushinteger(L, s->max_rank);
     lua_setfield(L, -2, "max_rank");
     lua_pushinteger(L, s->ranks);
@@ -75,50 +112,70 @@ static double rank_quantile(const struct hist *h, int ranks, uint32_t present, d
     return 0;
 }
 
-static const char *kind_name(int kind)
+/* Quantile q of per-rank compute from the profile's linear histogram (bin middles). */
+static double compute_quantile(const struct profile *p, double q)
 {
-    return kind == ROW_MPI ? "mpi" : kind == ROW_INTERVAL ? "interval" : "rank";
+    uint64_t total = 0, seen = 0;
+    for (int b = 0; b < RANK_HIST_BINS; b++)
+        total += p->rank_hist[b];
+    double width = (p->rank_hist_hi - p->rank_hist_lo) / RANK_HIST_BINS;
+    for (int b = 0; b < RANK_HIST_BINS && total; b++) {
+        seen += p->rank_hist[b];
+        if ((double)seen >= q * (double)total && p->rank_hist[b])
+            return p->rank_hist_lo + (b + 0.5) * width;
+    }
+    return NAN;
 }
 
+/* The quantiles of per-rank totals a row keeps (time of MPI and interval rows from their
+ * log histogram, compute from the profile's linear one) as fields p50, p90 of the stat table
+ * at the top of the stack. */
+static void push_quantiles(lua_State *L, const struct profile *p, const struct prof_row *r)
+{
+    static const double qs[] = {0.5, 0.9};
+    static const char *const names[] = {"p50", "p90"};
+    for (int i = 0; i < 2; i++) {
+        double v = NAN;
+        if (r->kind == ROW_RANK && !strcmp(r->a, "compute"))
+            v = compute_quantile(p, qs[i]);
+        else if (r->kind != ROW_RANK)
+            v = rank_quantile(&r->n.ranks, p->ranks, r->n.time.ranks, qs[i]);
+        if (isfinite(v))
+            set_number(L, names[i], v);
+    }
+}
+
+/* A metric table: {kind, key, a, b, <stat name> = stat table, ...}; rank rows also have
+ * value = their time stat. */
 static void push_metric(lua_State *L, const struct profile *p, const struct prof_row *r)
 {
-    const struct prof_nums *n = &r->n;
-    lua_createtable(L, 0, 8);
-    lua_pushstring(L, kind_name(r->kind));
+    char buf[32];
+    lua_createtable(L, 0, 12);
+    lua_pushstring(L, kind_name(r->kind, buf, sizeof buf));
     lua_setfield(L, -2, "kind");
     if (r->b)
         lua_pushfstring(L, "%s -> %s", r->a, r->b);
     else
         lua_pushstring(L, r->a);
     lua_setfield(L, -2, "key");
-    if (r->kind == ROW_RANK) {
-        push_stat(L, &n->time, p->ranks);
-        lua_setfield(L, -2, "value");
-        return;
+    lua_pushstring(L, r->a);
+    lua_setfield(L, -2, "a");
+    if (r->b) {
+        lua_pushstring(L, r->b);
+        lua_setfield(L, -2, "b");
     }
-    push_stat(L, &n->count, p->ranks);
-    lua_setfield(L, -2, "count");
-    push_stat(L, &n->time, p->ranks);
-    lua_pushnumber(L, rank_quantile(&n->ranks, p->ranks, n->time.ranks, 0.5));
-    lua_setfield(L, -2, "p50");
-    lua_pushnumber(L, rank_quantile(&n->ranks, p->ranks, n->time.ranks, 0.9));
-    lua_setfield(L, -2, "p90");
-    lua_setfield(L, -2, "time");
-    if (r->kind == ROW_MPI) {
-        push_stat(L, &n->sent, p->ranks);
-        lua_setfield(L, -2, "sent");
-        push_stat(L, &n->recv, p->ranks);
-        lua_setfield(L, -2, "recv");
-        if (n->mem_allocs.ranks) {
-            push_stat(L, &n->mem_live, p->ranks);
-            lua_setfield(L, -2, "memory_live");
-            push_stat(L, &n->mem_alloc, p->ranks);
-            lua_setfield(L, -2, "memory_allocated");
-            push_stat(L, &n->mem_freed, p->ranks);
-            lua_setfield(L, -2, "memory_freed");
-            push_stat(L, &n->mem_allocs, p->ranks);
-            lua_setfield(L, -2, "memory_allocs");
+    for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++) {
+        const struct red_stat *s = (const void *)((const char *)&r->n + stats[i].off);
+        if (!s->ranks)
+            continue;
+        push_stat(L, s, p->ranks);
+        if (s == &r->n.time)
+            push_quantiles(L, p, r);
+        if (r->kind == ROW_RANK && s == &r->n.time) {
+            lua_pushvalue(L, -1);
+            lua_setfield(L, -3, "value");
         }
+        lua_setfield(L, -2, stats[i].name);
     }
 }
 
@@ -163,6 +220,8 @@ static int run_index(lua_State *L)
         lua_pushstring(L, p->program ? p->program : "");
     else if (!strcmp(k, "path"))
         lua_pushstring(L, p->path ? p->path : "");
+    else if (!strcmp(k, "start"))
+        lua_pushstring(L, p->start_time ? p->start_time : "");
     else if (!strcmp(k, "current"))
         lua_pushboolean(L, ref->current);
     else if (!strcmp(k, "params"))
@@ -223,6 +282,26 @@ static int api_policy(lua_State *L)
     lua_pushvalue(L, 2);
     lua_setfield(L, -2, name);
     return 0;
+}
+
+/* tardy.families() → the names of the registered families, sorted. */
+static int api_families(lua_State *L)
+{
+    lua_newtable(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, FAMILIES);
+    lua_pushnil(L);
+    for (lua_Integer n = 0; lua_next(L, -2);) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -4, ++n);
+    }
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_remove(L, -2);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
+    return 1;
 }
 
 /* tardy.get_family(name) → spec or nil: families can build on each other. */
@@ -291,6 +370,7 @@ void api_open(lua_State *L, const struct profile *runs, int nruns, int current_l
     static const luaL_Reg fns[] = {{"family", api_family},
                                    {"policy", api_policy},
                                    {"get_family", api_get_family},
+                                   {"families", api_families},
                                    {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
     api_fit_register(L);

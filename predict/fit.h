@@ -23,6 +23,8 @@ int fit_lsq(const double *X, int n, int k, const double *y, const double *w, dou
 /* Statistics of predictions p against actual values a (n points). */
 double fit_rss(const double *a, const double *p, int n);
 double fit_smape(const double *a, const double *p, int n);  /* percent, 0..200 */
+/* The per-point terms of SMAPE (percent); a difference below 1e-9 of the largest |a| is 0. */
+void fit_smape_terms(const double *a, const double *p, int n, double *terms);
 int fit_mape(const double *a, const double *p, int n, double *out); /* FIT_EINPUT if a has 0 */
 double fit_r2(const double *a, const double *p, int n);
 /* Adjusted R² for k model parameters; NAN when n <= k + 1 (undefined). */

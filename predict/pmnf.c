@@ -95,11 +95,12 @@ static struct term term_at(int h)
 /* SMAPE (percent) of pred against y, and the squared standard error of that mean. */
 static double smape_se2(const double *y, const double *pred, int n, double *se2)
 {
-    double e[64], mean = fit_smape(y, pred, n), var = 0;
-    for (int i = 0; i < n; i++) {
-        e[i] = fit_smape(&y[i], &pred[i], 1);
+    double e[64], mean = 0, var = 0;
+    fit_smape_terms(y, pred, n, e);
+    for (int i = 0; i < n; i++)
+        mean += e[i] / n;
+    for (int i = 0; i < n; i++)
         var += (e[i] - mean) * (e[i] - mean);
-    }
     *se2 = n > 1 ? var / (n - 1) / n : 0;
     return mean;
 }

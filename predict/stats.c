@@ -11,14 +11,28 @@ double fit_rss(const double *a, const double *p, int n)
     return s;
 }
 
+void fit_smape_terms(const double *a, const double *p, int n, double *terms)
+{
+    double scale = 0;
+    for (int i = 0; i < n; i++)
+        scale = fmax(scale, fabs(a[i]));
+    for (int i = 0; i < n; i++) {
+        double d = fabs(a[i]) + fabs(p[i]), e = fabs(a[i] - p[i]);
+        /* rounding noise around a zero value is no error (0 vs 1e-14 would count 200%) */
+        terms[i] = d > 0 && e > 1e-9 * scale ? 200 * e / d : 0;
+    }
+}
+
 double fit_smape(const double *a, const double *p, int n)
 {
-    double s = 0;
-    for (int i = 0; i < n; i++) {
-        double d = fabs(a[i]) + fabs(p[i]);
-        s += d > 0 ? 2 * fabs(a[i] - p[i]) / d : 0;
+    double s = 0, t[64];
+    for (int i = 0; i < n; i += 64) {
+        int m = n - i < 64 ? n - i : 64;
+        fit_smape_terms(a + i, p + i, m, t);
+        for (int j = 0; j < m; j++)
+            s += t[j];
     }
-    return n ? 100 * s / n : 0;
+    return n ? s / n : 0;
 }
 
 int fit_mape(const double *a, const double *p, int n, double *out)

@@ -1,6 +1,7 @@
 /* The offline `tardy` command. Subcommands:
  *   tardy report PROFILE.json [--top N]     print the summary of a profile again
  *   tardy predict (--store DIR | --extrap FILE) --at TARGETS [--lua FILE] [--policy NAME]
+ *                 [--json]                   (JSON: the profile format, predictions only)
  *   tardy export-extrap --store DIR [-o FILE]
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
@@ -20,7 +21,7 @@ static const char usage[] =
     "usage: tardy COMMAND [ARGS]\n"
     "commands:\n"
     "  report PROFILE.json [--top N]   print the summary of a tardy profile\n"
-    "  predict --store DIR --at TARGETS [--lua FILE] [--policy NAME]\n"
+    "  predict --store DIR --at TARGETS [--lua FILE] [--policy NAME] [--json]\n"
     "  predict --extrap FILE --at TARGETS [...]\n"
     "                                  predict metrics at TARGETS (e.g. p=1024;p=4096,n=8192)\n"
     "                                  from the runs in a store or an Extra-P text file\n"
@@ -98,6 +99,7 @@ static const char *option(int argc, char **argv, int *i, const char *name, int *
 static int cmd_predict(int argc, char **argv)
 {
     const char *store = NULL, *extrap = NULL, *v;
+    int json = 0;
     /* The Lua limits come from the same options as in a job (TARDY_LUA_BUDGET, _MEMORY). */
     struct strbuf warn;
     sb_init(&warn);
@@ -123,6 +125,8 @@ static int cmd_predict(int argc, char **argv)
             o.user_script = v;
         else if ((v = option(argc, argv, &i, "--policy", &bad)))
             o.policy = v;
+        else if (!strcmp(argv[i], "--json"))
+            json = 1;
         else if (!bad) {
             fprintf(stderr, "tardy predict: unknown argument '%s'\n", argv[i]);
             bad = 1;
@@ -148,6 +152,10 @@ static int cmd_predict(int argc, char **argv)
     if (engine_predict(&o, runs, n, 0, &out, err, sizeof err) < 0) {
         fprintf(stderr, "tardy predict: %s\n", err);
         rc = 1;
+    } else if (json) {
+        char *text = profile_to_json(&out); /* a profile with only the predictions */
+        printf("%s\n", text ? text : "{}");
+        free(text);
     } else {
         printf("%d run%s of %s from %s\n", n, n == 1 ? "" : "s",
                n ? runs[n - 1].program : "?", store ? store : extrap);

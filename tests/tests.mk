@@ -33,7 +33,7 @@ $(B)/tests/qmpi/libqtool.so: tests/qmpi/qtool.c
 unit-only: $(UNIT_BIN)
 	@$(PYTHON) tests/run.py unit/
 
-$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tool/tables.c
+$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tool/tables.c $(HOST_OBJ)
 	@mkdir -p $(dir $@)
 	@$(CC) $(TFLAGS) -o $@ $< tool/tables.c $(HOST_OBJ) $(DEPS)
 

@@ -39,7 +39,8 @@ local function line(xs, ys)
   return coef[1], coef[2], rss
 end
 
-local function fit(points)
+-- The four models, the one with the smallest score; nil and the reason with too few runs.
+local function select(points)
   local n, t = {}, {}
   for i, pt in ipairs(points) do n[i], t[i] = pt.x.p, pt.y end
   if #t < 3 then return nil, "needs 3 runs at different process counts, has " .. #t end
@@ -74,8 +75,36 @@ local function fit(points)
   for _, m in ipairs(models) do
     if m.score == m.score and m.score < best.score then best = m end
   end
+  return best
+end
+
+-- Fit error (SMAPE on the runs) and uncertainty (leave-one-out SMAPE of the whole selection)
+-- in percent, so that policies can compare this family with others.
+local function fit(points)
+  for _, pt in ipairs(points) do
+    for k, v in pairs(pt.x) do
+      if k ~= "p" and v ~= points[1].x[k] then
+        return nil, "scalaextrap models the process count only (" .. k .. " varies)"
+      end
+    end
+  end
+  local best, why = select(points)
+  if not best then return nil, why end
+  local actual, fitted, loo = {}, {}, {}
+  for i, pt in ipairs(points) do actual[i], fitted[i] = pt.y, best.f(pt.x.p) end
+  local uncertainty
+  if #points >= 4 then
+    for i = 1, #points do
+      local rest = {}
+      for j, pt in ipairs(points) do if j ~= i then rest[#rest + 1] = pt end end
+      local m = select(rest)
+      loo[i] = m and m.f(points[i].x.p) or 0 / 0
+    end
+    uncertainty = tardy.smape(actual, loo)
+  end
   local f = best.f
   return {formula = best.formula, kind = best.name, score = best.score, params = {"p"},
+          fit_error = tardy.smape(actual, fitted), uncertainty = uncertainty,
           predict = function(x) return f(x.p) end}
 end
 

@@ -1,33 +1,31 @@
 -- The default prediction policy. It does not fit one curve to a total (seed 000: totals mix
--- parts that scale differently). Instead it models every compute interval and every MPI call
--- path separately, models how the spread across ranks changes, and combines:
---   per-rank compute = sum over intervals of the predicted mean time per rank
---   max per-rank compute = that sum x the predicted max/mean ratio of per-rank compute
--- It also predicts calls and bytes per call path, partners, and the MPI library's memory.
--- Every prediction carries its family, model, fit error, cross-validated uncertainty, and
--- whether the target lies outside the fitted range.
+-- parts that scale differently). It models every compute interval and every MPI call path
+-- separately, models how the spread across ranks changes, and combines:
+--   mean per-rank compute = sum over intervals of their predicted mean time per rank
+--   max (90th, 50th percentile) per-rank compute = that sum x the predicted ratio of the
+--   max (quantile) to the mean of per-rank compute
+-- It also predicts counts, time, bytes and memory per call path, every per-rank metric, and
+-- the rows of any other kind (wait patterns, counters) the profile holds. Each series is
+-- fitted with every registered family that can model it; the smallest cross-validated error
+-- (leave-one-out SMAPE) wins. Every prediction carries its family, model, fit error,
+-- uncertainty and whether the target lies outside the fitted range.
 
-local FAMILY = "pmnf"   -- the family used for every series; any registered family works
-local TOP = 5           -- intervals and call paths reported one by one
+local TOP = 3     -- intervals, call paths and rows of other kinds reported one by one
 
--- points {x = params, y = value} of one metric over the runs; nil values are skipped
-local function series(runs, index, key, get)
-  local pts = {}
-  for i, run in ipairs(runs) do
-    local m = index[i][key]
-    local v = m and get(m)
-    if v and v == v then pts[#pts + 1] = {x = run.params, y = v} end
-  end
-  return pts
+local function finite(v) return type(v) == "number" and v == v and v > -math.huge and v < math.huge end
+
+-- The scale of a run as text ("n=256,p=4"), to count distinct scales.
+local function scale_key(params)
+  local parts = {}
+  for k, v in pairs(params) do parts[#parts + 1] = k .. "=" .. tostring(v) end
+  table.sort(parts)
+  return table.concat(parts, ",")
 end
 
-local function distinct_points(pts)
+local function distinct(pts)
   local seen, n = {}, 0
   for _, pt in ipairs(pts) do
-    local parts = {}
-    for k, v in pairs(pt.x) do parts[#parts + 1] = k .. "=" .. tostring(v) end
-    table.sort(parts)
-    local key = table.concat(parts, ",")
+    local key = scale_key(pt.x)
     if not seen[key] then seen[key], n = true, n + 1 end
   end
   return n
@@ -46,30 +44,30 @@ local function extrapolates(pts, target)
   return false
 end
 
--- Fit one series; nil and the reason when the family cannot.
-local function model_of(pts)
-  local family = tardy.get_family(FAMILY)
-  if not family then return nil, "no family '" .. FAMILY .. "'" end
-  local need = family.min_points or 3
-  if distinct_points(pts) < need then
-    return nil, string.format("needs runs at %d different scales, has %d", need,
-                              distinct_points(pts))
+-- Fit pts with every family; the model with the smallest uncertainty (ties: the first in
+-- name order). nil and the reason when no family can.
+local function best_model(families, pts)
+  local n, best, why = distinct(pts), nil, nil
+  for _, f in ipairs(families) do
+    if n >= (f.spec.min_points or 3) then
+      local m, reason = f.spec.fit(pts)
+      if type(m) == "table" and type(m.predict) == "function" then
+        m.family = f.name
+        local u = finite(m.uncertainty) and m.uncertainty or math.huge
+        if not best or u < best.u then best = {model = m, u = u} end
+      else
+        why = why or reason
+      end
+    else
+      why = why or string.format("too few runs: needs runs at %d different scales, has %d",
+                                 f.spec.min_points or 3, n)
+    end
   end
-  return family.fit(pts)
+  if not best then return nil, why or "no family can model it" end
+  return best.model
 end
 
-local function predict_one(out, pts, target, metric)
-  local model, why = model_of(pts)
-  if not model then return nil, why end
-  local v = model.predict(target)
-  if v ~= v or v == math.huge or v == -math.huge then return nil, "model gives no finite value" end
-  out[#out + 1] = {target = target, metric = metric, value = v, family = FAMILY,
-    model = model.formula, fit_error = model.fit_error, uncertainty = model.uncertainty,
-    extrapolated = extrapolates(pts, target)}
-  return v
-end
-
--- index[i][key] = metric table of run i
+-- index[i]["kind:key"] = metric table of run i
 local function index_runs(runs)
   local index = {}
   for i, run in ipairs(runs) do
@@ -79,95 +77,263 @@ local function index_runs(runs)
   return index
 end
 
--- Keys of one kind in the last run, by decreasing total time.
-local function top_keys(runs, index, kind)
-  local last, keys = index[#runs], {}
-  for key, m in pairs(last or {}) do
+-- points {x = params, y = get(metric)} over the runs; runs without the value are skipped
+local function series(runs, index, key, get)
+  local pts = {}
+  for i, run in ipairs(runs) do
+    local m = index[i][key]
+    local ok, v = m ~= nil, nil
+    if ok then v = get(m) end
+    if finite(v) then pts[#pts + 1] = {x = run.params, y = v} end
+  end
+  return pts
+end
+
+-- A field of a stat: get("time", "mean")(metric)
+local function get(stat, field)
+  return function(m) return m[stat] and m[stat][field] end
+end
+
+-- The run with the most wall time (summed over ranks).
+local function reference(index)
+  local best, most = #index, -1
+  for i, rows in ipairs(index) do
+    local wall = rows["rank:wall"]
+    local t = wall and wall.value and wall.value.sum or 0
+    if t > most then best, most = i, t end
+  end
+  return index[best]
+end
+
+-- Keys of the reference run's rows of one kind, by decreasing order(metric).
+local function keys_of(index, kind, order)
+  local last, keys = reference(index), {}
+  for key, m in pairs(last) do
     if m.kind == kind then keys[#keys + 1] = key end
   end
-  table.sort(keys, function(a, b) return last[a].time.sum > last[b].time.sum end)
+  table.sort(keys, function(a, b)
+    local x, y = order(last[a]) or 0, order(last[b]) or 0
+    if x ~= y then return x > y end
+    return a < b
+  end)
   return keys
 end
 
--- MPI call paths in the last run by decreasing MPI library memory still held at finalize.
-local function memory_keys(runs, index)
-  local last, keys = index[#runs], {}
-  for key, m in pairs(last or {}) do
-    if m.memory_live and m.memory_live.sum > 0 then keys[#keys + 1] = key end
+-- Other kinds than the three the policy knows (wait patterns, counters, ...).
+local function other_kinds(index)
+  local kinds, seen = {}, {}
+  for _, m in pairs(reference(index)) do
+    if m.kind ~= "mpi" and m.kind ~= "interval" and m.kind ~= "rank" and not seen[m.kind] then
+      seen[m.kind] = true
+      kinds[#kinds + 1] = m.kind
+    end
   end
-  table.sort(keys, function(a, b) return last[a].memory_live.sum > last[b].memory_live.sum end)
-  return keys
+  table.sort(kinds)
+  return kinds
 end
 
+-- "MPI_Send@main jacobi.c:88;solve ..." → "MPI_Send@main jacobi.c:88"
 local function short(key)
-  return (key:gsub("^%a+:", ""):gsub(";[^>]*", ""))
+  return (key:gsub("^[%w_]+:", ""):gsub(";[^>]*", ""))
+end
+
+-- Statistics of a row worth predicting, in a fixed order: every stat the row has.
+local function stats_of(m)
+  local names = {}
+  for k, v in pairs(m) do
+    if type(v) == "table" and v.sum then names[#names + 1] = k end
+  end
+  table.sort(names)
+  return names
+end
+
+-- The runs in a canonical order (scale, then start time), so that the same runs give the same
+-- predictions bit for bit at finalize and offline; the reference run (the one whose rows are
+-- reported one by one) is the one with the most wall time.
+local function canonical(list)
+  local runs = {}
+  for i, run in ipairs(list) do runs[i] = {run = run, key = scale_key(run.params), start = run.start} end
+  table.sort(runs, function(a, b)
+    if a.key ~= b.key then return a.key < b.key end
+    return a.start < b.start
+  end)
+  for i, r in ipairs(runs) do runs[i] = r.run end
+  return runs
 end
 
 tardy.policy("default", function(ctx)
-  local runs, out, notes = ctx.runs, {}, {}
+  local runs, out, notes = canonical(ctx.runs), {}, {}
   if #runs == 0 then return {note = "no runs to predict from"} end
+  local families = {}
+  for _, name in ipairs(tardy.families()) do
+    families[#families + 1] = {name = name, spec = tardy.get_family(name)}
+  end
   local index = index_runs(runs)
-  local intervals, calls = top_keys(runs, index, "interval"), top_keys(runs, index, "mpi")
-  for _, target in ipairs(ctx.targets) do
-    -- per interval, then the combination
-    local mean_sum, missing = 0, nil
-    local parts = {}
-    for _, key in ipairs(intervals) do
-      local pts = series(runs, index, key, function(m) return m.time.mean end)
-      local model, why = model_of(pts)
-      if model then
-        local v = model.predict(target)
-        if v == v then mean_sum = mean_sum + math.max(v, 0) end
-        parts[#parts + 1] = {key = key, pts = pts}
-      else
-        missing = missing or why
+  local function note(text)
+    for _, n in ipairs(notes) do if n == text then return end end
+    notes[#notes + 1] = text
+  end
+
+  -- one prediction of the series pts; returns value, model (nil and the reason when omitted)
+  local function predict(pts, target, metric)
+    local model, why = best_model(families, pts)
+    if not model then return nil, why end
+    local v = model.predict(target)
+    if not finite(v) then return nil, "the model gives no finite value" end
+    out[#out + 1] = {target = target, metric = metric, value = v, family = model.family,
+      model = model.formula, fit_error = model.fit_error, uncertainty = model.uncertainty,
+      extrapolated = extrapolates(pts, target)}
+    return v, model
+  end
+  local function each(pts, target, metric)
+    local v, why = predict(pts, target, metric)
+    if not v then note(metric .. ": " .. why) end
+  end
+
+  local scales = {}
+  for i, run in ipairs(runs) do scales[i] = {x = run.params} end
+  local nscales = distinct(scales)
+  if nscales < 3 then
+    return {note = string.format("too few runs: predictions need runs at 3 different scales, " ..
+      "there %s %d (%d run%s)", nscales == 1 and "is" or "are", nscales, #runs,
+      #runs == 1 and "" or "s")}
+  end
+
+  local intervals = keys_of(index, "interval", function(m) return m.time and m.time.sum end)
+  local calls = keys_of(index, "mpi", function(m) return m.time and m.time.sum end)
+  local ranks = keys_of(index, "rank", function() return 0 end)
+
+  local function predict_target(target)
+    -- a parameter of the target that no run varies cannot be predicted
+    local fixed
+    for k, v in pairs(target) do
+      local lo, hi = math.huge, -math.huge
+      for _, run in ipairs(runs) do
+        local x = run.params[k]
+        if type(x) == "number" then lo, hi = math.min(lo, x), math.max(hi, x) end
+      end
+      if lo > hi or (lo == hi and v ~= lo) then fixed = k end
+    end
+    if fixed then
+      note(string.format("target %s: no run varies %s, so nothing can be predicted for it",
+        scale_key(target), fixed))
+      return
+    end
+
+    do -- compute: every interval separately, then the sum and the spread
+      local sum, var, parts, missing, models = 0, 0, 0, 0, {}
+      for _, key in ipairs(intervals) do
+        local pts = series(runs, index, key, get("time", "mean"))
+        local model = best_model(families, pts)
+        local v = model and model.predict(target)
+        if finite(v) then
+          v = math.max(v, 0)
+          sum, parts = sum + v, parts + 1
+          var = var + (v * (finite(model.uncertainty) and model.uncertainty or 0) / 100) ^ 2
+          models[key] = model
+        else
+          missing = missing + 1
+        end
+      end
+      if missing > 0 then
+        note(string.format("%d of %d intervals have no model (too few runs with them)",
+                           missing, #intervals))
+      end
+      if parts > 0 then
+        -- fit error of the sum: the sum of the interval models against each run's sum
+        local actual, fitted = {}, {}
+        for i, run in ipairs(runs) do
+          local a, f = 0, 0
+          for key, model in pairs(models) do
+            local m = index[i][key]
+            if m and m.time then a = a + m.time.mean end
+            f = f + math.max(model.predict(run.params), 0)
+          end
+          actual[i], fitted[i] = a, f
+        end
+        local u = sum > 0 and 100 * math.sqrt(var) / sum or 0
+        local all = {}
+        for i, run in ipairs(runs) do all[i] = {x = run.params} end
+        local ext = extrapolates(all, target)
+        out[#out + 1] = {target = target, metric = "per-rank compute time, mean (s)",
+          value = sum, family = "default", model = "sum of " .. parts .. " interval models",
+          fit_error = tardy.smape(actual, fitted), uncertainty = u, extrapolated = ext}
+        for _, q in ipairs({{"max", "max"}, {"p90", "90th percentile"}, {"p50", "median"}}) do
+          local pts = series(runs, index, "rank:compute", function(m)
+            local s = m.value
+            return s and s.mean > 0 and s[q[1]] and s[q[1]] / s.mean or nil
+          end)
+          local ratio, model = predict(pts, target,
+            "spread of per-rank compute (" .. q[2] .. " / mean)")
+          if ratio then
+            local ur = finite(model.uncertainty) and model.uncertainty or 0
+            out[#out + 1] = {target = target, metric = "per-rank compute time, " .. q[2] .. " (s)",
+              value = sum * ratio, family = "default", model = "interval sum x spread",
+              fit_error = model.fit_error, uncertainty = math.sqrt(u * u + ur * ur),
+              extrapolated = ext or extrapolates(pts, target)}
+          end
+        end
       end
     end
-    if missing and #parts == 0 then
-      notes[#notes + 1] = "no predictions: " .. missing
-      break
+    each(series(runs, index, "rank:compute", get("value", "max")), target,
+         "per-rank compute time, max, fitted directly (s)")
+
+    for i = 1, math.min(TOP, #intervals) do
+      local key, name = intervals[i], "interval " .. short(intervals[i])
+      each(series(runs, index, key, get("time", "mean")), target, name .. ": time per rank, mean (s)")
+      each(series(runs, index, key, get("time", "max")), target, name .. ": time per rank, max (s)")
+      each(series(runs, index, key, get("count", "mean")), target, name .. ": count per rank")
     end
-    local ratio_pts = series(runs, index, "rank:compute",
-      function(m) return m.value.sum > 0 and m.value.max / (m.value.sum / m.value.ranks) or nil end)
-    local ratio = predict_one(out, ratio_pts, target, "spread of per-rank compute (max/mean)")
-    out[#out + 1] = {target = target, metric = "per-rank compute time, mean (s)",
-      value = mean_sum, family = FAMILY, model = "sum of " .. #parts .. " interval models",
-      extrapolated = extrapolates(ratio_pts, target)}
-    if ratio then
-      out[#out + 1] = {target = target, metric = "max per-rank compute time (s)",
-        value = mean_sum * ratio, family = FAMILY, model = "interval sum x spread",
-        extrapolated = extrapolates(ratio_pts, target)}
-    end
-    predict_one(out, series(runs, index, "rank:compute", function(m) return m.value.max end),
-      target, "max per-rank compute time, direct (s)")
-    for i = 1, math.min(TOP, #parts) do
-      predict_one(out, parts[i].pts, target, "interval " .. short(parts[i].key) .. " mean (s)")
-      predict_one(out, series(runs, index, parts[i].key, function(m) return m.count.mean end),
-        target, "interval " .. short(parts[i].key) .. " count per rank")
-    end
+
     for i = 1, math.min(TOP, #calls) do
-      local key = calls[i]
-      predict_one(out, series(runs, index, key, function(m) return m.time.mean end), target,
-        short(key) .. " time per rank (s)")
-      predict_one(out, series(runs, index, key, function(m) return m.count.mean end), target,
-        short(key) .. " calls per rank")
-      predict_one(out, series(runs, index, key,
-        function(m) return m.sent.mean + m.recv.mean end), target, short(key) .. " bytes per rank")
+      local key, name = calls[i], short(calls[i])
+      each(series(runs, index, key, get("time", "mean")), target, name .. ": time per rank, mean (s)")
+      each(series(runs, index, key, get("time", "max")), target, name .. ": time per rank, max (s)")
+      each(series(runs, index, key, get("count", "mean")), target, name .. ": calls per rank")
+      for _, dir in ipairs({"sent", "recv"}) do
+        local pts = series(runs, index, key, get(dir, "mean"))
+        if #pts > 0 and pts[#pts].y > 0 then
+          each(pts, target, name .. ": bytes " .. dir .. " per rank")
+        end
+      end
     end
-    predict_one(out, series(runs, index, "rank:partners", function(m) return m.value.mean end),
-      target, "point-to-point partners per rank")
-    predict_one(out, series(runs, index, "rank:mpi_memory_high_water",
-      function(m) return m.value.max end), target, "MPI library memory per rank, peak (bytes)")
-    -- MPI library memory held per process (seed 001: MPI_Init's grows with the process count)
-    predict_one(out, series(runs, index, "rank:mpi_memory_live", function(m) return m.value.mean end),
-      target, "MPI library memory per rank at finalize, mean (bytes)")
-    local held = memory_keys(runs, index)
+
+    -- memory the MPI library holds per call path (e.g. MPI_Init growing with p)
+    local held = keys_of(index, "mpi", function(m) return m.memory_live and m.memory_live.max end)
     for i = 1, math.min(TOP, #held) do
-      predict_one(out, series(runs, index, held[i], function(m)
-        return m.memory_live and m.memory_live.mean end), target,
-        short(held[i]) .. " MPI memory held per rank (bytes)")
+      local m = reference(index)[held[i]]
+      if m.memory_live and m.memory_live.max > 0 then
+        each(series(runs, index, held[i], get("memory_live", "max")), target,
+             short(held[i]) .. ": MPI memory held, max per rank (bytes)")
+      end
+    end
+
+    -- every per-rank metric: partners, messages, bytes, MPI time, wall, memory, ...
+    for _, key in ipairs(ranks) do
+      if key ~= "rank:compute" then
+        local name = key:gsub("^rank:", "")
+        each(series(runs, index, key, get("value", "max")), target, name .. ", max per rank")
+      end
+    end
+
+    -- rows of other kinds (wait patterns, counters, ...): every statistic they carry
+    for _, kind in ipairs(other_kinds(index)) do
+      local keys = keys_of(index, kind, function(m)
+        local s = stats_of(m)[1]
+        return s and m[s].sum
+      end)
+      for i = 1, math.min(TOP, #keys) do
+        local m = reference(index)[keys[i]]
+        for _, stat in ipairs(stats_of(m)) do
+          for _, field in ipairs({"mean", "max"}) do
+            each(series(runs, index, keys[i], get(stat, field)), target,
+                 kind .. " " .. short(keys[i]) .. ": " .. stat .. " per rank, " .. field)
+          end
+        end
+      end
     end
   end
+  for _, target in ipairs(ctx.targets) do predict_target(target) end
   if #notes > 0 then out.note = table.concat(notes, "; ") end
   return out
 end)
