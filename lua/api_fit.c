@@ -1,6 +1,8 @@
 /* The fitting primitives of predict/fit.h for Lua:
- *   tardy.lsq(rows, y [, w])           → coef, rss          linear least squares (SVD)
- *   tardy.lm(f, p0, xs, ys [, lo, hi]) → params, rss        Levenberg–Marquardt, f(params, x)
+ *   tardy.lsq(rows, y [, w])           → coef, rss, h       linear least squares (SVD)
+ *   tardy.lm(f, p0, xs, ys [, lo, hi]) → params, rss, h     Levenberg–Marquardt, f(params, xs)
+ *                                                           returns the model at every x
+ *   (h: the leverage of each point, for closed-form leave-one-out: e_i / (1 - h_i))
  *   tardy.rss/smape/r2(a, p), tardy.mape(a, p), tardy.adj_r2(a, p, k)
  *   tardy.loo(points, fit)             → smape, predictions  leave-one-out cross-validation
  *   tardy.pmnf(points [, opts])        → model               PMNF search (DESIGN.md 3.4)
@@ -77,7 +79,11 @@ static int l_lsq(lua_State *L)
         return fail(L, rc);
     push_numbers(L, coef, k);
     lua_pushnumber(L, rss);
-    return 2;
+    double h[MAX_POINTS];
+    if (fit_leverage(X, n, k, has_w ? w : NULL, h) != FIT_OK)
+        return 2;
+    push_numbers(L, h, n);
+    return 3;
 }
 
 struct lm_ctx {
@@ -87,26 +93,29 @@ struct lm_ctx {
     int k;
 };
 
-/* r_i = f(params, xs[i]) - ys[i], calling the Lua model. */
+/* r_i = f(params, xs)[i] - ys[i]: one call of the Lua model for all points. */
 static int lm_resid(const double *params, double *r, void *arg)
 {
     struct lm_ctx *c = arg;
     lua_State *L = c->L;
-    for (int i = 0; i < c->n; i++) {
-        lua_pushvalue(L, c->fn);
-        push_numbers(L, params, c->k);
-        lua_rawgeti(L, c->xs, i + 1);
-        lua_call(L, 2, 1);
-        int ok = lua_isnumber(L, -1);
+    lua_pushvalue(L, c->fn);
+    push_numbers(L, params, c->k);
+    lua_pushvalue(L, c->xs);
+    lua_call(L, 2, 1);
+    int ok = lua_istable(L, -1);
+    for (int i = 0; ok && i < c->n; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        ok = lua_isnumber(L, -1);
         r[i] = ok ? lua_tonumber(L, -1) - c->ys[i] : NAN;
+        ok = ok && isfinite(r[i]);
         lua_pop(L, 1);
-        if (!ok || !isfinite(r[i]))
-            return -1;
     }
-    return 0;
+    lua_pop(L, 1);
+    return ok ? 0 : -1;
 }
 
-/* tardy.lm(f, p0, xs, ys [, lower, upper [, max_iter]]) → params, rss | nil, reason */
+/* tardy.lm(f, p0, xs, ys [, lower, upper [, max_iter]]) → params, rss | nil, reason.
+ * f(params, xs) returns the array of the model's values at xs (xs is passed through as is). */
 static int l_lm(lua_State *L)
 {
     double p[8], ys[MAX_POINTS], lo[8], hi[8], rss;
@@ -127,7 +136,27 @@ static int l_lm(lua_State *L)
         return fail(L, rc);
     push_numbers(L, p, k);
     lua_pushnumber(L, rss);
-    return 2;
+    /* Leverages from the Jacobian at the optimum; a parameter held at a bound is fixed. */
+    double J[MAX_POINTS * 8], Jfree[MAX_POINTS * 8], h[MAX_POINTS];
+    if (fit_jacobian(lm_resid, &c, n, k, p, J) != FIT_OK)
+        return 2;
+    int free_k = 0, at_bound[8];
+    for (int j = 0; j < k; j++) {
+        double scale = 1e-9 * (fabs(p[j]) + 1e-12);
+        at_bound[j] = (has_lo && fabs(p[j] - lo[j]) <= scale) ||
+                      (has_hi && fabs(p[j] - hi[j]) <= scale);
+        free_k += !at_bound[j];
+    }
+    for (int i = 0, m; i < n; i++) {
+        m = 0;
+        for (int j = 0; j < k; j++)
+            if (!at_bound[j])
+                Jfree[i * free_k + m++] = J[i * k + j];
+    }
+    if (free_k == 0 || fit_leverage(Jfree, n, free_k, NULL, h) != FIT_OK)
+        return 2;
+    push_numbers(L, h, n);
+    return 3;
 }
 
 static int pair(lua_State *L, double *a, double *p)

@@ -2,6 +2,7 @@
 #include "extrap.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,22 +39,54 @@ static void region_name(const struct prof_row *row, struct strbuf *out)
     }
 }
 
-static double metric_value(const struct profile *r, const struct prof_row *row, int m)
+/* The metrics of a row in the file, by kind: a name and where the value lives in the row's
+ * numbers (a per-rank total's mean over the ranks, or its maximum). extrap_read maps them back,
+ * so a store exported and read again gives the same predictions. */
+struct metric {
+    const char *name;
+    size_t off;   /* struct red_stat in struct prof_nums */
+    int max;      /* the maximum over ranks, else the mean */
+};
+
+static const struct metric mpi_metrics[] = {
+    {"time_mean", offsetof(struct prof_nums, time), 0},
+    {"time_max", offsetof(struct prof_nums, time), 1},
+    {"count_mean", offsetof(struct prof_nums, count), 0},
+    {"sent_mean", offsetof(struct prof_nums, sent), 0},
+    {"recv_mean", offsetof(struct prof_nums, recv), 0},
+    {"memory_live_max", offsetof(struct prof_nums, mem_live), 1},
+    {NULL, 0, 0},
+};
+static const struct metric rank_metrics[] = {
+    {"mean", offsetof(struct prof_nums, time), 0},
+    {"max", offsetof(struct prof_nums, time), 1},
+    {NULL, 0, 0},
+};
+
+/* The metrics of a row kind (intervals: the first three of the MPI ones). */
+static const struct metric *metrics_of(int kind, int *n)
+{
+    *n = kind == ROW_MPI ? 6 : kind == ROW_INTERVAL ? 3 : 2;
+    return kind == ROW_RANK ? rank_metrics : mpi_metrics;
+}
+
+static struct red_stat *stat_at(struct prof_nums *n, const struct metric *m)
+{
+    return (struct red_stat *)((char *)n + m->off);
+}
+
+static double metric_value(const struct profile *r, const struct prof_row *row,
+                           const struct metric *m)
 {
     double n = r->ranks > 0 ? r->ranks : 1;
     if (!row)
         return 0;
-    switch (m) {
-    case 0: return row->n.time.sum / n;
-    case 1: return row->n.time.max;
-    case 2: return row->n.count.sum / n;
-    default: return (row->n.sent.sum + row->n.recv.sum) / n;
-    }
+    const struct red_stat *s = stat_at((struct prof_nums *)&row->n, m);
+    return m->max ? s->max : s->sum / n;
 }
 
 int extrap_write(const struct profile *runs, int nruns, FILE *out)
 {
-    static const char *const metrics[] = {"time_mean", "time_max", "count_mean", "bytes_mean"};
     if (nruns <= 0)
         return 0;
     /* Parameters: p, then user parameters every run has. */
@@ -105,9 +138,13 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out)
         region_name(row, &name);
         fprintf(out, "REGION %s\n", name.data);
         regions++;
-        int nm = row->kind == ROW_MPI ? 4 : row->kind == ROW_INTERVAL ? 3 : 2;
+        int nm;
+        const struct metric *metrics = metrics_of(row->kind, &nm);
         for (int m = 0; m < nm; m++) {
-            fprintf(out, "METRIC %s\n", row->kind == ROW_RANK ? (m ? "max" : "mean") : metrics[m]);
+            if (row->kind == ROW_MPI && metrics[m].off == offsetof(struct prof_nums, mem_live) &&
+                !row->n.mem_live.ranks)
+                continue;
+            fprintf(out, "METRIC %s\n", metrics[m].name);
             for (int k = 0; k < npoints; k++) {
                 fputs("DATA", out);
                 for (int r = 0; r < nruns; r++) {
@@ -115,7 +152,7 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out)
                         continue;
                     const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a,
                                                               row->b);
-                    fprintf(out, " %.17g", metric_value(&runs[r], mine, m));
+                    fprintf(out, " %.17g", metric_value(&runs[r], mine, &metrics[m]));
                 }
                 fputs("\n", out);
             }
@@ -195,6 +232,49 @@ static int make_runs(struct reader *rd)
     return 0;
 }
 
+/* Where a region/metric pair goes in a run: back into the row and statistic it was exported
+ * from (regions "ranks/NAME", "SITE => SITE" and call sites "MPI_X@..." with tardy's metric
+ * names); anything else becomes the per-rank metric "region/metric". */
+static int place(struct profile *r, const char *region, const char *metric, double v)
+{
+    int kind = !strncmp(region, "ranks/", 6) ? ROW_RANK
+               : strstr(region, " => ")       ? ROW_INTERVAL
+               : strchr(region, '@')          ? ROW_MPI
+                                              : 0;
+    int nm = 0;
+    const struct metric *ms = kind ? metrics_of(kind, &nm) : NULL, *m = NULL;
+    for (int i = 0; i < nm && !m; i++)
+        if (!strcmp(ms[i].name, metric))
+            m = &ms[i];
+    struct prof_row *row;
+    if (m && kind == ROW_INTERVAL) {
+        const char *arrow = strstr(region, " => ");
+        char *a = strndup(region, (size_t)(arrow - region));
+        row = a ? rowset_get(&r->rows, kind, a, arrow + 4) : NULL;
+        free(a);
+    } else if (m) {
+        row = rowset_get(&r->rows, kind, kind == ROW_RANK ? region + 6 : region, NULL);
+    } else {
+        char key[1024];
+        snprintf(key, sizeof key, "%s/%s", region, metric);
+        row = rowset_get(&r->rows, ROW_RANK, key, NULL);
+        if (!row)
+            return -1;
+        row->n.time = (struct red_stat){.sum = v * r->ranks, .min = v, .max = v,
+                                        .ranks = (uint32_t)r->ranks};
+        return 0;
+    }
+    if (!row)
+        return -1;
+    struct red_stat *s = stat_at(&row->n, m);
+    s->ranks = (uint32_t)r->ranks;
+    if (m->max)
+        s->max = v;
+    else
+        s->sum = v * r->ranks;
+    return 0;
+}
+
 static int read_data(struct reader *rd, char *s)
 {
     if (!rd->region || !rd->metric)
@@ -215,15 +295,8 @@ static int read_data(struct reader *rd, char *s)
     }
     if (!n)
         return fail(rd, "DATA without values");
-    struct profile *r = &rd->runs[rd->point++];
-    char key[1024];
-    snprintf(key, sizeof key, "%s/%s", rd->region, rd->metric);
-    struct prof_row *row = rowset_get(&r->rows, ROW_RANK, key, NULL);
-    if (!row)
+    if (place(&rd->runs[rd->point++], rd->region, rd->metric, sum / n) < 0)
         return fail(rd, "out of memory");
-    double mean = sum / n;
-    row->n.time = (struct red_stat){.sum = mean * r->ranks, .min = mean, .max = mean,
-                                    .ranks = (uint32_t)r->ranks};
     return 0;
 }
 

@@ -9,15 +9,18 @@
 
 /* Write the metrics of runs (one program) to out: parameters p and every user parameter
  * all runs have; one point per distinct parameter tuple (runs at the same point are
- * repetitions); regions are call sites and intervals, metrics time_mean, time_max,
- * count_mean, bytes_mean; per-rank metrics go to the region "ranks". Returns the number of
- * regions written. */
+ * repetitions); regions are call sites ("MPI_Send@main x.c:88;..."), intervals ("SITE => SITE")
+ * and per-rank metrics ("ranks/compute"); metrics time_mean, time_max, count_mean, sent_mean,
+ * recv_mean, memory_live_max (means over ranks of per-rank totals, or their maximum; intervals
+ * the first three; per-rank metrics mean and max). Returns the number of regions written. */
 int extrap_write(const struct profile *runs, int nruns, FILE *out);
 
 /* Read an Extra-P text file as runs: one run per point (p taken from a parameter named p,
- * else 1; the other parameters become run parameters), every region/metric pair a per-rank
- * metric "region/metric" whose value is the mean of the repetitions. Returns the number of
- * runs (array in *runs, free with store_free), or -1 with "file:line: problem" in err. */
+ * else 1; the other parameters become run parameters); the value of a region/metric pair is
+ * the mean of its repetitions. Regions and metrics written by extrap_write go back to their
+ * rows (so predictions from an export equal those from the store); any other pair becomes
+ * the per-rank metric "region/metric". Returns the number of runs (array in *runs, free with
+ * store_free), or -1 with "file:line: problem" in err. */
 int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen);
 
 #endif

@@ -20,6 +20,11 @@ const char *fit_strerror(int code);
 int fit_lsq(const double *X, int n, int k, const double *y, const double *w, double *coef,
             double *rss);
 
+/* Leverages h[n] of the points in the (weighted) least squares fit with design X (n × k):
+ * the diagonal of the hat matrix. A left-out point's residual is e_i / (1 - h_i), exactly for
+ * linear models and to first order (X = the Jacobian at the optimum) for nonlinear ones. */
+int fit_leverage(const double *X, int n, int k, const double *w, double *h);
+
 /* Statistics of predictions p against actual values a (n points). */
 double fit_rss(const double *a, const double *p, int n);
 double fit_smape(const double *a, const double *p, int n);  /* percent, 0..200 */
@@ -36,6 +41,8 @@ double fit_adj_r2(const double *a, const double *p, int n, int k);
 typedef int (*fit_resid_fn)(const double *params, double *r, void *ctx);
 int fit_lm(fit_resid_fn resid, void *ctx, int n, int k, double *params, const double *lower,
            const double *upper, int max_iter, double *rss);
+/* The Jacobian (n × k, row-major) of resid at params, by forward differences. */
+int fit_jacobian(fit_resid_fn resid, void *ctx, int n, int k, const double *params, double *J);
 
 /* PMNF: f(x) = c0 + c1 · prod over parameters of x_d^e_d · log2(x_d)^l_d (multiplicative) or
  * c0 + sum_d c_d · x_d^e_d · log2(x_d)^l_d (additive). */

@@ -67,6 +67,37 @@ static int solve_step(const double *J, const double *r, int n, int k, double mu,
     return 0;
 }
 
+/* Forward differences of r (the residuals at p) into J. */
+static int jacobian(fit_resid_fn resid, void *ctx, int n, int k, const double *p,
+                    const double *r, double *J, double *rt)
+{
+    double trial[8];
+    for (int j = 0; j < k; j++) {
+        double h = 1e-7 * (fabs(p[j]) + 1e-7);
+        memcpy(trial, p, (size_t)k * sizeof *p);
+        trial[j] += h;
+        if (resid(trial, rt, ctx) != 0)
+            return -1;
+        for (int i = 0; i < n; i++)
+            J[i * k + j] = (rt[i] - r[i]) / h;
+    }
+    return 0;
+}
+
+int fit_jacobian(fit_resid_fn resid, void *ctx, int n, int k, const double *params, double *J)
+{
+    if (k < 1 || k > 8 || n < 1)
+        return FIT_EINPUT;
+    double *r = malloc((size_t)n * sizeof *r), *rt = malloc((size_t)n * sizeof *rt);
+    int rc = !r || !rt ? FIT_ENOMEM
+             : resid(params, r, ctx) != 0 || jacobian(resid, ctx, n, k, params, r, J, rt) != 0
+                 ? FIT_EINPUT
+                 : FIT_OK;
+    free(r);
+    free(rt);
+    return rc;
+}
+
 int fit_lm(fit_resid_fn resid, void *ctx, int n, int k, double *params, const double *lower,
            const double *upper, int max_iter, double *rss)
 {
@@ -87,33 +118,35 @@ int fit_lm(fit_resid_fn resid, void *ctx, int n, int k, double *params, const do
         goto out;
     rc = FIT_ENOCONV;
     for (int it = 0; it < max_iter; it++) {
-        for (int j = 0; j < k; j++) {
-            double h = 1e-7 * (fabs(p[j]) + 1e-7);
-            memcpy(trial, p, (size_t)k * sizeof *p);
-            trial[j] += h;
-            if (resid(trial, rt, ctx) != 0)
-                goto out;
-            for (int i = 0; i < n; i++)
-                J[i * k + j] = (rt[i] - r[i]) / h;
-        }
+        if (jacobian(resid, ctx, n, k, p, r, J, rt) != 0)
+            goto out;
         int improved = 0;
         for (int tries = 0; tries < 30 && !improved; tries++) {
             if (solve_step(J, r, n, k, mu, dp) != 0) {
                 mu *= 10;
                 continue;
             }
-            for (int j = 0; j < k; j++)
+            double step = 0, size = 0;
+            for (int j = 0; j < k; j++) {
                 trial[j] = p[j] + dp[j];
+                step += dp[j] * dp[j];
+                size += p[j] * p[j];
+            }
+            if (step <= 1e-16 * (size + 1e-300))
+                break; /* the damped step vanishes: no descent left (xtol) */
             clamp(trial, k, lower, upper);
             double c = resid(trial, rt, ctx) == 0 ? sumsq(rt, n) : INFINITY;
             if (isfinite(c) && c < cost) {
-                double gain = cost - c;
+                double gain = cost - c, moved = 0;
+                for (int j = 0; j < k; j++)
+                    moved += (trial[j] - p[j]) * (trial[j] - p[j]);
                 memcpy(p, trial, (size_t)k * sizeof *p);
                 memcpy(r, rt, (size_t)n * sizeof *r);
                 cost = c;
                 mu = mu > 1e-12 ? mu / 3 : mu;
                 improved = 1;
-                if (gain <= 1e-15 * (cost + 1e-300)) {
+                /* converged (MINPACK's ftol and xtol): the cost or the parameters barely move */
+                if (gain <= 1e-8 * (cost + 1e-300) || moved <= 1e-16 * (size + 1e-300)) {
                     rc = FIT_OK;
                     it = max_iter;
                 }

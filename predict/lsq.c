@@ -10,6 +10,10 @@ void dgelsd_(const int *m, const int *n, const int *nrhs, double *a, const int *
              const int *ldb, double *s, const double *rcond, int *rank, double *work,
              const int *lwork, int *iwork, int *info);
 
+void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
+             const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+             double *work, const int *lwork, int *info);
+
 const char *fit_strerror(int code)
 {
     switch (code) {
@@ -72,5 +76,36 @@ out:
     free(b);
     free(s);
     free(iwork);
+    return rc;
+}
+
+int fit_leverage(const double *X, int n, int k, const double *w, double *h)
+{
+    if (n < 1 || k < 1 || k > n)
+        return FIT_EINPUT;
+    int lwork = 5 * (n + k) + 64, info, one = 1;
+    double *a = malloc((size_t)n * k * sizeof *a), *u = malloc((size_t)n * k * sizeof *u);
+    double *work = malloc((size_t)lwork * sizeof *work), s[64], vt;
+    int rc = FIT_ENOMEM;
+    if (!a || !u || !work || k > 64)
+        goto out;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++)
+            a[j * n + i] = X[i * k + j] * (w ? sqrt(w[i]) : 1.0); /* column-major */
+    dgesvd_("S", "N", &n, &k, a, &n, s, u, &n, &vt, &one, work, &lwork, &info);
+    rc = FIT_ESINGULAR;
+    if (info != 0)
+        goto out;
+    for (int i = 0; i < n; i++) {
+        h[i] = 0;
+        for (int j = 0; j < k; j++)
+            if (s[j] > 1e-12 * s[0])
+                h[i] += u[j * n + i] * u[j * n + i];
+    }
+    rc = FIT_OK;
+out:
+    free(a);
+    free(u);
+    free(work);
     return rc;
 }

@@ -4,7 +4,9 @@
 -- least squares (Levenberg-Marquardt for the exponential), the smallest MAPE on the fitted
 -- runs wins. Against a problem size (any other parameter): linear a*x + b (a > 0).
 -- The model's uncertainty is the leave-one-out SMAPE of the chosen form (as for pmnf), so
--- policies can compare families on the same footing.
+-- policies can compare families on the same footing; it comes from the leverages of the fit
+-- (the left-out residual is e_i / (1 - h_i): exact for the linear forms, to first order for
+-- the exponential) rather than from refitting without each point.
 
 local function column(points, name)
   local v = {}
@@ -31,103 +33,131 @@ local function varying(points)
   return found
 end
 
--- Least squares y = sum_j c_j * basis_j(x); coefficients or nil.
-local function linear_fit(xs, ys, basis)
-  local rows = {}
-  for i, x in ipairs(xs) do
-    local r = {}
-    for j, f in ipairs(basis) do r[j] = f(x) end
-    rows[i] = r
+-- Least squares y = c0 + c1 * t in closed form: c0, c1 and the leverages, or nil when t does
+-- not vary. (tardy.lsq does any linear model; two coefficients need no matrix.)
+local function line(ts, ys)
+  local n, tm, ym = #ts, 0, 0
+  for i = 1, n do tm, ym = tm + ts[i], ym + ys[i] end
+  tm, ym = tm / n, ym / n
+  local sxx, sxy = 0, 0
+  for i = 1, n do
+    local d = ts[i] - tm
+    sxx, sxy = sxx + d * d, sxy + d * (ys[i] - ym)
   end
-  local coef = tardy.lsq(rows, ys)
-  return coef
+  if not (sxx > 1e-300 * (tm * tm + 1)) then return nil end
+  local c1 = sxy / sxx
+  local h = {}
+  for i = 1, n do h[i] = 1 / n + (ts[i] - tm) ^ 2 / sxx end
+  return ym - c1 * tm, c1, h
 end
 
-local function one(x) return 1 end
-local function ident(x) return x end
-local function recip(x) return 1 / x end
-local function ln(x) return math.log(x) end
+-- t_i = f(x_i)
+local function map(xs, f)
+  local t = {}
+  for i, x in ipairs(xs) do t[i] = f(x) end
+  return t
+end
 
--- Each form: fit(xs, ys) -> f(x), formula | nil. Constraints as in the seed.
+-- Each form: fit(xs, ys, size) -> f(x), leverages, formula() | nil. Constraints as in the seed.
 local forms = {}
 
 forms.linear = function(xs, ys, size)
-  local c = linear_fit(xs, ys, {ident, one})
-  if not c or (size and c[1] <= 0) then return nil end -- problem size: a > 0
-  local a, b = c[1], c[2]
-  return function(x) return a * x + b end, string.format("%.6g * %%s + %.6g", a, b)
+  local b, a, h = line(xs, ys)
+  if not b or (size and a <= 0) then return nil end -- problem size: a > 0
+  return function(x) return a * x + b end, h,
+    function() return string.format("%.6g * %%s + %.6g", a, b) end
 end
 
 forms.inverse = function(xs, ys)
-  local c = linear_fit(xs, ys, {one, recip})
-  if not c then return nil end
-  local a, b = c[1], c[2]
-  if a < 0 then -- the constrained optimum lies on a = 0
-    local k = linear_fit(xs, ys, {recip})
-    if not k then return nil end
-    a, b = 0, k[1]
+  local t = map(xs, function(x) return 1 / x end)
+  local a, b, h = line(t, ys)
+  if not a then return nil end
+  if a < 0 then -- the constrained optimum lies on a = 0: y = b / x
+    local stt, sty = 0, 0
+    for i, ti in ipairs(t) do stt, sty = stt + ti * ti, sty + ti * ys[i] end
+    a, b, h = 0, sty / stt, {}
+    for i, ti in ipairs(t) do h[i] = ti * ti / stt end
   end
-  return function(x) return a + b / x end, string.format("%.6g + %.6g / %%s", a, b)
+  return function(x) return a + b / x end, h,
+    function() return string.format("%.6g + %.6g / %%s", a, b) end
 end
 
 forms.log = function(xs, ys)
   -- log(x)/log(a) + b is linear in k = 1/log(a); a > 1 means k > 0
-  local c = linear_fit(xs, ys, {ln, one})
-  if not c or c[1] <= 0 then return nil end
-  local k, b = c[1], c[2]
-  return function(x) return k * math.log(x) + b end,
-    string.format("log(%%s) / log(%.6g) + %.6g", math.exp(1 / k), b)
+  local b, k, h = line(map(xs, math.log), ys)
+  if not b or k <= 0 then return nil end
+  return function(x) return k * math.log(x) + b end, h,
+    function() return string.format("log(%%s) / log(%.6g) + %.6g", math.exp(1 / k), b) end
+end
+
+-- For a decay rate r: the least-squares a and c of a e^{-r x} + c (c >= 0) over x in xt.
+local exp = math.exp
+local function amplitudes(r, xt, ys)
+  local n, st, sy, stt, sty = #xt, 0, 0, 0, 0
+  for i = 1, n do
+    local t, y = exp(-r * xt[i]), ys[i]
+    st, sy, stt, sty = st + t, sy + y, stt + t * t, sty + t * y
+  end
+  local sxx = stt - st * st / n
+  if sxx > 1e-300 then
+    local a = (sty - st * sy / n) / sxx
+    local c = (sy - a * st) / n
+    if c >= 0 then return a, c end
+  end
+  return sty / stt, 0 -- the constrained optimum lies on c = 0
 end
 
 forms.exponential = function(xs, ys)
-  -- a * b^-x + c with b = e^r, r > 0, c >= 0. Start from the best decay rate of a coarse
-  -- grid (a and c by least squares for a fixed rate), then Levenberg-Marquardt.
+  -- a * b^-x + c with b = e^r, r > 0, c >= 0. For each r the best a and c are a linear least
+  -- squares problem, so Levenberg-Marquardt searches r alone (variable projection: no valley
+  -- between a and r to crawl along), from the best rate of a coarse grid.
   local lo, hi = math.huge, -math.huge
   for _, x in ipairs(xs) do lo, hi = math.min(lo, x), math.max(hi, x) end
   if hi <= lo then return nil end
-  local best, start
-  for _, k in ipairs({0.3, 1, 3, 10}) do
-    local r = k / (hi - lo)
-    local c = linear_fit(xs, ys, {function(x) return math.exp(-r * (x - lo)) end, one})
-    if c and c[2] >= 0 then
-      local rss = 0
-      for i, x in ipairs(xs) do rss = rss + (c[1] * math.exp(-r * (x - lo)) + c[2] - ys[i]) ^ 2 end
-      if not best or rss < best then best, start = rss, {c[1], r, c[2]} end
-    end
-  end
-  if not start then return nil end
   local xt = {}
   for i, x in ipairs(xs) do xt[i] = x - lo end
-  local q = tardy.lm(function(p, x) return p[1] * math.exp(-p[2] * x) + p[3] end, start, xt, ys,
-                     {-math.huge, 1e-12, 0}, {math.huge, math.huge, math.huge}, 100)
+  local function model(q)
+    local r = q[1]
+    local a, c = amplitudes(r, xt, ys)
+    local v = {}
+    for i = 1, #xt do v[i] = a * exp(-r * xt[i]) + c end
+    return v
+  end
+  local best, start
+  for _, k in ipairs({0.1, 0.3, 1, 3, 10}) do
+    local v, rss = model({k / (hi - lo)}), 0
+    for i = 1, #v do rss = rss + (v[i] - ys[i]) ^ 2 end
+    if rss == rss and (not best or rss < best) then best, start = rss, {k / (hi - lo)} end
+  end
+  if not start then return nil end
+  local q = tardy.lm(model, start, xt, ys, {1e-12}, {math.huge}, 50)
   if not q then return nil end
-  local a, r, c = q[1], q[2], q[3]
+  local r = q[1]
+  local a, c = amplitudes(r, xt, ys)
+  -- leverages from the Jacobian of a e^{-r x} + c in (a, r, c); c at its bound is fixed
+  local rows = {}
+  for i, x in ipairs(xt) do
+    local e = math.exp(-r * x)
+    rows[i] = c > 0 and {e, -a * x * e, 1} or {e, -a * x * e}
+  end
+  local _, _, h = tardy.lsq(rows, ys)
   -- in the seed's form: a e^{-r (x - lo)} = (a e^{r lo}) * (e^r)^-x
-  return function(x) return a * math.exp(-r * (x - lo)) + c end,
-    string.format("%.6g * %.6g^-%%s + %.6g", a * math.exp(r * lo), math.exp(r), c)
+  return function(x) return a * math.exp(-r * (x - lo)) + c end, h, function()
+    return string.format("%.6g * %.6g^-%%s + %.6g", a * math.exp(r * lo), math.exp(r), c)
+  end
 end
 
 local CORE_FORMS = {"linear", "inverse", "log", "exponential"}
 
--- Fit one form, or nil.
-local function fit_form(name, xs, ys, size)
-  return forms[name](xs, ys, size)
-end
-
--- Leave-one-out SMAPE of one form (percent), nil when a fold cannot be fitted.
-local function loo(name, xs, ys, size)
-  if #xs < 3 then return nil end
-  local actual, pred = {}, {}
-  for i = 1, #xs do
-    local sx, sy = {}, {}
-    for j = 1, #xs do
-      if j ~= i then sx[#sx + 1], sy[#sy + 1] = xs[j], ys[j] end
-    end
-    local f = fit_form(name, sx, sy, size)
-    if not f then return nil end
-    actual[i], pred[i] = ys[i], f(xs[i])
+-- Leave-one-out SMAPE (percent) from the leverages h of a fit f; nil without them.
+local function loo(f, xs, ys, h)
+  if not h or #xs < 3 then return nil end
+  local pred = {}
+  for i, x in ipairs(xs) do
+    if not h[i] or h[i] >= 1 - 1e-9 then return nil end
+    pred[i] = ys[i] - (ys[i] - f(x)) / (1 - h[i])
   end
-  return tardy.smape(actual, pred)
+  return tardy.smape(ys, pred)
 end
 
 local function fit(points)
@@ -142,20 +172,20 @@ local function fit(points)
   local size = name ~= "p"
   local best
   for _, form in ipairs(size and {"linear"} or CORE_FORMS) do
-    local f, formula = fit_form(form, xs, ys, size)
+    local f, h, formula = forms[form](xs, ys, size)
     if f then
       local pred = {}
       for i, x in ipairs(xs) do pred[i] = f(x) end
       local mape = tardy.mape(ys, pred)
       if mape and mape == mape and (not best or mape < best.mape) then
-        best = {form = form, f = f, formula = formula:gsub("%%s", name), mape = mape}
+        best = {form = form, f = f, formula = formula, mape = mape, h = h}
       end
     end
   end
   if not best then return nil, "no cache-profile model fits" end
   local f = best.f
-  return {formula = best.formula, kind = best.form, fit_error = best.mape,
-          uncertainty = loo(best.form, xs, ys, size), params = {name},
+  return {formula = best.formula():gsub("%%s", name), kind = best.form, fit_error = best.mape,
+          uncertainty = loo(f, xs, ys, best.h), params = {name},
           predict = function(x) return f(x[name]) end}
 end
 

@@ -6,75 +6,74 @@
 
 local function mean(v)
   local s = 0
-  for _, x in ipairs(v) do s = s + x end
+  for i = 1, #v do s = s + v[i] end
   return s / #v
 end
 
--- Sample standard deviation (divides by count - 1). With it the selection reproduces all
--- three of the seed's predictions; with the population form NPB-IS would pick the inverse
--- model (d3 0.1035 < d4 0.1067) instead of the seed's inverse + constant.
-local function sd(v)
-  local m, s = mean(v), 0
-  for _, x in ipairs(v) do s = s + (x - m) ^ 2 end
-  return math.sqrt(s / (#v - 1))
-end
-
--- v without the sample farthest from the mean (ScalaExtrap's outlier rule).
-local function drop_outlier(v)
-  if #v < 3 then return v end
-  local m, worst, at = mean(v), -1, 1
-  for i, x in ipairs(v) do
-    if math.abs(x - m) > worst then worst, at = math.abs(x - m), i end
+-- Mean and sample standard deviation (divides by count - 1) of v without the sample farthest
+-- from the mean (ScalaExtrap's outlier rule). With the sample form the selection reproduces
+-- all three of the seed's predictions; with the population form NPB-IS would pick the
+-- inverse model (d3 0.1035 < d4 0.1067) instead of the seed's inverse + constant.
+local function robust_mean_sd(v)
+  local n, m = #v, mean(v)
+  local at, worst = 0, -1
+  if n >= 3 then
+    for i = 1, n do
+      local d = math.abs(v[i] - m)
+      if d > worst then worst, at = d, i end
+    end
   end
-  local rest = {}
-  for i, x in ipairs(v) do if i ~= at then rest[#rest + 1] = x end end
-  return rest
+  local s, k = 0, 0
+  for i = 1, n do if i ~= at then s, k = s + v[i], k + 1 end end
+  local c, q = s / k, 0
+  for i = 1, n do if i ~= at then q = q + (v[i] - c) ^ 2 end end
+  return c, math.sqrt(q / (k - 1))
 end
 
--- Least squares y = a x + b, with the residual sum of squares.
+-- Least squares y = a x + b (closed form); a, b and sqrt(residual) / mean(fitted).
 local function line(xs, ys)
-  local rows = {}
-  for i, x in ipairs(xs) do rows[i] = {x, 1} end
-  local coef, rss = tardy.lsq(rows, ys)
-  return coef[1], coef[2], rss
+  local n, xm, ym = #xs, 0, 0
+  for i = 1, n do xm, ym = xm + xs[i], ym + ys[i] end
+  xm, ym = xm / n, ym / n
+  local sxx, sxy = 0, 0
+  for i = 1, n do sxx, sxy = sxx + (xs[i] - xm) ^ 2, sxy + (xs[i] - xm) * (ys[i] - ym) end
+  local a = sxy / sxx
+  local b, rss = ym - a * xm, 0
+  for i = 1, n do rss = rss + (ys[i] - a * xs[i] - b) ^ 2 end
+  return a, b, math.sqrt(rss) / math.abs(a * xm + b) -- the mean of the fitted values
 end
 
--- The four models, the one with the smallest score; nil and the reason with too few runs.
+local FORMULA = {constant = "%.6g", linear = "%.6g * p + %.6g", inverse = "%.6g / p",
+                 ["inverse+constant"] = "%.6g / p + %.6g"}
+
+local function evaluate(name, u, v, p)
+  if name == "constant" then return u end
+  if name == "linear" then return u * p + v end
+  if name == "inverse" then return u / p end
+  return u / p + v
+end
+
+-- The four models scored by d1..d4; the best as {name, u, v} (evaluate(name, u, v, p)).
+-- nil and the reason with too few runs.
 local function select(points)
-  local n, t = {}, {}
-  for i, pt in ipairs(points) do n[i], t[i] = pt.x.p, pt.y end
+  local n, t, k = {}, {}, {}
+  for i, pt in ipairs(points) do n[i], t[i] = pt.x.p, pt.y; k[i] = t[i] * n[i] end
   if #t < 3 then return nil, "needs 3 runs at different process counts, has " .. #t end
-  local models = {}
-
-  local rest = drop_outlier(t)
-  local c = mean(rest)
-  models[#models + 1] = {name = "constant", score = c ~= 0 and sd(rest) / math.abs(c) or math.huge,
-    formula = string.format("%.6g", c), f = function() return c end}
-
-  local a, b, rss = line(n, t)
-  local fitted = {}
-  for i, x in ipairs(n) do fitted[i] = a * x + b end
-  models[#models + 1] = {name = "linear", score = math.sqrt(rss) / math.abs(mean(fitted)),
-    formula = string.format("%.6g * p + %.6g", a, b), f = function(p) return a * p + b end}
-
-  local k = {}
-  for i, x in ipairs(n) do k[i] = t[i] * x end
-  local krest = drop_outlier(k)
-  local kk = mean(krest)
-  models[#models + 1] = {name = "inverse", score = sd(krest) / math.abs(kk),
-    formula = string.format("%.6g / p", kk), f = function(p) return kk / p end}
-
-  local c4, k4, rss4 = line(n, k)
-  local fitted4 = {}
-  for i, x in ipairs(n) do fitted4[i] = c4 * x + k4 end
-  models[#models + 1] = {name = "inverse+constant",
-    score = math.sqrt(rss4) / math.abs(mean(fitted4)),
-    formula = string.format("%.6g / p + %.6g", k4, c4), f = function(p) return k4 / p + c4 end}
-
-  local best = models[1]
-  for _, m in ipairs(models) do
-    if m.score == m.score and m.score < best.score then best = m end
+  local best = {}
+  local function consider(name, score, u, v)
+    if score == score and (not best.score or score < best.score) then
+      best.name, best.score, best.u, best.v = name, score, u, v
+    end
   end
+  local c, sdc = robust_mean_sd(t)
+  consider("constant", c ~= 0 and sdc / math.abs(c) or math.huge, c)
+  local a, b, d2 = line(n, t)
+  consider("linear", d2, a, b)
+  local kk, sdk = robust_mean_sd(k)
+  consider("inverse", sdk / math.abs(kk), kk)
+  local c4, k4, d4 = line(n, k) -- t n = c n + k
+  consider("inverse+constant", d4, k4, c4)
+  if not best.name then return nil, "no model scores" end
   return best
 end
 
@@ -91,21 +90,21 @@ local function fit(points)
   local best, why = select(points)
   if not best then return nil, why end
   local actual, fitted, loo = {}, {}, {}
-  for i, pt in ipairs(points) do actual[i], fitted[i] = pt.y, best.f(pt.x.p) end
+  local name, u, v = best.name, best.u, best.v
+  for i, pt in ipairs(points) do actual[i], fitted[i] = pt.y, evaluate(name, u, v, pt.x.p) end
   local uncertainty
   if #points >= 4 then
     for i = 1, #points do
       local rest = {}
       for j, pt in ipairs(points) do if j ~= i then rest[#rest + 1] = pt end end
       local m = select(rest)
-      loo[i] = m and m.f(points[i].x.p) or 0 / 0
+      loo[i] = m and evaluate(m.name, m.u, m.v, points[i].x.p) or 0 / 0
     end
     uncertainty = tardy.smape(actual, loo)
   end
-  local f = best.f
-  return {formula = best.formula, kind = best.name, score = best.score, params = {"p"},
-          fit_error = tardy.smape(actual, fitted), uncertainty = uncertainty,
-          predict = function(x) return f(x.p) end}
+  return {formula = string.format(FORMULA[name], u, v), kind = name, score = best.score,
+          params = {"p"}, fit_error = tardy.smape(actual, fitted), uncertainty = uncertainty,
+          predict = function(x) return evaluate(name, u, v, x.p) end}
 end
 
 tardy.family("scalaextrap", {params = 1, min_points = 3, fit = fit})

@@ -89,9 +89,13 @@ local function series(runs, index, key, get)
   return pts
 end
 
--- A field of a stat: get("time", "mean")(metric)
+-- A field of a stat: get("time", "mean")(metric). A row without the stat had it zero on
+-- every rank (no bytes, no memory): 0.
 local function get(stat, field)
-  return function(m) return m[stat] and m[stat][field] end
+  return function(m)
+    if not m[stat] then return 0 end
+    return m[stat][field]
+  end
 end
 
 -- The run with the most wall time (summed over ranks).
