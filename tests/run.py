@@ -784,6 +784,109 @@ def test_mem_predict():
     finally:
         shutil.rmtree(store, ignore_errors=True)
 
+JACOBI = os.path.abspath(os.path.join(B, "examples", "jacobi"))
+SIZES = (48, 64, 80, 96)
+TARGET = "p=2,n=192"
+QUANTILE_METRICS = ("90th percentile", "median")  # need the per-rank histograms of a profile
+
+
+def by_metric(predictions):
+    return {(q["target"], q["metric"]): q for q in predictions}
+
+
+def same_predictions(a, b, what, skip=()):
+    """a and b (lists of predictions) hold the same metrics and values (b may lack those whose
+    metric contains a string of skip)."""
+    pa, pb = by_metric(a), by_metric(b)
+    missing = [k for k in pa if k not in pb and not any(s in k[1] for s in skip)]
+    extra = [k for k in pb if k not in pa]
+    expect(not missing and not extra, "%s: missing %s, extra %s" % (what, missing[:3], extra[:3]))
+    for k in pb:
+        va, vb = pa[k]["value"], pb[k]["value"]
+        expect(abs(va - vb) <= 1e-9 * max(abs(va), 1e-300), "%s: %s %r vs %r" % (what, k, va, vb))
+
+
+def predict_json(args):
+    p = subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--json"] + args,
+                       capture_output=True, text=True)
+    expect(p.returncode == 0, "tardy predict %s: %s" % (" ".join(args), p.stderr[-800:]))
+    return json.loads(p.stdout), p.stderr
+
+
+def test_store_predictions():
+    """Acceptance 7(c): jacobi at 4 sizes and 1, 2, 4 ranks fills a store; the prediction for a
+    larger size made at finalize equals the one `tardy predict` makes offline from the store
+    and from its Extra-P export; a run with too few runs before it says so; corrupt, foreign
+    and other programs' files are skipped with a warning naming them."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        final = None
+        for ranks in (1, 2, 4):
+            for n in SIZES:
+                env = {"TARDY_STORE": store, "TARDY_PARAMS": "n=%d" % n}
+                second, last = (ranks, n) == (1, SIZES[1]), (ranks, n) == (4, SIZES[-1])
+                if second or last:
+                    env["TARDY_PREDICT"] = TARGET
+                run = Run([JACOBI, str(n), "20"], ranks, env)
+                try:
+                    expect(run.rc == 0 and run.profile, "jacobi -n %d n=%d: exit %d %s" % (
+                        ranks, n, run.rc, run.err[-600:]))
+                    if second:
+                        expect(not run.profile.get("predictions") and "too few runs" in
+                               run.profile.get("prediction_note", ""), "2 runs: %s %s" % (
+                                   run.profile.get("predictions"),
+                                   run.profile.get("prediction_note")))
+                    if last:
+                        final = run.profile
+                        expect("== predictions" in run.summary, "no predictions in the summary")
+                finally:
+                    run.cleanup()
+        got = by_metric(final["predictions"])
+        head = got.get(("n=192,p=2", "per-rank compute time, max (s)"))
+        expect(head and head["extrapolated"] and "uncertainty_pct" in head and
+               "fit_error_pct" in head, "headline prediction: %s" % head)
+        expect(len(glob.glob(os.path.join(store, "*.json"))) == 12, "store holds %d runs" %
+               len(glob.glob(os.path.join(store, "*.json"))))
+        # files the store must skip, each named in a warning
+        open(os.path.join(store, "tardy-broken.json"), "w").write('{"schema": "tardy-prof')
+        open(os.path.join(store, "notes.json"), "w").write('{"hello": 1}\n')
+        other = Run([binary("exits"), "return", "0"], 1, {"TARDY_STORE": store})
+        other.cleanup()
+        offline, err = predict_json(["--store", store, "--at", TARGET])
+        for name in ("tardy-broken.json", "notes.json", "tardy-exits-"):
+            expect(name in err, "no warning naming %s: %s" % (name, err[-800:]))
+        same_predictions(final["predictions"], offline["predictions"], "finalize vs offline")
+        extrap = os.path.join(store, "extrap.txt")
+        p = subprocess.run([TARDY, "export-extrap", "--store", store, "-o", extrap],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "export-extrap: %s" % p.stderr)
+        back, _err = predict_json(["--extrap", extrap, "--at", TARGET])
+        same_predictions(offline["predictions"], back["predictions"], "store vs Extra-P export",
+                         QUANTILE_METRICS)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def test_extrap_foreign():
+    """An Extra-P file not written by tardy: every region/metric is predicted."""
+    path = tempfile.mktemp(suffix=".txt", prefix="extrap-")
+    try:
+        with open(path, "w") as f:
+            f.write("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION solve\nMETRIC time\n")
+            for p in (2, 4, 8, 16, 32):
+                f.write("DATA %r %r\n" % (1 + 64.0 / p, 1.01 * (1 + 64.0 / p)))
+        out, _err = predict_json(["--extrap", path, "--at", "p=128"])
+        got = by_metric(out["predictions"]).get(("p=128", "solve/time, max per rank"))
+        want = 1.005 * (1 + 64 / 128.0)
+        expect(got and abs(got["value"] - want) <= 0.01 * want, "solve/time at p=128: %s" % got)
+        open(path, "w").write("PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA x\n")
+        p = subprocess.run([TARDY, "predict", "--extrap", path, "--at", "p=8"],
+                           capture_output=True, text=True)
+        expect(p.returncode == 1 and "%s:6:" % path in p.stderr, "bad file: %s" % p.stderr)
+    finally:
+        os.unlink(path)
+
+
 CASES = []
 
 
@@ -869,6 +972,8 @@ for _lib in ("libjemalloc.so.2", "libtcmalloc_minimal.so.4"):
     CASES.append(("memory/%s preloaded first" % _lib, lambda l=_lib: test_mem_other_malloc(l)))
 CASES.append(("memory/fork after MPI_Init, MPI_THREAD_MULTIPLE -n 2", lambda: test_mem_fork(2)))
 CASES.append(("memory/prediction of MPI memory at p=64 from 1, 2, 4 ranks", test_mem_predict))
+CASES.append(("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions))
+CASES.append(("lua/Extra-P file as input", test_extrap_foreign))
 
 
 def main():
