@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """make bench: overhead of tardy per MPI call, with and without the tool in alternating pairs
 in one invocation, peak RSS, RSS after 10^5 and 10^6 calls, the reduction at finalize at
-8 ranks, and the cost of malloc/free outside MPI. Not a test: prints figures and ratios."""
+8 ranks, the cost of malloc/free outside MPI, and the predictions (bench/predict.py): their
+error against a real run, and their cost for 1,000 intervals x 10 runs. Not a test: prints
+figures and ratios."""
 import os
 import statistics
 import subprocess
@@ -89,4 +91,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if os.environ.get("BENCH_ONLY") != "predict":
+        main()
+    import predict
+    predict.main()

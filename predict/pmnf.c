@@ -142,8 +142,20 @@ static int complexity(struct term t)
     return t.l + denom;
 }
 
+/* Is term a simpler than term b: less complex, then the smaller |exponent| (the milder
+ * growth when extrapolating)? 0 when they are alike. */
+static int simpler(struct term a, struct term b)
+{
+    int ca = complexity(a), cb = complexity(b);
+    if (ca != cb)
+        return ca < cb ? 1 : -1;
+    if (fabs(a.e) != fabs(b.e))
+        return fabs(a.e) < fabs(b.e) ? 1 : -1;
+    return 0;
+}
+
 /* The one-standard-error rule of cross-validation: among the hypotheses whose score is
- * within one standard error of the best score, the least complex (then the best scoring).
+ * within one standard error of the best score, the simplest (then the best scoring).
  * With a handful of noisy points many exponents fit about as well; the simplest of them
  * extrapolates most safely. */
 static int best_of(const double *score, const double *se2, int count)
@@ -157,8 +169,8 @@ static int best_of(const double *score, const double *se2, int count)
     for (int h = 0; h < count; h++) {
         if (!(score[h] <= limit))
             continue;
-        int c = complexity(term_at(h)), cp = complexity(term_at(pick));
-        if (c < cp || (c == cp && score[h] < score[pick]))
+        int s = simpler(term_at(h), term_at(pick));
+        if (s > 0 || (s == 0 && score[h] < score[pick]))
             pick = h;
     }
     return pick;
@@ -256,6 +268,9 @@ static void describe(struct pmnf_model *m, const char *const *names)
     else if (m->additive)
         snprintf(m->formula, sizeof m->formula, "%.6g + %.6g * %s + %.6g * %s", m->c[0],
                  m->c[1], term[0], m->c[2], term[1]);
+    else if (!strcmp(term[0], "1") || !strcmp(term[1], "1")) /* one parameter does not count */
+        snprintf(m->formula, sizeof m->formula, "%.6g + %.6g * %s", m->c[0], m->c[1],
+                 strcmp(term[0], "1") ? term[0] : term[1]);
     else
         snprintf(m->formula, sizeof m->formula, "%.6g + %.6g * %s * %s", m->c[0], m->c[1],
                  term[0], term[1]);

@@ -1,0 +1,137 @@
+"""The prediction rows of `make bench` (issue 4, acceptance 7(c) and item 8):
+1. the bundled jacobi at 4 problem sizes and 1, 2, 4 ranks fills a store; the default policy
+   predicts a 2x larger size offline; a real run at that size gives the error (a figure);
+2. the cost of predicting from 10 runs x 1,000 intervals with every shipped family: CPU and
+   wall time of `tardy predict`, and the time it adds to MPI_Finalize (alternating pairs)."""
+import glob
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+
+B = os.environ.get("B", "build")
+MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.mpich")
+LIB = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
+TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
+JACOBI = os.path.abspath(os.path.join(B, "examples", "jacobi"))
+PAIRS = int(os.environ.get("BENCH_PAIRS", "10"))
+SIZES, ITERATIONS, RANKS = (256, 384, 512, 640), 100, (1, 2, 4)
+TARGET_P, TARGET_N = 2, 1280
+
+
+def jacobi(ranks, n, env, iterations=ITERATIONS):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
+    e.update({"LD_PRELOAD": LIB, "TARDY_SUMMARY": "none", "TARDY_PARAMS": "n=%d" % n})
+    e.update(env)
+    cmd = ["timeout", "600", MPIEXEC, "-n", str(ranks), JACOBI, str(n), str(iterations)]
+    out = subprocess.run(cmd, env=e, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("bench: %s failed: %s" % (" ".join(cmd), out.stderr[-500:]))
+
+
+def predict(args):
+    out = subprocess.run([TARDY, "predict", "--json"] + args, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("bench: tardy predict failed: %s" % out.stderr[-500:])
+    return {q["metric"]: q for q in json.loads(out.stdout).get("predictions", [])}
+
+
+def accuracy(work):
+    store = os.path.join(work, "store")
+    for ranks in RANKS:
+        for n in SIZES:
+            jacobi(ranks, n, {"TARDY_STORE": store})
+    target = "p=%d,n=%d" % (TARGET_P, TARGET_N)
+    pred = predict(["--store", store, "--at", target])
+    real = os.path.join(work, "real")
+    os.makedirs(real)
+    jacobi(TARGET_P, TARGET_N, {"TARDY_PROFILE": real})
+    prof = json.load(open(glob.glob(os.path.join(real, "tardy-*.json"))[0]))
+    ranks = prof["ranks"]
+    print("\nprediction vs a real run: jacobi %d iterations, store of n=%s at %s ranks (%d runs), "
+          "target %s (2x the largest size)" % (ITERATIONS, ",".join(map(str, SIZES)),
+                                               ",".join(map(str, RANKS)), len(SIZES) * len(RANKS),
+                                               target))
+    print("%-48s %11s %11s %8s %8s  %s" % ("metric", "predicted", "actual", "error", "+/-",
+                                          "family: model"))
+    rows = (("per-rank compute time, max (s)", ranks["compute"]["max"]),
+            ("per-rank compute time, mean (s)", ranks["compute"]["mean"]),
+            ("per-rank compute time, max, fitted directly (s)", ranks["compute"]["max"]),
+            ("mpi, max per rank", ranks["mpi"]["max"]),
+            ("wall, max per rank", ranks["wall"]["max"]),
+            ("mpi_memory_high_water, max per rank", ranks.get("mpi_memory_high_water", {})
+             .get("max")))
+    for metric, actual in rows:
+        q = pred.get(metric)
+        if q is None or not actual:
+            print("%-48s %11s %11s" % (metric, "-", actual))
+            continue
+        err = 100.0 * abs(q["value"] - actual) / actual
+        print("%-48s %11.4g %11.4g %7.1f%% %7.1f%%  %s: %s" % (
+            metric, q["value"], actual, err, q.get("uncertainty_pct", float("nan")), q["family"],
+            q["model"][:60]))
+    return glob.glob(os.path.join(store, "tardy-jacobi-1p-*.json"))[0]
+
+
+def cpu_and_wall(args, reps=3):
+    """Best of reps: CPU seconds (user + system) and wall seconds of a command."""
+    best_cpu, best_wall = float("inf"), float("inf")
+    for _ in range(reps):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = os.times().elapsed
+        subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = os.times().elapsed - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        best_cpu = min(best_cpu, after.ru_utime - before.ru_utime + after.ru_stime -
+                       before.ru_stime)
+        best_wall = min(best_wall, wall)
+    return best_cpu, best_wall
+
+
+def cost(work, template):
+    synth = os.path.join(work, "synth")
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run(["python3", os.path.join(here, "synth_store.py"), template, synth, "10",
+                    "1000"], check=True)
+    args = [TARDY, "predict", "--store", synth, "--at", "p=64"]
+    npred = len(predict(["--store", synth, "--at", "p=64"]))
+    fams = subprocess.run([TARDY, "predict", "--store", synth, "--at", "p=64"],
+                          capture_output=True, text=True).stdout
+    used = sorted({line.split()[4] for line in fams.splitlines()[4:] if len(line.split()) > 4})
+    cpu, wall = cpu_and_wall(args)
+    print("\nprediction cost: 10 runs x 1,000 intervals, every shipped family on every series "
+          "(default policy, %d predictions; chosen families %s)" % (npred, ", ".join(used)))
+    print("  tardy predict: %.3f s CPU, %.3f s wall (best of 3; target <= 1 s: %s)" % (
+        cpu, wall, "PASS" if wall <= 1.0 else "MISS (wall)" if cpu <= 1.0 else "MISS"))
+    # at finalize: a 1-rank jacobi whose store is a fresh copy of the synthetic one, with and
+    # without TARDY_PREDICT, in alternating pairs
+    added = []
+    for i in range(max(PAIRS // 2, 3)):
+        times = []
+        for want in (False, True):
+            store = os.path.join(work, "pair%d-%d" % (i, want))
+            shutil.copytree(synth, store)
+            env = {"TARDY_STORE": store}
+            if want:
+                env["TARDY_PREDICT"] = "p=64"
+            t0 = os.times().elapsed
+            jacobi(1, 64, env, 10)
+            times.append(os.times().elapsed - t0)
+            shutil.rmtree(store)
+        added.append(times[1] - times[0])
+    print("  added to MPI_Finalize (jacobi 1 rank, store of the 10 synthetic runs): median "
+          "%+.3f s, min %+.3f s over %d pairs (target <= 1 s: %s)" % (
+              statistics.median(added), min(added), len(added),
+              "PASS" if statistics.median(added) <= 1.0 else "MISS"))
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="tardy-bench-predict-")
+    try:
+        template = accuracy(work)
+        cost(work, template)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
