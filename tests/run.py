@@ -657,6 +657,15 @@ def test_qmpi_stack(order):
         check_p2p(run, 2)
         expect(qtool_lines(run) == want, "qtool with tardy (%s): %s, alone: %s" %
                (order, qtool_lines(run), want))
+def test_broken_at_init():
+    """A script that fails its check at MPI_Init: one warning, no second one at finalize."""
+    @with_run([binary("exits"), "return", "3"], 2, {
+        "TARDY_LUA": os.path.abspath("tests/lua/syntax_error.lua"), "TARDY_PREDICT": "p=8"})
+    def _(run):
+        expect(run.rc == 3, "exit %d" % run.rc)
+        expect(run.profile is not None, "profile lost")
+        expect(run.err.count("syntax_error.lua:3:") == 1, "warnings: %s" % run.err[-800:])
+        expect("failed their check" in run.profile.get("prediction_note", ""), "note")
 
 # ---- memory the MPI library allocates (issue 6) ----------------------------------------------
 
@@ -972,6 +981,7 @@ for _lib in ("libjemalloc.so.2", "libtcmalloc_minimal.so.4"):
     CASES.append(("memory/%s preloaded first" % _lib, lambda l=_lib: test_mem_other_malloc(l)))
 CASES.append(("memory/fork after MPI_Init, MPI_THREAD_MULTIPLE -n 2", lambda: test_mem_fork(2)))
 CASES.append(("memory/prediction of MPI memory at p=64 from 1, 2, 4 ranks", test_mem_predict))
+CASES.append(("lua/script failing its check at MPI_Init", test_broken_at_init))
 CASES.append(("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions))
 CASES.append(("lua/Extra-P file as input", test_extrap_foreign))
 

@@ -23,6 +23,10 @@ static void options(struct engine_opts *o)
     o->mem_cap = (size_t)cfg.lua_memory << 20;
 }
 
+/* The scripts failed their check at init (and said so): no second warning at finalize. */
+static int broken;
+static char broken_why[512];
+
 int fc_wanted(void)
 {
     return *cfg.predict != '\0';
@@ -35,8 +39,11 @@ void fc_check(void)
     struct engine_opts o;
     char err[2048];
     options(&o);
-    if (engine_check(&o, err, sizeof err) < 0)
+    if (engine_check(&o, err, sizeof err) < 0) {
         tardy_warn("Lua: %s; no predictions will be made", err);
+        broken = 1;
+        snprintf(broken_why, sizeof broken_why, "%.*s", (int)strcspn(err, "\n"), err);
+    }
 }
 
 static void warn_line(const char *message, void *arg)
@@ -55,6 +62,13 @@ void fc_predict(struct profile *p)
 {
     if (!fc_wanted())
         return;
+    if (broken) {
+        char line[600];
+        snprintf(line, sizeof line, "no predictions: the Lua scripts failed their check (%s)",
+                 broken_why);
+        note(p, line);
+        return;
+    }
     struct profile *runs = NULL;
     char err[4096];
     int n = 0;
