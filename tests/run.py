@@ -793,6 +793,36 @@ def test_mem_predict():
     finally:
         shutil.rmtree(store, ignore_errors=True)
 
+def test_docs_example():
+    """The worked example of docs/lua-api.md runs and predicts Amdahl data exactly."""
+    text = open("docs/lua-api.md").read()
+    m = re.search(r"<!-- example: my.lua -->\s*```lua\n(.*?)```", text, re.S)
+    expect(m, "no example in docs/lua-api.md")
+    work = tempfile.mkdtemp(prefix="tardy-doc-")
+    try:
+        script, data = os.path.join(work, "my.lua"), os.path.join(work, "app.extrap")
+        open(script, "w").write(m.group(1))
+        with open(data, "w") as f:
+            f.write("PARAMETER p\nPOINTS 2 4 8 16\nREGION ranks/mpi\n")
+            for metric in ("mean", "max"):
+                f.write("METRIC %s\n" % metric + "".join(
+                    "DATA %r\n" % (0.5 + 8.0 / p) for p in (2, 4, 8, 16)))
+            f.write("REGION MPI_Allreduce@main app.c:10\nMETRIC time_mean\n" + "".join(
+                "DATA %r\n" % (0.1 + 0.01 * p) for p in (2, 4, 8, 16)))
+        out, _err = predict_json(["--extrap", data, "--at", "p=64", "--lua", script,
+                                  "--policy", "mpi_outlook"])
+        got = by_metric(out["predictions"])
+        mpi = got.get(("p=64", "MPI time per rank, max (s)"))
+        expect(mpi and abs(mpi["value"] - 0.625) < 1e-9 and mpi["extrapolated"], "mpi: %s" % mpi)
+        call = got.get(("p=64", "MPI_Allreduce@main app.c:10 time per rank (s)"))
+        expect(call and abs(call["value"] - 0.74) < 1e-6, "call path: %s" % call)
+        out, _err = predict_json(["--extrap", data, "--at", "p=64", "--lua", script])
+        fams = {q["family"] for q in out["predictions"]}
+        expect("amdahl" in fams, "the default policy did not use the user's family: %s" % fams)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 JACOBI = os.path.abspath(os.path.join(B, "examples", "jacobi"))
 SIZES = (48, 64, 80, 96)
 TARGET = "p=2,n=192"
@@ -984,6 +1014,7 @@ CASES.append(("memory/prediction of MPI memory at p=64 from 1, 2, 4 ranks", test
 CASES.append(("lua/script failing its check at MPI_Init", test_broken_at_init))
 CASES.append(("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions))
 CASES.append(("lua/Extra-P file as input", test_extrap_foreign))
+CASES.append(("lua/docs example", test_docs_example))
 
 
 def main():
