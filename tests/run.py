@@ -823,6 +823,42 @@ def test_docs_example():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def test_api_metrics():
+    """Every statistic the profile holds reaches Lua under its name (memory included), with
+    the same value, for MPI rows, intervals and per-rank metrics."""
+    src = "tests/mpi/p2p_counts.c"
+
+    @with_run([binary("p2p_counts")], 2, {
+        "TARDY_LUA": os.path.abspath("tests/lua/api.lua"), "TARDY_POLICY": "api_dump",
+        "TARDY_PREDICT": "p=2", "TARDY_PARAMS": "n=7"})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d %s" % (run.rc, run.err[-600:]))
+        prof = run.profile
+        got = {q["metric"]: q["value"] for q in prof.get("predictions", [])}
+        expect(got, "no predictions: %s" % prof.get("prediction_note"))
+        send = one_row(prof, "MPI_Send", src, "send100")
+        keys = [k for k in got if k.startswith("mpi|MPI_Send@") and k.endswith("|sent|sum")]
+        expect(any(got[k] == send["sent"]["sum"] for k in keys), "sent bytes: %s" % keys)
+        init = mpi_rows(prof, "MPI_Init")[0]
+        key = [k for k in got if k.startswith("mpi|MPI_Init@") and "|memory_live|max" in k]
+        expect(key and got[key[0]] == init["memory"]["live_bytes"]["max"],
+               "MPI_Init memory held: %s vs %s" % (key, init.get("memory")))
+        for stat, name in (("allocs", "memory_allocs"), ("alloc_bytes", "memory_allocated"),
+                           ("freed_bytes", "memory_freed")):
+            k = [x for x in got if x.startswith("mpi|MPI_Init@") and "|%s|sum" % name in x]
+            expect(k and got[k[0]] == init["memory"][stat]["sum"], "%s: %s" % (name, k))
+        for name, stat in prof["ranks"].items():
+            if isinstance(stat, dict) and "sum" in stat and stat["ranks"]:
+                expect(got.get("rank|%s|value|max" % name) == stat["max"] and
+                       got.get("rank|%s|time|sum" % name) == stat["sum"], "rank %s" % name)
+        expect(got.get("rank|compute|value|p50") is not None, "compute quantiles")
+        n_iv = sum(1 for k in got if k.startswith("interval|") and k.endswith("|count|sum"))
+        expect(n_iv == len(prof["intervals"]), "%d of %d intervals" % (n_iv, len(prof["intervals"])))
+        for k, v in got.items():
+            if k.endswith("|p90"):
+                expect(v <= got[k[:-4] + "|max"] * 1.000001 + 1e-12, "p90 > max: %s" % k)
+
+
 JACOBI = os.path.abspath(os.path.join(B, "examples", "jacobi"))
 SIZES = (48, 64, 80, 96)
 TARGET = "p=2,n=192"
@@ -1015,6 +1051,7 @@ CASES.append(("lua/script failing its check at MPI_Init", test_broken_at_init))
 CASES.append(("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions))
 CASES.append(("lua/Extra-P file as input", test_extrap_foreign))
 CASES.append(("lua/docs example", test_docs_example))
+CASES.append(("lua/API: every statistic of every row", test_api_metrics))
 
 
 def main():
