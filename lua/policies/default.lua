@@ -12,7 +12,9 @@
 
 local TOP = 3     -- intervals, call paths and rows of other kinds reported one by one
 
-local function finite(v) return type(v) == "number" and v == v and v > -math.huge and v < math.huge end
+local function finite(v)
+  return type(v) == "number" and v == v and v > -math.huge and v < math.huge
+end
 
 -- The scale of a run as text ("n=256,p=4"), to count distinct scales.
 local function scale_key(params)
@@ -156,7 +158,9 @@ end
 -- reported one by one) is the one with the most wall time.
 local function canonical(list)
   local runs = {}
-  for i, run in ipairs(list) do runs[i] = {run = run, key = scale_key(run.params), start = run.start} end
+  for i, run in ipairs(list) do
+    runs[i] = {run = run, key = scale_key(run.params), start = run.start}
+  end
   table.sort(runs, function(a, b)
     if a.key ~= b.key then return a.key < b.key end
     return a.start < b.start
@@ -178,19 +182,39 @@ tardy.policy("default", function(ctx)
     notes[#notes + 1] = text
   end
 
-  -- one prediction of the series pts; returns value, model (nil and the reason when omitted)
-  local function predict(pts, target, metric)
-    local model, why = best_model(families, pts)
+  -- The model of one series, fitted once for all targets: pts, model (or nil and the reason).
+  -- id names the series; make() builds its points.
+  local memo = {}
+  local function fitted(id, make)
+    local e = memo[id]
+    if not e then
+      local pts = make()
+      local model, why = best_model(families, pts)
+      e = {pts = pts, model = model, why = why}
+      memo[id] = e
+    end
+    return e.pts, e.model, e.why
+  end
+  -- the series of a statistic's field of the rows key over the runs
+  local function stat(key, name, field)
+    return key .. "|" .. name .. "|" .. field, function()
+      return series(runs, index, key, get(name, field))
+    end
+  end
+
+  -- one prediction of a series; returns value, model, points (nil and the reason if omitted)
+  local function predict(target, metric, id, make)
+    local pts, model, why = fitted(id, make)
     if not model then return nil, why end
     local v = model.predict(target)
     if not finite(v) then return nil, "the model gives no finite value" end
     out[#out + 1] = {target = target, metric = metric, value = v, family = model.family,
       model = model.formula, fit_error = model.fit_error, uncertainty = model.uncertainty,
       extrapolated = extrapolates(pts, target)}
-    return v, model
+    return v, model, pts
   end
-  local function each(pts, target, metric)
-    local v, why = predict(pts, target, metric)
+  local function each(target, metric, id, make)
+    local v, why = predict(target, metric, id, make)
     if not v then note(metric .. ": " .. why) end
   end
 
@@ -207,7 +231,23 @@ tardy.policy("default", function(ctx)
   local calls = keys_of(index, "mpi", function(m) return m.time and m.time.sum end)
   local ranks = keys_of(index, "rank", function() return 0 end)
 
+  -- Parameters a target leaves out keep the value of the current run (at finalize), else of
+  -- the latest run: "p=1024" means this program as it was run, at 1024 ranks.
+  local latest = runs[1]
+  for _, run in ipairs(runs) do
+    if run.current or (not latest.current and run.start > latest.start) then latest = run end
+  end
+  local function complete(target)
+    local t = {}
+    for k, v in pairs(latest.params) do
+      if type(v) == "number" then t[k] = v end
+    end
+    for k, v in pairs(target) do t[k] = v end
+    return t
+  end
+
   local function predict_target(target)
+    target = complete(target)
     -- a parameter of the target that no run varies cannot be predicted
     local fixed
     for k, v in pairs(target) do
@@ -227,8 +267,7 @@ tardy.policy("default", function(ctx)
     do -- compute: every interval separately, then the sum and the spread
       local sum, var, parts, missing, models = 0, 0, 0, 0, {}
       for _, key in ipairs(intervals) do
-        local pts = series(runs, index, key, get("time", "mean"))
-        local model = best_model(families, pts)
+        local _, model = fitted(stat(key, "time", "mean"))
         local v = model and model.predict(target)
         if finite(v) then
           v = math.max(v, 0)
@@ -248,10 +287,13 @@ tardy.policy("default", function(ctx)
         local actual, fitted = {}, {}
         for i, run in ipairs(runs) do
           local a, f = 0, 0
-          for key, model in pairs(models) do
-            local m = index[i][key]
-            if m and m.time then a = a + m.time.mean end
-            f = f + math.max(model.predict(run.params), 0)
+          for _, key in ipairs(intervals) do -- in a fixed order: the same sum every time
+            local model = models[key]
+            if model then
+              local m = index[i][key]
+              if m and m.time then a = a + m.time.mean end
+              f = f + math.max(model.predict(run.params), 0)
+            end
           end
           actual[i], fitted[i] = a, f
         end
@@ -263,12 +305,13 @@ tardy.policy("default", function(ctx)
           value = sum, family = "default", model = "sum of " .. parts .. " interval models",
           fit_error = tardy.smape(actual, fitted), uncertainty = u, extrapolated = ext}
         for _, q in ipairs({{"max", "max"}, {"p90", "90th percentile"}, {"p50", "median"}}) do
-          local pts = series(runs, index, "rank:compute", function(m)
-            local s = m.value
-            return s and s.mean > 0 and s[q[1]] and s[q[1]] / s.mean or nil
-          end)
-          local ratio, model = predict(pts, target,
-            "spread of per-rank compute (" .. q[2] .. " / mean)")
+          local ratio, model, pts = predict(target,
+            "spread of per-rank compute (" .. q[2] .. " / mean)", "spread|" .. q[1], function()
+              return series(runs, index, "rank:compute", function(m)
+                local s = m.value
+                return s and s.mean > 0 and s[q[1]] and s[q[1]] / s.mean or nil
+              end)
+            end)
           if ratio then
             local ur = finite(model.uncertainty) and model.uncertainty or 0
             out[#out + 1] = {target = target, metric = "per-rank compute time, " .. q[2] .. " (s)",
@@ -279,25 +322,25 @@ tardy.policy("default", function(ctx)
         end
       end
     end
-    each(series(runs, index, "rank:compute", get("value", "max")), target,
-         "per-rank compute time, max, fitted directly (s)")
+    each(target, "per-rank compute time, max, fitted directly (s)",
+         stat("rank:compute", "value", "max"))
 
     for i = 1, math.min(TOP, #intervals) do
       local key, name = intervals[i], "interval " .. short(intervals[i])
-      each(series(runs, index, key, get("time", "mean")), target, name .. ": time per rank, mean (s)")
-      each(series(runs, index, key, get("time", "max")), target, name .. ": time per rank, max (s)")
-      each(series(runs, index, key, get("count", "mean")), target, name .. ": count per rank")
+      each(target, name .. ": time per rank, mean (s)", stat(key, "time", "mean"))
+      each(target, name .. ": time per rank, max (s)", stat(key, "time", "max"))
+      each(target, name .. ": count per rank", stat(key, "count", "mean"))
     end
 
     for i = 1, math.min(TOP, #calls) do
       local key, name = calls[i], short(calls[i])
-      each(series(runs, index, key, get("time", "mean")), target, name .. ": time per rank, mean (s)")
-      each(series(runs, index, key, get("time", "max")), target, name .. ": time per rank, max (s)")
-      each(series(runs, index, key, get("count", "mean")), target, name .. ": calls per rank")
+      each(target, name .. ": time per rank, mean (s)", stat(key, "time", "mean"))
+      each(target, name .. ": time per rank, max (s)", stat(key, "time", "max"))
+      each(target, name .. ": calls per rank", stat(key, "count", "mean"))
       for _, dir in ipairs({"sent", "recv"}) do
-        local pts = series(runs, index, key, get(dir, "mean"))
-        if #pts > 0 and pts[#pts].y > 0 then
-          each(pts, target, name .. ": bytes " .. dir .. " per rank")
+        local m = reference(index)[key]
+        if m[dir] and m[dir].sum > 0 then
+          each(target, name .. ": bytes " .. dir .. " per rank", stat(key, dir, "mean"))
         end
       end
     end
@@ -307,8 +350,8 @@ tardy.policy("default", function(ctx)
     for i = 1, math.min(TOP, #held) do
       local m = reference(index)[held[i]]
       if m.memory_live and m.memory_live.max > 0 then
-        each(series(runs, index, held[i], get("memory_live", "max")), target,
-             short(held[i]) .. ": MPI memory held, max per rank (bytes)")
+        each(target, short(held[i]) .. ": MPI memory held, max per rank (bytes)",
+           stat(held[i], "memory_live", "max"))
       end
     end
 
@@ -316,7 +359,7 @@ tardy.policy("default", function(ctx)
     for _, key in ipairs(ranks) do
       if key ~= "rank:compute" then
         local name = key:gsub("^rank:", "")
-        each(series(runs, index, key, get("value", "max")), target, name .. ", max per rank")
+        each(target, name .. ", max per rank", stat(key, "value", "max"))
       end
     end
 
@@ -328,10 +371,10 @@ tardy.policy("default", function(ctx)
       end)
       for i = 1, math.min(TOP, #keys) do
         local m = reference(index)[keys[i]]
-        for _, stat in ipairs(stats_of(m)) do
+        for _, what in ipairs(stats_of(m)) do
           for _, field in ipairs({"mean", "max"}) do
-            each(series(runs, index, keys[i], get(stat, field)), target,
-                 kind .. " " .. short(keys[i]) .. ": " .. stat .. " per rank, " .. field)
+            each(target, kind .. " " .. short(keys[i]) .. ": " .. what .. " per rank, " .. field,
+                 stat(keys[i], what, field))
           end
         end
       end
