@@ -188,12 +188,13 @@ static char *target_string(lua_State *L, int idx)
     return strdup(out);
 }
 
-/* Check the policy's result (at the top of the stack) and copy it into p. */
+/* Check the policy's result (at the top of the stack) and copy it into p; policy names the
+ * policy and where it is defined, for the errors. */
 static int take_predictions(lua_State *L, const char *policy, struct profile *p, char *err,
                             size_t errlen)
 {
     if (!lua_istable(L, -1)) {
-        snprintf(err, errlen, "policy '%s' returned a %s, not a list of predictions", policy,
+        snprintf(err, errlen, "%s returned a %s, not a list of predictions", policy,
                  luaL_typename(L, -1));
         return -1;
     }
@@ -207,7 +208,7 @@ static int take_predictions(lua_State *L, const char *policy, struct profile *p,
         int e = lua_gettop(L);
         struct prof_prediction *q = &p->predictions[p->npredictions];
         if (!lua_istable(L, e) || lua_getfield(L, e, "target") != LUA_TTABLE) {
-            snprintf(err, errlen, "policy '%s': prediction %lld is not a table with a target "
+            snprintf(err, errlen, "%s: prediction %lld is not a table with a target "
                      "table", policy, (long long)i);
             return -1;
         }
@@ -224,7 +225,7 @@ static int take_predictions(lua_State *L, const char *policy, struct profile *p,
         lua_pop(L, 2);
         p->npredictions++;
         if (!q->metric || !q->family || !q->model || !isfinite(q->value)) {
-            snprintf(err, errlen, "policy '%s': prediction %lld needs metric, family, model "
+            snprintf(err, errlen, "%s: prediction %lld needs metric, family, model "
                      "(strings) and a finite value", policy, (long long)i);
             return -1;
         }
@@ -248,6 +249,12 @@ int engine_predict(const struct engine_opts *o, const struct profile *runs, int 
         snprintf(err, errlen, "no policy named '%s' (known: %s)", name, names);
         goto out;
     }
+    /* Where the policy is defined, to name in an error about what it returns. */
+    char where[600];
+    lua_Debug ar;
+    lua_pushvalue(L, -1);
+    lua_getinfo(L, ">S", &ar);
+    snprintf(where, sizeof where, "%s:%d: policy '%s'", ar.short_src, ar.linedefined, name);
     lua_newtable(L); /* ctx */
     lua_getglobal(L, "tardy");
     lua_getfield(L, -1, "runs");
@@ -261,7 +268,7 @@ int engine_predict(const struct engine_opts *o, const struct profile *runs, int 
     lsb_rearm(s, o->budget);
     if (lsb_call(s, 1, 1, err, errlen) < 0)
         goto out;
-    rc = take_predictions(L, name, into, err, errlen);
+    rc = take_predictions(L, where, into, err, errlen);
     if (rc == 0 && lua_getfield(L, -1, "note") == LUA_TSTRING)
         into->prediction_note = strdup(lua_tostring(L, -1));
 out:

@@ -41,19 +41,33 @@ static struct sandbox *owner(lua_State *L)
     return ud;
 }
 
+/* Raise msg at the line the script is executing ("file:line: msg"). */
+static int fail_here(lua_State *L, const char *msg)
+{
+    lua_Debug ar;
+    if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
+        return luaL_error(L, "%s:%d: %s", ar.short_src, ar.currentline, msg);
+    return luaL_error(L, "%s", msg);
+}
+
+/* Every HOOK_STEP instructions: the budget, and the memory cap less an eighth (so that a
+ * script growing step by step is stopped at a line of its own; a single allocation past the
+ * cap still fails with "not enough memory"). */
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     struct sandbox *s = owner(L);
     if (!s->spent) {
         s->budget -= HOOK_STEP;
+        if (s->used > s->cap - s->cap / 8)
+            fail_here(L, "Lua memory cap reached (TARDY_LUA_MEMORY)");
         if (s->budget > 0)
             return;
         s->spent = 1;
         /* From now on every instruction fails, so a pcall in the script cannot go on. */
         lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     }
-    luaL_error(L, "instruction budget exhausted (endless loop?)");
+    fail_here(L, "instruction budget exhausted (endless loop?)");
 }
 
 void lsb_rearm(struct sandbox *s, long budget)

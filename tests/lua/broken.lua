@@ -9,22 +9,20 @@ tardy.policy("runtime_error", function(ctx)
 end)
 
 tardy.policy("endless", function(ctx)
-  local i = 0
-  while true do
-    local ok = pcall(function() i = i + 1 end) -- pcall must not swallow the budget
-  end
+  local i = 0 -- pcall must not swallow the budget:
+  while true do local ok = pcall(function() i = i + 1 end) end -- @site endless
 end)
 
 tardy.policy("memory_bomb", function(ctx)
   local t = {}
-  for i = 1, 1e9 do t[i] = string.rep("x", 1000) .. i end
+  for i = 1, 1e9 do t[i] = string.rep("x", 1000) .. i end -- @site memory_bomb
 end)
 
-tardy.policy("garbage", function(ctx)
+tardy.policy("garbage", function(ctx) -- @site garbage
   return {{target = {p = 4}, metric = "x", value = "not a number", family = "f", model = "m"}}
 end)
 
-tardy.policy("nan_value", function(ctx)
+tardy.policy("nan_value", function(ctx) -- @site nan_value
   local m = tardy.get_family("nan").fit({})
   return {{target = {p = 4}, metric = "x", value = m.predict({p = 4}), family = "nan",
            model = "nan"}}
