@@ -138,6 +138,20 @@ local function other_kinds(index)
   return kinds
 end
 
+-- What the per-rank metrics of the profile are called in predictions, and their units.
+local RANK_NAMES = {
+  mpi = "MPI time per rank", wall = "wall time per rank",
+  partners = "point-to-point partners per rank", p2p_messages = "point-to-point messages per rank",
+  p2p_sent_bytes = "point-to-point bytes sent per rank",
+  p2p_recv_bytes = "point-to-point bytes received per rank",
+  max_bytes_one_partner = "bytes exchanged with one partner per rank",
+  mpi_memory_high_water = "MPI library memory per rank, peak",
+  mpi_memory_live = "MPI library memory per rank at finalize",
+}
+local UNITS = {mpi = " (s)", wall = " (s)", partners = "", p2p_messages = "",
+  p2p_sent_bytes = " (bytes)", p2p_recv_bytes = " (bytes)", max_bytes_one_partner = " (bytes)",
+  mpi_memory_high_water = " (bytes)", mpi_memory_live = " (bytes)"}
+
 -- "MPI_Send@main jacobi.c:88;solve ..." → "MPI_Send@main jacobi.c:88"
 local function short(key)
   return (key:gsub("^[%w_]+:", ""):gsub(";[^>]*", ""))
@@ -355,11 +369,17 @@ tardy.policy("default", function(ctx)
       end
     end
 
-    -- every per-rank metric: partners, messages, bytes, MPI time, wall, memory, ...
+    -- every per-rank metric: partners, messages, bytes, MPI time, wall, memory, ...; the max
+    -- over ranks, and the mean too for the MPI library's memory (seed 001: per process)
     for _, key in ipairs(ranks) do
+      local name = key:gsub("^rank:", "")
+      local known = RANK_NAMES[name]
       if key ~= "rank:compute" then
-        local name = key:gsub("^rank:", "")
-        each(target, name .. ", max per rank", stat(key, "value", "max"))
+        each(target, known and known .. ", max" .. UNITS[name] or name .. ", max per rank",
+             stat(key, "value", "max"))
+      end
+      if name:find("^mpi_memory") and known then
+        each(target, known .. ", mean" .. UNITS[name], stat(key, "value", "mean"))
       end
     end
 
