@@ -1001,17 +1001,6 @@ CASES.append(("config/unwritable profile directory", lambda: test_bad_option(
 CASES.append(("config/TARDY_ENABLE=0", test_disabled))
 CASES.append(("cli/tardy report", test_report_cli))
 CASES.append(("cli/make install", test_install))
-CASES.append(("lua/scalaextrap reproduces seed 000", test_seed000))
-CASES.append(("lua/pmnf recovers laws 4x beyond the data", test_recovery))
-for _policy, _needle in (("runtime_error", None), ("endless", None), ("memory_bomb", None),
-                         ("garbage", None), ("nan_value", None),
-                         ("undefined_global", "no_such_variable"),
-                         ("no_such_policy", "no policy named 'no_such_policy'")):
-    CASES.append(("lua/broken script: %s" % _policy,
-                  lambda p=_policy, n=_needle: test_broken_script(p, n)))
-CASES.append(("lua/broken script: syntax error", lambda: test_broken_script(
-    "syntax", "syntax_error.lua:3:", "tests/lua/syntax_error.lua")))
-CASES.append(("lua/failing script in a job", test_broken_in_job))
 for _n in (1, 2, 4):
     CASES.append(("counters/SDE exact -n %d" % _n, lambda n=_n: test_sde(n)))
 CASES.append(("counters/SDE exact singleton", lambda: test_sde(0)))
@@ -1047,6 +1036,17 @@ for _lib in ("libjemalloc.so.2", "libtcmalloc_minimal.so.4"):
     CASES.append(("memory/%s preloaded first" % _lib, lambda l=_lib: test_mem_other_malloc(l)))
 CASES.append(("memory/fork after MPI_Init, MPI_THREAD_MULTIPLE -n 2", lambda: test_mem_fork(2)))
 CASES.append(("memory/prediction of MPI memory at p=64 from 1, 2, 4 ranks", test_mem_predict))
+CASES.append(("lua/scalaextrap reproduces seed 000", test_seed000))
+CASES.append(("lua/pmnf recovers laws 4x beyond the data", test_recovery))
+for _policy, _needle in (("runtime_error", None), ("endless", None), ("memory_bomb", None),
+                         ("garbage", None), ("nan_value", None),
+                         ("undefined_global", "no_such_variable"),
+                         ("no_such_policy", "no policy named 'no_such_policy'")):
+    CASES.append(("lua/broken script: %s" % _policy,
+                  lambda p=_policy, n=_needle: test_broken_script(p, n)))
+CASES.append(("lua/broken script: syntax error", lambda: test_broken_script(
+    "syntax", "syntax_error.lua:3:", "tests/lua/syntax_error.lua")))
+CASES.append(("lua/failing script in a job", test_broken_in_job))
 CASES.append(("lua/script failing its check at MPI_Init", test_broken_at_init))
 CASES.append(("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions))
 CASES.append(("lua/Extra-P file as input", test_extrap_foreign))
