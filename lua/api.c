@@ -69,6 +69,8 @@ static const char *kind_name(int kind, char *buf, size_t len)
     case ROW_MPI: return "mpi";
     case ROW_INTERVAL: return "interval";
     case ROW_RANK: return "rank";
+    case ROW_PVAR: return "pvar";
+    case ROW_EVENT: return "event";
     }
     snprintf(buf, len, "kind%d", kind);
     return buf;
@@ -145,6 +147,26 @@ static void push_quantiles(lua_State *L, const struct profile *p, const struct p
     }
 }
 
+/* The counters of the run (TARDY_PAPI) a row has: each under its event name, and their
+ * names in metric.counters. */
+static void push_counters(lua_State *L, const struct profile *p, const struct prof_row *r)
+{
+    int n = 0;
+    lua_newtable(L);
+    for (int i = 0; i < p->ncounters && i < PROF_COUNTERS; i++) {
+        if (!p->counters[i] || !r->n.ctr[i].ranks)
+            continue;
+        lua_pushstring(L, p->counters[i]);
+        lua_rawseti(L, -2, ++n);
+        push_stat(L, &r->n.ctr[i], p->ranks);
+        lua_setfield(L, -3, p->counters[i]);
+    }
+    if (n)
+        lua_setfield(L, -2, "counters");
+    else
+        lua_pop(L, 1);
+}
+
 /* A metric table: {kind, key, a, b, <stat name> = stat table, ...}; rank rows also have
  * value = their time stat. */
 static void push_metric(lua_State *L, const struct profile *p, const struct prof_row *r)
@@ -177,6 +199,7 @@ static void push_metric(lua_State *L, const struct profile *p, const struct prof
         }
         lua_setfield(L, -2, stats[i].name);
     }
+    push_counters(L, p, r);
 }
 
 /* run:metrics() → array of fresh metric tables. */

@@ -135,6 +135,8 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out)
     const struct profile *ref = &runs[nruns - 1];
     for (size_t i = 0; i < ref->rows.n; i++) {
         const struct prof_row *row = &ref->rows.rows[i];
+        if (row->kind != ROW_MPI && row->kind != ROW_INTERVAL && row->kind != ROW_RANK)
+            continue; /* MPI_T variables and events: no scaling metric of the run */
         region_name(row, &name);
         fprintf(out, "REGION %s\n", name.data);
         regions++;

@@ -859,6 +859,26 @@ def test_api_metrics():
                 expect(v <= got[k[:-4] + "|max"] * 1.000001 + 1e-12, "p90 > max: %s" % k)
 
 
+def test_api_counters():
+    """PAPI counters of rows reach Lua under their event names, and the default policy
+    predicts them per interval and call path."""
+    @with_run([binary("sde_counters")], 2, {
+        "TARDY_PAPI": WORK + "," + INMPI, "TARDY_LUA": os.path.abspath("tests/lua/api.lua"),
+        "TARDY_POLICY": "api_dump", "TARDY_PREDICT": "p=2"})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d %s" % (run.rc, run.err[-600:]))
+        got = {q["metric"]: q["value"] for q in run.profile.get("predictions", [])}
+        n = 0
+        for kind, rows in (("mpi", run.profile["mpi"]), ("interval", run.profile["intervals"])):
+            for r in rows:
+                for event, st in r.get("counters", {}).items():
+                    keys = [k for k in got if k.startswith(kind + "|") and
+                            k.endswith("|%s|sum" % event) and got[k] == st["sum"]]
+                    expect(keys, "%s counter %s = %s not in Lua" % (kind, event, st["sum"]))
+                    n += 1
+        expect(n > 0, "no counters in the profile: %s" % run.profile.get("counters"))
+
+
 JACOBI = os.path.abspath(os.path.join(B, "examples", "jacobi"))
 SIZES = (48, 64, 80, 96)
 TARGET = "p=2,n=192"
@@ -1052,6 +1072,7 @@ CASES.append(("lua/store: finalize, offline and Extra-P predictions agree", test
 CASES.append(("lua/Extra-P file as input", test_extrap_foreign))
 CASES.append(("lua/docs example", test_docs_example))
 CASES.append(("lua/API: every statistic of every row", test_api_metrics))
+CASES.append(("lua/API: PAPI counters of every row", test_api_counters))
 
 
 def main():

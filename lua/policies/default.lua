@@ -260,6 +260,18 @@ tardy.policy("default", function(ctx)
     return t
   end
 
+  -- the hardware or software counters a row has (TARDY_PAPI; seed 004: cache misses per
+  -- function), per rank: mean and max
+  local function counters(target, key, name)
+    local m = reference(index)[key]
+    for _, c in ipairs(m.counters or {}) do
+      if m[c].sum > 0 then
+        each(target, name .. ": " .. c .. " per rank, mean", stat(key, c, "mean"))
+        each(target, name .. ": " .. c .. " per rank, max", stat(key, c, "max"))
+      end
+    end
+  end
+
   local function predict_target(target)
     target = complete(target)
     -- a parameter of the target that no run varies cannot be predicted
@@ -344,6 +356,7 @@ tardy.policy("default", function(ctx)
       each(target, name .. ": time per rank, mean (s)", stat(key, "time", "mean"))
       each(target, name .. ": time per rank, max (s)", stat(key, "time", "max"))
       each(target, name .. ": count per rank", stat(key, "count", "mean"))
+      counters(target, key, name)
     end
 
     for i = 1, math.min(TOP, #calls) do
@@ -351,6 +364,7 @@ tardy.policy("default", function(ctx)
       each(target, name .. ": time per rank, mean (s)", stat(key, "time", "mean"))
       each(target, name .. ": time per rank, max (s)", stat(key, "time", "max"))
       each(target, name .. ": calls per rank", stat(key, "count", "mean"))
+      counters(target, key, name)
       for _, dir in ipairs({"sent", "recv"}) do
         local m = reference(index)[key]
         if m[dir] and m[dir].sum > 0 then
