@@ -85,6 +85,44 @@ static double metric_value(const struct profile *r, const struct prof_row *row,
     return m->max ? s->max : s->sum / n;
 }
 
+/* Did some run record memory at this call site? */
+static int has_memory(const struct profile *runs, int nruns, const struct prof_row *row)
+{
+    for (int r = 0; r < nruns; r++) {
+        const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a, row->b);
+        if (mine && mine->n.mem_live.ranks)
+            return 1;
+    }
+    return 0;
+}
+
+/* One REGION with its metrics, a DATA line per point holding the runs at that point. */
+static void write_region(const struct profile *runs, int nruns, const int *point, int npoints,
+                         const struct prof_row *row, struct strbuf *name, FILE *out)
+{
+    region_name(row, name);
+    fprintf(out, "REGION %s\n", name->data);
+    int nm;
+    const struct metric *metrics = metrics_of(row->kind, &nm);
+    for (int m = 0; m < nm; m++) {
+        if (metrics[m].off == offsetof(struct prof_nums, mem_live) &&
+            !has_memory(runs, nruns, row))
+            continue;
+        fprintf(out, "METRIC %s\n", metrics[m].name);
+        for (int k = 0; k < npoints; k++) {
+            fputs("DATA", out);
+            for (int r = 0; r < nruns; r++) {
+                if (point[r] != k)
+                    continue;
+                const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a,
+                                                          row->b);
+                fprintf(out, " %.17g", metric_value(&runs[r], mine, &metrics[m]));
+            }
+            fputs("\n", out);
+        }
+    }
+}
+
 int extrap_write(const struct profile *runs, int nruns, FILE *out)
 {
     if (nruns <= 0)
@@ -131,35 +169,22 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out)
     int regions = 0;
     struct strbuf name;
     sb_init(&name);
-    /* Regions: the rows of the last run (the most complete, usually the largest). */
-    const struct profile *ref = &runs[nruns - 1];
-    for (size_t i = 0; i < ref->rows.n; i++) {
-        const struct prof_row *row = &ref->rows.rows[i];
-        if (row->kind != ROW_MPI && row->kind != ROW_INTERVAL && row->kind != ROW_RANK)
-            continue; /* MPI_T variables and events: no scaling metric of the run */
-        region_name(row, &name);
-        fprintf(out, "REGION %s\n", name.data);
-        regions++;
-        int nm;
-        const struct metric *metrics = metrics_of(row->kind, &nm);
-        for (int m = 0; m < nm; m++) {
-            if (row->kind == ROW_MPI && metrics[m].off == offsetof(struct prof_nums, mem_live) &&
-                !row->n.mem_live.ranks)
+    /* Regions: the rows of every run, each once (a run without a row counts 0 there). */
+    struct rowset seen;
+    rowset_init(&seen);
+    for (int q = nruns - 1; q >= 0; q--) {
+        for (size_t i = 0; i < runs[q].rows.n; i++) {
+            const struct prof_row *row = &runs[q].rows.rows[i];
+            if (row->kind != ROW_MPI && row->kind != ROW_INTERVAL && row->kind != ROW_RANK)
+                continue; /* MPI_T variables and events: no scaling metric of the run */
+            if (rowset_find(&seen, row->kind, row->a, row->b) ||
+                !rowset_get(&seen, row->kind, row->a, row->b))
                 continue;
-            fprintf(out, "METRIC %s\n", metrics[m].name);
-            for (int k = 0; k < npoints; k++) {
-                fputs("DATA", out);
-                for (int r = 0; r < nruns; r++) {
-                    if (point[r] != k)
-                        continue;
-                    const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a,
-                                                              row->b);
-                    fprintf(out, " %.17g", metric_value(&runs[r], mine, &metrics[m]));
-                }
-                fputs("\n", out);
-            }
+            write_region(runs, nruns, point, npoints, row, &name, out);
+            regions++;
         }
     }
+    rowset_free(&seen);
     sb_free(&name);
     free(point);
     free(first);
