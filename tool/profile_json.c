@@ -649,11 +649,28 @@ static void read_ranks(struct reader *rd, struct profile *p, json_t *ranks)
     }
 }
 
+/* json_load_file reads a character at a time; a profile is read whole, then parsed. */
+static json_t *load_file(const char *path, json_error_t *je)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return json_load_file(path, 0, je); /* for jansson's message */
+    struct strbuf text;
+    sb_init(&text);
+    char chunk[65536];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, f)) > 0;)
+        sb_add(&text, chunk, n);
+    fclose(f);
+    json_t *root = json_loadb(text.data ? text.data : "", text.len, 0, je);
+    sb_free(&text);
+    return root;
+}
+
 int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
 {
     struct reader rd = {.path = path, .err = err, .errlen = errlen};
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = load_file(path, &je);
     if (!root) {
         snprintf(err, errlen, "%s: not a JSON profile (line %d: %s)", path, je.line, je.text);
         return -1;
