@@ -60,10 +60,10 @@ def accuracy(work):
     rows = (("per-rank compute time, max (s)", ranks["compute"]["max"]),
             ("per-rank compute time, mean (s)", ranks["compute"]["mean"]),
             ("per-rank compute time, max, fitted directly (s)", ranks["compute"]["max"]),
-            ("mpi, max per rank", ranks["mpi"]["max"]),
-            ("wall, max per rank", ranks["wall"]["max"]),
-            ("mpi_memory_high_water, max per rank", ranks.get("mpi_memory_high_water", {})
-             .get("max")))
+            ("MPI time per rank, max (s)", ranks["mpi"]["max"]),
+            ("wall time per rank, max (s)", ranks["wall"]["max"]),
+            ("MPI library memory per rank, peak, max (bytes)",
+             ranks.get("mpi_memory_high_water", {}).get("max")))
     for metric, actual in rows:
         q = pred.get(metric)
         if q is None or not actual:
