@@ -441,16 +441,20 @@ def test_broken_script(policy, needle, script="tests/lua/broken.lua"):
     expect(needle in first, "first error line %r lacks %r" % (first, needle))
 
 
-def test_broken_in_job():
-    """A failing script leaves the program's exit code and its profile alone."""
+def test_broken_in_job(policy):
+    """A failing script leaves the program's exit code and its profile alone, and says where
+    it failed in one warning line."""
+    script = "tests/lua/broken.lua"
+
     @with_run([binary("exits"), "return", "4"], 2, {
-        "TARDY_LUA": os.path.abspath("tests/lua/broken.lua"), "TARDY_POLICY": "runtime_error",
-        "TARDY_PREDICT": "p=8"})
+        "TARDY_LUA": os.path.abspath(script), "TARDY_POLICY": policy, "TARDY_PREDICT": "p=8",
+        "TARDY_LUA_BUDGET": "50", "TARDY_LUA_MEMORY": "64"})
     def _(run):
         expect(run.rc == 4, "exit %d" % run.rc)
         expect(run.profile is not None, "profile lost")
-        expect("broken.lua:" in run.err and "Lua" in run.err, "no error naming the script: %s"
-               % run.err[-600:])
+        where = "broken.lua:%d:" % site_line(script, policy)
+        lines = [line for line in run.err.splitlines() if "Lua" in line and where in line]
+        expect(len(lines) == 1, "no one warning naming %s: %s" % (where, run.err[-600:]))
         expect("the Lua policy failed" in run.profile.get("prediction_note", ""), "note")
 
 
@@ -1066,7 +1070,9 @@ for _policy, _needle in (("runtime_error", None), ("endless", None), ("memory_bo
                   lambda p=_policy, n=_needle: test_broken_script(p, n)))
 CASES.append(("lua/broken script: syntax error", lambda: test_broken_script(
     "syntax", "syntax_error.lua:3:", "tests/lua/syntax_error.lua")))
-CASES.append(("lua/failing script in a job", test_broken_in_job))
+for _policy in ("runtime_error", "endless", "memory_bomb", "garbage", "nan_value"):
+    CASES.append(("lua/failing script in a job: %s" % _policy,
+                  lambda p=_policy: test_broken_in_job(p)))
 CASES.append(("lua/script failing its check at MPI_Init", test_broken_at_init))
 CASES.append(("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions))
 CASES.append(("lua/Extra-P file as input", test_extrap_foreign))
