@@ -122,11 +122,14 @@ int store_load(const char *dir, const struct profile *like, struct profile **run
             kept[m++] = all[i];
             continue;
         }
-        if (ref) {
+        if (ref && !strcmp(base_name(all[i].program), base_name(ref->program)))
+            snprintf(msg, sizeof msg, "skipping %s: a run of %s with other MPI call sites "
+                     "(changed code or TARDY_DEPTH)", all[i].path, base_name(ref->program));
+        else if (ref)
             snprintf(msg, sizeof msg, "skipping %s: a run of %s, not of %s", all[i].path,
                      base_name(all[i].program), base_name(ref->program));
+        if (ref)
             warn(msg, arg);
-        }
         profile_free(&all[i]);
     }
     free(all);

@@ -951,8 +951,10 @@ def test_store_predictions():
         open(os.path.join(store, "notes.json"), "w").write('{"hello": 1}\n')
         other = Run([binary("exits"), "return", "0"], 1, {"TARDY_STORE": store})
         other.cleanup()
+        shallow = Run([JACOBI, "64", "5"], 1, {"TARDY_STORE": store, "TARDY_DEPTH": "0"})
+        shallow.cleanup()
         offline, err = predict_json(["--store", store, "--at", TARGET])
-        for name in ("tardy-broken.json", "notes.json", "tardy-exits-"):
+        for name in ("tardy-broken.json", "notes.json", "tardy-exits-", "other MPI call sites"):
             expect(name in err, "no warning naming %s: %s" % (name, err[-800:]))
         same_predictions(final["predictions"], offline["predictions"], "finalize vs offline")
         extrap = os.path.join(store, "extrap.txt")
