@@ -55,6 +55,7 @@ static const struct metric mpi_metrics[] = {
     {"sent_mean", offsetof(struct prof_nums, sent), 0},
     {"recv_mean", offsetof(struct prof_nums, recv), 0},
     {"memory_live_max", offsetof(struct prof_nums, mem_live), 1},
+    {"memory_live_mean", offsetof(struct prof_nums, mem_live), 0},
     {NULL, 0, 0},
 };
 static const struct metric rank_metrics[] = {
@@ -66,7 +67,7 @@ static const struct metric rank_metrics[] = {
 /* The metrics of a row kind (intervals: the first three of the MPI ones). */
 static const struct metric *metrics_of(int kind, int *n)
 {
-    *n = kind == ROW_MPI ? 6 : kind == ROW_INTERVAL ? 3 : 2;
+    *n = kind == ROW_MPI ? 7 : kind == ROW_INTERVAL ? 3 : 2;
     return kind == ROW_RANK ? rank_metrics : mpi_metrics;
 }
 

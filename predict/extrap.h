@@ -11,9 +11,10 @@
  * all runs have; one point per distinct parameter tuple (runs at the same point are
  * repetitions); regions are call sites ("MPI_Send@main x.c:88;..."), intervals ("SITE => SITE")
  * and per-rank metrics ("ranks/compute"); metrics time_mean, time_max, count_mean, sent_mean,
- * recv_mean, memory_live_max (means over ranks of per-rank totals, or their maximum; intervals
- * the first three; per-rank metrics mean and max). Rows of other kinds (MPI_T variables and
- * events) and counters are not written. Returns the number of regions written. */
+ * recv_mean, memory_live_max, memory_live_mean (means over ranks of per-rank totals, or their
+ * maximum; intervals the first three; per-rank metrics mean and max). Rows of other kinds
+ * (MPI_T variables and events) and counters are not written; a run without a row counts 0.
+ * Returns the number of regions written. */
 int extrap_write(const struct profile *runs, int nruns, FILE *out);
 
 /* Read an Extra-P text file as runs: one run per point (p taken from a parameter named p,

@@ -379,7 +379,9 @@ tardy.policy("default", function(ctx)
       local m = reference(index)[held[i]]
       if m.memory_live and m.memory_live.max > 0 then
         each(target, short(held[i]) .. ": MPI memory held, max per rank (bytes)",
-           stat(held[i], "memory_live", "max"))
+             stat(held[i], "memory_live", "max"))
+        each(target, short(held[i]) .. ": MPI memory held, mean per rank (bytes)",
+             stat(held[i], "memory_live", "mean"))
       end
     end
 
