@@ -77,8 +77,38 @@ local function select(points)
   return best
 end
 
--- Fit error (SMAPE on the runs) and uncertainty (leave-one-out SMAPE of the whole selection)
--- in percent, so that policies can compare this family with others.
+-- Leave-one-out predictions of the chosen model's form (as pmnf and cacheprofile do: the form
+-- stays, its coefficients are refitted without each run). The means drop their outlier among
+-- the other runs; the two lines use the closed form e_i / (1 - h_i).
+local function loo_predictions(name, n, t)
+  local m, pred = #n, {}
+  if name == "constant" or name == "inverse" then
+    for i = 1, m do
+      local rest = {}
+      for j = 1, m do
+        if j ~= i then rest[#rest + 1] = name == "constant" and t[j] or t[j] * n[j] end
+      end
+      local c = robust_mean_sd(rest)
+      pred[i] = name == "constant" and c or c / n[i]
+    end
+    return pred
+  end
+  local y = {}
+  for i = 1, m do y[i] = name == "linear" and t[i] or t[i] * n[i] end -- t n = c n + k
+  local a, b = line(n, y)
+  local xm, sxx = 0, 0
+  for i = 1, m do xm = xm + n[i] / m end
+  for i = 1, m do sxx = sxx + (n[i] - xm) ^ 2 end
+  for i = 1, m do
+    local h = 1 / m + (n[i] - xm) ^ 2 / sxx
+    local yi = y[i] - (y[i] - (a * n[i] + b)) / (1 - h)
+    pred[i] = name == "linear" and yi or yi / n[i]
+  end
+  return pred
+end
+
+-- Fit error (SMAPE on the runs) and uncertainty (leave-one-out SMAPE of the chosen form) in
+-- percent, so that policies can compare this family with others.
 local function fit(points)
   for _, pt in ipairs(points) do
     for k, v in pairs(pt.x) do
@@ -89,19 +119,13 @@ local function fit(points)
   end
   local best, why = select(points)
   if not best then return nil, why end
-  local actual, fitted, loo = {}, {}, {}
+  local actual, fitted, n = {}, {}, {}
   local name, u, v = best.name, best.u, best.v
-  for i, pt in ipairs(points) do actual[i], fitted[i] = pt.y, evaluate(name, u, v, pt.x.p) end
-  local uncertainty
-  if #points >= 4 then
-    for i = 1, #points do
-      local rest = {}
-      for j, pt in ipairs(points) do if j ~= i then rest[#rest + 1] = pt end end
-      local m = select(rest)
-      loo[i] = m and evaluate(m.name, m.u, m.v, points[i].x.p) or 0 / 0
-    end
-    uncertainty = tardy.smape(actual, loo)
+  for i, pt in ipairs(points) do
+    actual[i], fitted[i], n[i] = pt.y, evaluate(name, u, v, pt.x.p), pt.x.p
   end
+  local uncertainty
+  if #points >= 4 then uncertainty = tardy.smape(actual, loo_predictions(name, n, actual)) end
   return {formula = string.format(FORMULA[name], u, v), kind = name, score = best.score,
           params = {"p"}, fit_error = tardy.smape(actual, fitted), uncertainty = uncertainty,
           predict = function(x) return evaluate(name, u, v, x.p) end}
