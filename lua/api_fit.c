@@ -6,8 +6,8 @@
  *   tardy.rss/smape/r2(a, p), tardy.mape(a, p), tardy.adj_r2(a, p, k)
  *   tardy.loo(points, fit)             → smape, predictions  leave-one-out cross-validation
  *   tardy.pmnf(points [, opts])        → model               PMNF search (DESIGN.md 3.4)
- * Points are {x = {p = 4, n = 1024}, y = value}. Misuse raises an error; a fit that cannot
- * be made returns nil and the reason. */
+ * Points are {x = {p = 4, n = 1024}, y = value}, at most tardy.max_points of them. Misuse
+ * raises an error; a fit that cannot be made returns nil and the reason. */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 #include "api.h"
 #include "fit.h"
 
-#define MAX_POINTS 64
+#define MAX_POINTS FIT_MAX_POINTS
 #define MODEL_META "tardy.pmnf_model"
 
 /* Array of numbers at idx into out (at most max); returns the count. */
@@ -384,4 +384,6 @@ void api_fit_register(lua_State *L)
                                    {"adj_r2", l_adj_r2}, {"loo", l_loo},     {"pmnf", l_pmnf},
                                    {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
+    lua_pushinteger(L, MAX_POINTS);
+    lua_setfield(L, -2, "max_points");
 }

@@ -5,6 +5,9 @@
 #ifndef TARDY_FIT_H
 #define TARDY_FIT_H
 
+/* Points a fit takes at most (one per run of a series). */
+#define FIT_MAX_POINTS 512
+
 enum {
     FIT_OK = 0,
     FIT_EINPUT = -1,  /* fewer points than parameters, NaN/inf, bad sizes */
@@ -64,7 +67,7 @@ struct pmnf_options {
 };
 
 /* Search the hypotheses for n points x (n × nparams, row-major, all > 0) and values y;
- * select by leave-one-out SMAPE. Needs n >= 3 (and distinct x). */
+ * select by leave-one-out SMAPE. Needs 3 <= n <= FIT_MAX_POINTS (and distinct x). */
 int fit_pmnf(const double *x, int nparams, const double *y, int n,
              const struct pmnf_options *opt, struct pmnf_model *out);
 double pmnf_eval(const struct pmnf_model *m, const double *x);

@@ -95,7 +95,7 @@ static struct term term_at(int h)
 /* SMAPE (percent) of pred against y, and the squared standard error of that mean. */
 static double smape_se2(const double *y, const double *pred, int n, double *se2)
 {
-    double e[64], mean = 0, var = 0;
+    double e[FIT_MAX_POINTS], mean = 0, var = 0;
     fit_smape_terms(y, pred, n, e);
     for (int i = 0; i < n; i++)
         mean += e[i] / n;
@@ -110,7 +110,7 @@ static double smape_se2(const double *y, const double *pred, int n, double *se2)
 static void score_terms(const double *x, const double *y, int n, const struct pmnf_options *opt,
                         double *score, double *se2)
 {
-    double t[64], pred[64], w[64];
+    double t[FIT_MAX_POINTS], pred[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
     relative_weights(y, n, w);
     for (int h = 0; h < nterms(opt); h++) {
         struct term tm = term_at(h);
@@ -181,7 +181,8 @@ static int best_of(const double *score, const double *se2, int count)
 static struct term best_term(const double *x, int np, int d, const double *y, int n,
                              const struct pmnf_options *opt)
 {
-    double score[2 * NEXP * 3] = {0}, se2[2 * NEXP * 3] = {0}, xs[64], ys[64];
+    double score[2 * NEXP * 3] = {0}, se2[2 * NEXP * 3] = {0};
+    double xs[FIT_MAX_POINTS], ys[FIT_MAX_POINTS];
     int groups = 0;
     for (int i = 0; i < n && np > 1; i++) {
         int first = 1, m = 0;
@@ -220,7 +221,7 @@ static int fit_combination(struct pmnf_model *m, const double *x, const double *
     for (int d = 0; d < m->nparams; d++)
         constant &= m->e[d] == 0 && m->l[d] == 0;
     int k = constant ? 1 : m->nparams == 2 && m->additive ? 3 : 2;
-    double X[64 * 3], yy[64], w[64], coef[3] = {0}, rss;
+    double X[FIT_MAX_POINTS * 3], yy[FIT_MAX_POINTS], w[FIT_MAX_POINTS], coef[3] = {0}, rss;
     int rows = 0;
     for (int i = 0; i < n; i++) {
         if (i == skip)
@@ -289,7 +290,7 @@ double pmnf_eval(const struct pmnf_model *m, const double *x)
 /* Fit m on all points and score it by leave-one-out SMAPE. */
 static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n)
 {
-    double pred[64] = {0};
+    double pred[FIT_MAX_POINTS] = {0};
     for (int i = 0; i < n; i++) {
         struct pmnf_model loo = *m;
         if (fit_combination(&loo, x, y, n, i) != 0)
@@ -310,7 +311,7 @@ int fit_pmnf(const double *x, int np, const double *y, int n, const struct pmnf_
 {
     static const char *const dflt[] = {"x", "y"};
     const char *const *names = opt && opt->names ? opt->names : dflt;
-    if (np < 1 || np > PMNF_MAX_PARAMS || n < 3 || n > 64)
+    if (np < 1 || np > PMNF_MAX_PARAMS || n < 3 || n > FIT_MAX_POINTS)
         return FIT_EINPUT;
     for (int i = 0; i < n; i++) {
         if (!isfinite(y[i]))

@@ -183,9 +183,26 @@ local function canonical(list)
   return runs
 end
 
+-- At most tardy.max_points runs, the newest (and always the current one).
+local function newest(list)
+  if #list <= tardy.max_points then return list end
+  local sorted = {}
+  for i, run in ipairs(list) do sorted[i] = run end
+  table.sort(sorted, function(a, b)
+    if a.current ~= b.current then return a.current end
+    return a.start > b.start
+  end)
+  local kept = {}
+  for i = 1, tardy.max_points do kept[i] = sorted[i] end
+  return kept
+end
+
 tardy.policy("default", function(ctx)
-  local runs, out, notes = canonical(ctx.runs), {}, {}
+  local runs, out, notes = canonical(newest(ctx.runs)), {}, {}
   if #runs == 0 then return {note = "no runs to predict from"} end
+  if #runs < #ctx.runs then
+    notes[1] = string.format("the newest %d of %d runs are used", #runs, #ctx.runs)
+  end
   local families = {}
   for _, name in ipairs(tardy.families()) do
     families[#families + 1] = {name = name, spec = tardy.get_family(name)}
