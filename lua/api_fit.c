@@ -91,6 +91,7 @@ struct lm_ctx {
     int fn, xs, n;
     const double *ys;
     int k;
+    int error; /* registry reference of the model's error, or LUA_NOREF */
 };
 
 /* r_i = f(params, xs)[i] - ys[i]: one call of the Lua model for all points. */
@@ -101,7 +102,14 @@ static int lm_resid(const double *params, double *r, void *arg)
     lua_pushvalue(L, c->fn);
     push_numbers(L, params, c->k);
     lua_pushvalue(L, c->xs);
-    lua_call(L, 2, 1);
+    /* protected: an error must not jump over fit_lm's buffers; it is raised again after */
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        if (c->error == LUA_NOREF)
+            c->error = luaL_ref(L, LUA_REGISTRYINDEX);
+        else
+            lua_pop(L, 1);
+        return -1;
+    }
     int ok = lua_istable(L, -1);
     for (int i = 0; ok && i < c->n; i++) {
         lua_rawgeti(L, -1, i + 1);
@@ -112,6 +120,14 @@ static int lm_resid(const double *params, double *r, void *arg)
     }
     lua_pop(L, 1);
     return ok ? 0 : -1;
+}
+
+/* The model's error (kept by lm_resid), raised again now that the C buffers are freed. */
+static int raise_model_error(lua_State *L, struct lm_ctx *c)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->error);
+    luaL_unref(L, LUA_REGISTRYINDEX, c->error);
+    return lua_error(L);
 }
 
 /* tardy.lm(f, p0, xs, ys [, lower, upper [, max_iter]]) → params, rss | nil, reason.
@@ -129,9 +145,11 @@ static int l_lm(lua_State *L)
     if ((has_lo && numbers(L, 5, lo, 8, "lower") != k) ||
         (has_hi && numbers(L, 6, hi, 8, "upper") != k))
         return luaL_error(L, "lm: bounds need one value per parameter");
-    struct lm_ctx c = {L, 1, 3, n, ys, k};
+    struct lm_ctx c = {L, 1, 3, n, ys, k, LUA_NOREF};
     int rc = fit_lm(lm_resid, &c, n, k, p, has_lo ? lo : NULL, has_hi ? hi : NULL,
                     (int)luaL_optinteger(L, 7, 200), &rss);
+    if (c.error != LUA_NOREF)
+        return raise_model_error(L, &c);
     if (rc)
         return fail(L, rc);
     push_numbers(L, p, k);
@@ -139,7 +157,7 @@ static int l_lm(lua_State *L)
     /* Leverages from the Jacobian at the optimum; a parameter held at a bound is fixed. */
     double J[MAX_POINTS * 8], Jfree[MAX_POINTS * 8], h[MAX_POINTS];
     if (fit_jacobian(lm_resid, &c, n, k, p, J) != FIT_OK)
-        return 2;
+        return c.error != LUA_NOREF ? raise_model_error(L, &c) : 2;
     int free_k = 0, at_bound[8];
     for (int j = 0; j < k; j++) {
         double scale = 1e-9 * (fabs(p[j]) + 1e-12);

@@ -46,8 +46,10 @@ static int fail_here(lua_State *L, const char *msg)
 {
     lua_Debug ar;
     if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
-        return luaL_error(L, "%s:%d: %s", ar.short_src, ar.currentline, msg);
-    return luaL_error(L, "%s", msg);
+        lua_pushfstring(L, "%s:%d: %s", ar.short_src, ar.currentline, msg);
+    else
+        lua_pushstring(L, msg);
+    return lua_error(L); /* not luaL_error: that would prefix another position */
 }
 
 /* Every HOOK_STEP instructions: the budget, and the memory cap less an eighth (so that a
