@@ -128,7 +128,8 @@ static int push_targets(lua_State *L, const char *text, char *err, size_t errlen
             lua_newtable(L);
             char item[256];
             snprintf(item, sizeof item, "%.*s", (int)(len < 255 ? len : 255), s);
-            for (char *save, *kv = strtok_r(item, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+            char *save;
+            for (char *kv = strtok_r(item, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
                 char *eq = strchr(kv, '='), *end;
                 double v = eq ? strtod(eq + 1, &end) : 0;
                 if (!eq || eq == kv || !eq[1] || *end || !isfinite(v)) {

@@ -857,7 +857,8 @@ def test_api_metrics():
                        got.get("rank|%s|time|sum" % name) == stat["sum"], "rank %s" % name)
         expect(got.get("rank|compute|value|p50") is not None, "compute quantiles")
         n_iv = sum(1 for k in got if k.startswith("interval|") and k.endswith("|count|sum"))
-        expect(n_iv == len(prof["intervals"]), "%d of %d intervals" % (n_iv, len(prof["intervals"])))
+        expect(n_iv == len(prof["intervals"]),
+               "%d of %d intervals" % (n_iv, len(prof["intervals"])))
         for k, v in got.items():
             if k.endswith("|p90"):
                 expect(v <= got[k[:-4] + "|max"] * 1.000001 + 1e-12, "p90 > max: %s" % k)
