@@ -2,7 +2,8 @@
  * c0 + c1 · x^e · log2(x)^l is fitted by least squares and the one with the smallest
  * leave-one-out SMAPE wins. Negative exponents make strong scaling (c + k/p) expressible.
  * Two parameters: the best term per parameter (on the points where the other one is fixed),
- * then the additive and the multiplicative combination compete. */
+ * then the additive and the multiplicative combination compete. Fewer than five values of a
+ * parameter allow only the simpler terms. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,18 @@ static struct term term_at(int h)
     return t;
 }
 
+/* How complex a term is: the power of the logarithm plus the denominator of the exponent
+ * (x^1 and x^-1 before x^(1/2), before x^(1/3), ...); the constant is 0. */
+static int complexity(struct term t)
+{
+    if (t.e == 0 && t.l == 0)
+        return 0;
+    int denom = 1;
+    while (denom < 12 && fabs(t.e * denom - round(t.e * denom)) > 1e-9)
+        denom++;
+    return t.l + denom;
+}
+
 /* SMAPE (percent) of pred against y, and the squared standard error of that mean. */
 static double smape_se2(const double *y, const double *pred, int n, double *se2)
 {
@@ -105,6 +118,21 @@ static double smape_se2(const double *y, const double *pred, int n, double *se2)
     return mean;
 }
 
+/* The most complex term that values at x can tell apart: Extra-P asks for at least five
+ * values of a parameter; with four only the simple terms (x^±1, x^±2, x^±3, x^±1/2, and
+ * the integer powers times log2 x) compete, with three only the integer powers. */
+static int max_complexity(const double *x, int n)
+{
+    int distinct = 0;
+    for (int i = 0; i < n && distinct < 5; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = x[j] == x[i];
+        distinct += !seen;
+    }
+    return distinct >= 5 ? 1000 : distinct - 2;
+}
+
 /* LOO SMAPE of every hypothesis h for one parameter, added into score[h] (INFINITY when the
  * hypothesis cannot be fitted), and its squared standard error into se2[h]. */
 static void score_terms(const double *x, const double *y, int n, const struct pmnf_options *opt,
@@ -112,8 +140,13 @@ static void score_terms(const double *x, const double *y, int n, const struct pm
 {
     double t[FIT_MAX_POINTS], pred[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
     relative_weights(y, n, w);
+    int most = max_complexity(x, n);
     for (int h = 0; h < nterms(opt); h++) {
         struct term tm = term_at(h);
+        if (complexity(tm) > most) {
+            score[h] = INFINITY;
+            continue;
+        }
         if (tm.e == 0 && tm.l == 0) {
             loo_mean(y, w, n, pred);
         } else {
@@ -128,18 +161,6 @@ static void score_terms(const double *x, const double *y, int n, const struct pm
         score[h] += smape_se2(y, pred, n, &v);
         se2[h] += v;
     }
-}
-
-/* How complex a term is: the power of the logarithm plus the denominator of the exponent
- * (x^1 and x^-1 before x^(1/2), before x^(1/3), ...); the constant is 0. */
-static int complexity(struct term t)
-{
-    if (t.e == 0 && t.l == 0)
-        return 0;
-    int denom = 1;
-    while (denom < 12 && fabs(t.e * denom - round(t.e * denom)) > 1e-9)
-        denom++;
-    return t.l + denom;
 }
 
 /* Is term a simpler than term b: less complex, then the smaller |exponent| (the milder

@@ -130,6 +130,11 @@ int main(void)
     CHECK(fit_pmnf(px, 1, py, 7, &opt, &m) == FIT_OK);
     CHECK(m.e[0] >= 0);
 
+    /* three process counts tell only integer powers apart (Extra-P asks for five values) */
+    double p3[] = {1, 2, 4}, y3[] = {50 * 1.01, 52 * 0.99, 58 * 1.01};
+    CHECK(fit_pmnf(p3, 1, y3, 3, &opt, &m) == FIT_OK);
+    CHECK(m.l[0] == 0 && m.e[0] == round(m.e[0]));
+
     /* 5% noise: each law predicted 4x beyond the data within 10% in >= 95% of the draws */
     for (int which = 0; which < 4; which++) {
         double rate = recovery_rate(which, 200);
