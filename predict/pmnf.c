@@ -1,6 +1,7 @@
 /* The Performance Model Normal Form search (DESIGN.md 3.4): every hypothesis
- * c0 + c1 · x^e · log2(x)^l is fitted by least squares and the one with the smallest
- * leave-one-out SMAPE wins. Negative exponents make strong scaling (c + k/p) expressible.
+ * c0 + c1 · x^e · log2(x)^l is fitted by relative least squares and scored by leave-one-out
+ * SMAPE; the simplest within one standard error of the best wins. Negative exponents make
+ * strong scaling (c + k/p) expressible.
  * Two parameters: the best term per parameter (on the points where the other one is fixed),
  * then the additive and the multiplicative combination compete. Fewer than five values of a
  * parameter allow only the simpler terms. */
