@@ -200,8 +200,10 @@ def c_wrapper(f):
 
 # ---- QMPI back end ------------------------------------------------------------------------
 # The same body as the C entry point, but the next tool (or MPI itself) comes from
-# QMPI_Get_function, and the call path is taken above the MPI library's frames (ra NULL):
-# the QMPI function is called by MPICH's MPI_X or by another tool, not by the application.
+# QMPI_Get_function, and the call path is taken above tardy's, the MPI library's and other
+# tools' frames (ra NULL): the QMPI function is called by MPICH's MPI_X or by another tool,
+# not by the application. (QMPI_Get_calling_address is no help: in MPICH 4.0.2 it crashes
+# when a tool is stacked in front, and names stale addresses after a tail call.)
 
 def q_wrapper(f):
     decl = ", ".join(["QMPI_Context context", "int tool_id"] + [p.decl() for p in f.params])
@@ -323,7 +325,8 @@ def f_wrapper(f, f08):
         call_next, ok, ignore = "next", "(!ierr || *ierr == MPI_SUCCESS)", \
             "(MPI_Fint *)MPI_F08_STATUS_IGNORE"
     else:
-        out = ["void p%s_(%s);" % (lower, ", ".join(params)),
+        # Weak: an MPI built without Fortran has no pmpi_x_, and no Fortran caller either.
+        out = ["void p%s_(%s) __attribute__((weak));" % (lower, ", ".join(params)),
                "void %s_(%s);" % (lower, ", ".join(params)),
                "void %s_(%s)" % (lower, ", ".join(params)), "{"]
         call_next, ok, ignore = "p%s_" % lower, "*ierr == MPI_SUCCESS", "MPI_F_STATUS_IGNORE"
@@ -397,7 +400,9 @@ def main():
         c.write(q_file(funcs))
     with open(out + "/wrappers_f.c", "w") as c:
         c.write(HEADER + '#include <mpi.h>\n#include "event.h"\n#include "bytes.h"\n'
-                '#include "peer.h"\n#include "fortran.h"\n\n' + EXPORTED)
+                '#include "peer.h"\n#include "fortran.h"\n\n'
+                '/* Only Fortran callers reach this file; an MPI built without Fortran lacks it. */\n'
+                '#pragma weak PMPI_Status_f2c\n\n' + EXPORTED)
         for f in funcs:
             if f.notes.get("fortran") == "no":
                 continue

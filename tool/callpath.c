@@ -29,7 +29,10 @@ static struct {
 
 /* Text ranges of the MPI libraries, skipped above the wrapper (mpi_f08 → MPI_Send). */
 #define MAX_RANGES 16
-static struct { uintptr_t lo, hi; } mpi_text[MAX_RANGES];
+struct text_range {
+    uintptr_t lo, hi;
+};
+static struct text_range mpi_text[MAX_RANGES];
 static int n_mpi_text;
 
 static int is_mpi_library(const char *path)
@@ -41,20 +44,62 @@ static int is_mpi_library(const char *path)
            !strncmp(base, "libopen-rte", 11);
 }
 
+/* Text of the QMPI tools in the process (shared objects that name QMPI_Register_tool_name,
+ * tardy included when it is one): frames skipped when no call site is known. Not the program
+ * itself, even when tardy is linked into it from the static archive. */
+static struct text_range tool_text[MAX_RANGES];
+static int n_tool_text;
+
+/* Does the object's dynamic string table mention name? */
+static int mentions(const struct dl_phdr_info *info, const char *name)
+{
+    const char *strtab = NULL;
+    size_t strsz = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+            continue;
+        const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+        for (; d->d_tag != DT_NULL; d++) {
+            if (d->d_tag == DT_STRTAB) /* relocated by the loader, or not yet on some arches */
+                strtab = (const char *)(d->d_un.d_ptr < info->dlpi_addr
+                                            ? info->dlpi_addr + d->d_un.d_ptr : d->d_un.d_ptr);
+            else if (d->d_tag == DT_STRSZ)
+                strsz = d->d_un.d_val;
+        }
+    }
+    return strtab && strsz && memmem(strtab, strsz, name, strlen(name) + 1);
+}
+
+static void add_text(const struct dl_phdr_info *info, struct text_range *r, int *n)
+{
+    for (int i = 0; i < info->dlpi_phnum && *n < MAX_RANGES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            r[*n].lo = info->dlpi_addr + ph->p_vaddr;
+            r[*n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            (*n)++;
+        }
+    }
+}
+
 static int collect_ranges(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     (void)arg;
-    if (!info->dlpi_name || !is_mpi_library(info->dlpi_name))
+    if (!info->dlpi_name || !info->dlpi_name[0])
         return 0;
-    for (int i = 0; i < info->dlpi_phnum && n_mpi_text < MAX_RANGES; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            mpi_text[n_mpi_text].lo = info->dlpi_addr + ph->p_vaddr;
-            mpi_text[n_mpi_text].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-            n_mpi_text++;
-        }
-    }
+    if (is_mpi_library(info->dlpi_name))
+        add_text(info, mpi_text, &n_mpi_text);
+    else if (mentions(info, "QMPI_Register_tool_name"))
+        add_text(info, tool_text, &n_tool_text);
+    return 0;
+}
+
+static int in_tool(uintptr_t pc)
+{
+    for (int i = 0; i < n_tool_text; i++)
+        if (pc >= tool_text[i].lo && pc < tool_text[i].hi)
+            return 1;
     return 0;
 }
 
@@ -143,40 +188,48 @@ static uint32_t insert(uint64_t h, uint64_t idx, const uintptr_t *pc, int n)
     return id;
 }
 
-/* Fill pc[] with the application's frames starting at ra (ra NULL: a QMPI function, called
- * by the MPI library or by another tool: above the first run of MPI library frames), and
- * slot[] with the stack address each one was read from (the caller's stack pointer minus one
- * word: where its call instruction pushed the return address); returns how many frames. */
+/* Where the application's frames start among raw frames ip[0..n), innermost first, when no
+ * call site is known (tardy as a QMPI tool): above the QMPI tools' frames (tardy's and those
+ * stacked in front of it) and the MPI library's, which may come in any order. */
+static int app_start(const unw_word_t *ip, int n)
+{
+    int i = 0;
+    while (i < n && (in_tool(ip[i]) || in_mpi_library(ip[i])))
+        i++;
+    return i < n ? i : -1;
+}
+
+/* Fill pc[] with the application's frames starting at ra (or, when ra is NULL, where
+ * app_start says), and slot[] with the stack address each was read from (the caller's stack
+ * pointer minus one word: where its call instruction pushed the return address); returns how
+ * many frames. */
 static int unwind_from(void *ra, uintptr_t *pc, uintptr_t *slot)
 {
     unw_context_t ctx;
     unw_cursor_t cur;
+    unw_word_t ip[CS_MAX_DEPTH + 80], sp[CS_MAX_DEPTH + 80];
     int broken = atomic_load_explicit(&cs.unwind_broken, memory_order_relaxed);
-    int k = 0, found = 0;
+    int n = 0, start = -1;
     if (!broken && unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0) {
-        for (int i = 0; i < cs.depth + 64 && k < cs.depth && unw_step(&cur) > 0; i++) {
-            unw_word_t ip, sp;
-            unw_get_reg(&cur, UNW_REG_IP, &ip);
-            unw_get_reg(&cur, UNW_REG_SP, &sp);
-            if (!found && (ra ? ip != (unw_word_t)ra : !in_mpi_library(ip)))
-                continue;
-            found = 1;
-            /* MPI library frames right above the call (mpi_f08 → MPI_Send) are skipped. */
-            if (k == 0 && in_mpi_library(ip))
-                continue;
-            pc[k] = ip;
-            slot[k] = sp - sizeof(uintptr_t);
-            k++;
+        int limit = cs.depth + 80;
+        while (n < limit && unw_step(&cur) > 0) {
+            unw_get_reg(&cur, UNW_REG_IP, &ip[n]);
+            unw_get_reg(&cur, UNW_REG_SP, &sp[n]);
+            if (ra && start < 0 && ip[n] == (unw_word_t)ra)
+                start = n;
+            n++;
+            if (start >= 0 && n - start >= cs.depth + 8)
+                break;
         }
     }
-    if (found && k == 0) { /* nothing but MPI library frames: keep the calling site */
-        pc[0] = (uintptr_t)ra;
-        slot[0] = 0;
-        return ra ? 1 : 0;
-    }
-    if (!found && !ra)
-        return 0;
-    if (!found) {
+    if (!ra)
+        start = app_start(ip, n);
+    else /* MPI library frames right above the call (mpi_f08 → MPI_Send) are skipped. */
+        while (start >= 0 && start + 1 < n && in_mpi_library(ip[start]))
+            start++;
+    if (start < 0) {
+        if (!ra)
+            return 0;
         if (!broken && !atomic_exchange(&cs.unwind_broken, 1)) {
             tardy_warn("call-path unwinding failed (libunwind found no caller frame); "
                        "call paths keep only the calling site from now on");
@@ -184,6 +237,11 @@ static int unwind_from(void *ra, uintptr_t *pc, uintptr_t *slot)
         pc[0] = (uintptr_t)ra;
         slot[0] = 0;
         return 1;
+    }
+    int k = 0;
+    for (int i = start; i < n && k < cs.depth; i++, k++) {
+        pc[k] = ip[i];
+        slot[k] = sp[i] - sizeof(uintptr_t);
     }
     return k;
 }
