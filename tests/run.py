@@ -779,6 +779,125 @@ def test_mem_predict():
     finally:
         shutil.rmtree(store, ignore_errors=True)
 
+# ---- wait states (issue 3) -------------------------------------------------------------------
+
+WAIT_SRC = "tests/mpi/waits_accuracy.c"
+# scenario: (pattern, waiting function, its marker, cause interval from marker, to marker)
+WAIT_SCENARIOS = {
+    "late_sender": ("late_sender", "MPI_Recv", "ls_recv", "sync_ls", "ls_send"),
+    "barrier": ("wait_at_barrier", "MPI_Barrier", "op_barrier", "sync_bar", "op_barrier"),
+    "allreduce": ("wait_at_nxn", "MPI_Allreduce", "op_allreduce", "sync_ar", "op_allreduce"),
+    "bcast": ("late_broadcast", "MPI_Bcast", "op_bcast", "sync_bc", "op_bcast"),
+    "reduce": ("early_reduce", "MPI_Reduce", "op_reduce", "sync_red", "op_reduce"),
+    "scan": ("early_scan", "MPI_Scan", "op_scan", "sync_scan", "op_scan"),
+    "iallreduce": ("wait_at_nxn", "MPI_Wait", "op_iwait", "sync_iar", "op_iallreduce"),
+    "alltoallv": ("wait_at_nxn", "MPI_Alltoallv", "op_a2av", "sync_a2av", "op_a2av"),
+    "irecv": ("late_sender", "MPI_Waitall", "ls2_wait", "sync_irecv", "ls2_send"),
+}
+
+
+def wait_truth(out):
+    """{scenario: ([true wait per rank], late rank)} from the program's "truth" lines."""
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 5 and f[0] == "truth":
+            waits, _ = got.setdefault(f[1], ([], int(f[4])))
+            waits.append(float(f[3]))
+    return got
+
+
+def wait_rows(prof, pattern, function, marker):
+    return [w for w in prof.get("waits", []) if w["pattern"] == pattern and
+            w["function"] == function and at_site(prof, w, WAIT_SRC, marker)]
+
+
+def close(got, want):
+    """Within max(5%, 100 us) of the truth."""
+    return abs(got - want) <= max(0.05 * want, 100e-6)
+
+
+def check_wait(prof, scenario, truth):
+    pattern, fn, marker, c_from, c_to = WAIT_SCENARIOS[scenario]
+    waits, late = truth
+    waiting = [w for w in waits if w > 0.02]
+    rows = wait_rows(prof, pattern, fn, marker)
+    expect(len(rows) == 1, "%s: %d %s rows at @site %s" % (scenario, len(rows), pattern, marker))
+    row = rows[0]
+    t = row["time"]
+    expect(t["ranks"] == len(waiting), "%s: %d ranks waited, truth %d (%s)" %
+           (scenario, t["ranks"], len(waiting), waits))
+    expect(close(t["sum"], sum(waiting)) and close(t["max"], max(waiting)),
+           "%s: waited %.6f s (max %.6f), truth %.6f (max %.6f)" %
+           (scenario, t["sum"], t["max"], sum(waiting), max(waiting)))
+    expect(row["late"]["max_rank"] == late, "%s: late rank %s, truth %d" %
+           (scenario, row["late"]["max_rank"], late))
+    causes = [c for c in prof["wait_causes"] if c["pattern"] == pattern and
+              c["site"]["function"] == fn and at_site(prof, c["site"], WAIT_SRC, marker)]
+    expect(causes, "%s: no causes" % scenario)
+    top = max(causes, key=lambda c: c["cost"]["sum"])
+    region = top["region"]
+    expect("from" in region and at_site(prof, region["from"], WAIT_SRC, c_from) and
+           at_site(prof, region["to"], WAIT_SRC, c_to),
+           "%s: top cause %s, expected @%s -> @%s" % (scenario, region, c_from, c_to))
+    share = top["cost"]["sum"] / t["sum"]
+    expect(share >= 0.90, "%s: top cause has %.1f%% of the wait" % (scenario, 100 * share))
+
+
+def test_waits(ranks, env=None):
+    @with_run([binary("waits_accuracy")], ranks, env)
+    def _(run):
+        expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        expect(run.profile is not None, "no profile")
+        truth = wait_truth(run.out)
+        expect(set(truth) == set(WAIT_SCENARIOS), "scenarios printed: %s" % sorted(truth))
+        for scenario in WAIT_SCENARIOS:
+            check_wait(run.profile, scenario, truth[scenario])
+        expect("== wait states" in run.summary, "no wait-state section in the summary")
+        section = run.summary.split("== wait states")[1].split("\n== ")[0]
+        width = max(len(line) for line in section.splitlines())
+        expect(width <= 100, "wait-state summary line of %d columns" % width)
+
+
+def test_waits_balanced(ranks):
+    """Equal work on every rank: tardy reports no more waiting than really happened (the
+    scheduler of this shared machine makes some), within 1% of the MPI time."""
+    @with_run([binary("waits_accuracy"), "balanced"], ranks)
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+        truth = float(run.out.split("balanced")[1].split()[0])
+        rows = wait_rows(run.profile, "wait_at_nxn", "MPI_Allreduce", "bal_ar")
+        waited = rows[0]["time"]["sum"] if rows else 0
+        mpi = one_row(run.profile, "MPI_Allreduce", WAIT_SRC, "bal_ar")["time"]["sum"]
+        expect(abs(waited - truth) <= 0.01 * mpi + 0.05 * truth,
+               "balanced run: tardy %.6f s waiting, truth %.6f s, MPI time %.6f s" %
+               (waited, truth, mpi))
+
+
+def test_waits_off():
+    @with_run([binary("waits_accuracy")], 2, {"TARDY_WAITS": "0"})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d" % run.rc)
+        expect(not run.profile["waits"] and "wait_time" not in run.profile["ranks"],
+               "wait states recorded with TARDY_WAITS=0")
+
+
+def test_waits_semantics(ranks):
+    """The program's data, statuses and counts are the same with and without tardy."""
+    runs = [Run([binary("waits_semantics")], ranks, tool=t) for t in (True, False)]
+    try:
+        with_tool, without = runs
+        expect(with_tool.rc == 0 and without.rc == 0, "exit %d / %d: %s" %
+               (with_tool.rc, without.rc, with_tool.err[-1500:]))
+        expect(with_tool.out == without.out and "done" in without.out,
+               "output differs under tardy:\n%s---\n%s" % (with_tool.out[-1500:],
+                                                          without.out[-1500:]))
+        expect(with_tool.profile and with_tool.profile["waits"] is not None, "no profile")
+    finally:
+        for r in runs:
+            r.cleanup()
+
+
 CASES = []
 
 
@@ -863,6 +982,17 @@ for _lib in ("libjemalloc.so.2", "libtcmalloc_minimal.so.4"):
     CASES.append(("memory/%s preloaded first" % _lib, lambda l=_lib: test_mem_other_malloc(l)))
 CASES.append(("memory/fork after MPI_Init, MPI_THREAD_MULTIPLE -n 2", lambda: test_mem_fork(2)))
 CASES.append(("memory/prediction of MPI memory at p=64 from 1, 2, 4 ranks", test_mem_predict))
+
+for _n in (2, 4):
+    CASES.append(("waits/accuracy -n %d" % _n, lambda n=_n: test_waits(n)))
+CASES.append(("waits/accuracy -n 4, rank 2's clock +0.5 s", lambda: test_waits(
+    4, {"TARDY_TEST_CLOCK_SHIFT": "2:0.5"})))
+CASES.append(("waits/accuracy -n 2, rank 1's clock -0.3 s", lambda: test_waits(
+    2, {"TARDY_TEST_CLOCK_SHIFT": "1:-0.3"})))
+CASES.append(("waits/balanced run -n 2", lambda: test_waits_balanced(2)))
+CASES.append(("waits/TARDY_WAITS=0", test_waits_off))
+for _n in (1, 2, 4):
+    CASES.append(("waits/semantics unchanged -n %d" % _n, lambda n=_n: test_waits_semantics(n)))
 
 
 def main():

@@ -85,7 +85,7 @@ uint64_t ws_region_key(uint64_t from, uint64_t to);
 extern double ws_shift;   /* test-only shift of this rank's raw clock */
 double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
 int ws_clock_sync(MPI_Comm comm, int final);
-void ws_clock_report(double *offset, double *drift);
+void ws_clock_report(double *offset, double *uncertainty, double *drift);
 
 /* ---- per-thread state and recording (waits.c) ---- */
 #define WS_RING 64

@@ -10,12 +10,13 @@
 #include "clock.h"
 
 #define PINGS_MIN 10
-#define PINGS_MAX 200
-#define PING_BUDGET 0.05  /* seconds per parent-child pair beyond PINGS_MIN */
+#define PINGS_MAX 1000
+#define PING_BUDGET 0.2  /* seconds per parent-child pair beyond PINGS_MIN */
 #define TAG_PING 7401
 
 double ws_shift;
 static double off0, t0_raw, off1, t1_raw;
+static double rtt0 = 0;    /* best round trip at init: the offset is known to +- rtt0/2 */
 static int synced;
 
 double ws_corr(double raw)
@@ -29,7 +30,7 @@ static double now_ref(double off)
 }
 
 /* Offset of this rank against rank 0 of comm. */
-static double measure(MPI_Comm comm)
+static double measure(MPI_Comm comm, double *rtt)
 {
     int rank, size, top = 1;
     PMPI_Comm_rank(comm, &rank);
@@ -60,6 +61,7 @@ static double measure(MPI_Comm comm)
                     best = b - a;
                     off = tp - (a + b) / 2;
                 }
+                *rtt = best;
             }
             double stop = NAN;
             PMPI_Send(&stop, 1, MPI_DOUBLE, rank - step, TAG_PING, comm);
@@ -70,8 +72,9 @@ static double measure(MPI_Comm comm)
 
 int ws_clock_sync(MPI_Comm comm, int final)
 {
-    double off = measure(comm);
+    double rtt = 0, off = measure(comm, &rtt);
     if (!final) {
+        rtt0 = rtt;
         off0 = off;
         t0_raw = clk_now() + ws_shift;
         synced = 1;
@@ -82,9 +85,11 @@ int ws_clock_sync(MPI_Comm comm, int final)
     return 0;
 }
 
-/* Offset at init and drift (seconds per second) between init and finalize. */
-void ws_clock_report(double *offset, double *drift)
+/* Offset at init, its uncertainty (half the best round trip to the parent) and the drift
+ * (seconds per second) between init and finalize. */
+void ws_clock_report(double *offset, double *uncertainty, double *drift)
 {
+    *uncertainty = rtt0 / 2;
     *offset = off0;
     *drift = synced && t1_raw > t0_raw ? (off1 - off0) / (t1_raw - t0_raw) : 0;
 }

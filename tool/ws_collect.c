@@ -220,12 +220,13 @@ int ws_collect(struct rowset *rs, int rank)
     else
         g.failed = 1;
     collect_names_close(nm);
-    double offset, drift;
-    ws_clock_report(&offset, &drift);
+    double offset, uncertainty, drift;
+    ws_clock_report(&offset, &uncertainty, &drift);
     metric(rs, "wait_time", total, rank, &g.failed);
     metric(rs, "clock_violations", (double)atomic_load(&ws_violations), rank, &g.failed);
     metric(rs, "clock_offset", offset, rank, &g.failed);
     metric(rs, "clock_drift", drift, rank, &g.failed);
+    metric(rs, "clock_uncertainty", uncertainty, rank, &g.failed);
     tab_free(&g.rows);
     tab_free(&g.costs);
     tab_free(&g.names);
