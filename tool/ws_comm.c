@@ -1,4 +1,4 @@
-/* Shadow communicators: one private duplicate per user communicator, found by the user's
+/* Shadow communicators: one private copy (same groups, same ranks) per user communicator, found by the user's
  * handle in a fixed table (lock-free lookups; additions and removals take a lock, they happen
  * only when communicators are created or freed). Also the matched-probe message -> comm map. */
 #include "ws.h"
@@ -70,8 +70,11 @@ int ws_comm_add(MPI_Comm comm)
     if (slot)
         atomic_store(&slot->key, k | 1ull << 62);
     pthread_mutex_unlock(&comm_lock);
+    /* A split, not a dup: a dup would run the application's attribute copy callbacks. */
     MPI_Comm shadow = MPI_COMM_NULL;
-    PMPI_Comm_dup(comm, &shadow);
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_split(comm, 0, me, &shadow);
     /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
     int ok = slot && shadow != MPI_COMM_NULL, all = 0;
     if (shadow != MPI_COMM_NULL)
