@@ -201,6 +201,8 @@ def ws_hooks(f):
     decls, pre, post, replace = [], [], [], {}
     if k in ("send", "isend"):
         pre = ["ws_send(&c);"]
+        if n == "MPI_Ssend":
+            post = ["ws_sent(&c, rc);"]
     elif k == "sendrecv":
         pre, post = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"]
     elif k in ("recv", "irecv"):

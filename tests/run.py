@@ -793,6 +793,7 @@ WAIT_SCENARIOS = {
     "iallreduce": ("wait_at_nxn", "MPI_Wait", "op_iwait", "sync_iar", "op_iallreduce"),
     "alltoallv": ("wait_at_nxn", "MPI_Alltoallv", "op_a2av", "sync_a2av", "op_a2av"),
     "irecv": ("late_sender", "MPI_Waitall", "ls2_wait", "sync_irecv", "ls2_send"),
+    "ssend": ("late_receiver", "MPI_Ssend", "lr_ssend", "sync_lr", "lr_recv"),
 }
 
 

@@ -238,16 +238,40 @@ static int is_sync_send(unsigned fn)
     return fn == TARDY_FN_MPI_Ssend || fn == TARDY_FN_MPI_Issend || fn == TARDY_FN_MPI_Ssend_init;
 }
 
-static void post(struct ws_thread *w, const struct ws_comm *sc, int dest, int tag, double e,
-                 unsigned fn)
+/* A ring slot for a small message of the protocol (its previous send has long completed). */
+static struct ws_msg *slot(struct ws_thread *w, MPI_Request **req)
 {
     unsigned i = w->ring_pos++ % WS_RING;
     if (w->ring_req[i] != MPI_REQUEST_NULL)
         PMPI_Wait(&w->ring_req[i], MPI_STATUS_IGNORE); /* eager and long sent: returns at once */
-    struct ws_msg *m = &w->ring[i];
+    *req = &w->ring_req[i];
+    return &w->ring[i];
+}
+
+/* Post the piggyback of a send; a synchronous send also posts the receive of its answer
+ * (returned, or NULL). */
+static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, int dest, int tag,
+                           double e, unsigned fn)
+{
+    MPI_Request *req;
+    struct ws_msg *m = slot(w, &req);
     ws_fill(w, m, e);
     m->flags = is_sync_send(fn) ? WS_F_SYNC : 0;
-    PMPI_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, dest, tag, sc->shadow, &w->ring_req[i]);
+    PMPI_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, dest, tag, sc->shadow, req);
+    if (!m->flags)
+        return NULL;
+    struct ws_ack *a = w->free_acks;
+    if (a)
+        w->free_acks = a->next;
+    else if (!(a = malloc(sizeof *a)))
+        return NULL; /* the answer stays unreceived: harmless on the answer communicator */
+    a->site = 0;
+    a->e = e;
+    a->l = 0;
+    PMPI_Irecv(&a->m, (int)sizeof a->m, MPI_BYTE, dest, tag, sc->ack, &a->req);
+    a->next = w->acks;
+    w->acks = a;
+    return a;
 }
 
 void ws_send(struct ev_call *c)
@@ -256,8 +280,53 @@ void ws_send(struct ev_call *c)
         return;
     struct ws_comm *sc = ws_comm_find(c->comm);
     struct ws_thread *w = sc ? ws_me() : NULL;
-    if (w)
-        post(w, sc, c->dest, c->tag, ws_corr(c->t_enter), c->fn);
+    struct ws_ack *a = w ? post(w, sc, c->dest, c->tag, ws_corr(c->t_enter), c->fn) : NULL;
+    if (a && c->fn == TARDY_FN_MPI_Ssend)
+        w->sync_ack = a;
+}
+
+/* After a blocking synchronous send: its wait for the receiver is known once the answer
+ * (the receive's post time) is in. */
+void ws_sent(struct ev_call *c, int rc)
+{
+    struct ws_thread *w = ws_on && c->dest >= 0 && ws_comm_find(c->comm) ? self : NULL;
+    if (!w)
+        return;
+    struct ws_ack *a = w->sync_ack;
+    w->sync_ack = NULL;
+    if (a && rc == MPI_SUCCESS && c->th) {
+        a->site = SITE(c->fn, c->cp);
+        a->l = ws_corr(c->t_leave);
+    }
+    if (w->acks)
+        ws_poll_acks(w, 0);
+}
+
+void ws_poll_acks(struct ws_thread *w, int final)
+{
+    struct ws_ack **p = &w->acks;
+    while (*p) {
+        struct ws_ack *a = *p;
+        int done = 0;
+        PMPI_Test(&a->req, &done, MPI_STATUS_IGNORE);
+        if (!done && !final) {
+            p = &a->next;
+            continue;
+        }
+        if (!done) { /* never answered (its receive was freed or cancelled) */
+            PMPI_Cancel(&a->req);
+            PMPI_Wait(&a->req, MPI_STATUS_IGNORE);
+        } else if (a->site && a->l > 0) {
+            if (a->m.e > a->l)
+                atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+            double wait = (a->m.e < a->l ? a->m.e : a->l) - a->e;
+            if (wait > 0 && a->m.rank != tardy_rank)
+                ws_record(w, a->site, WS_LATE_RECEIVER, wait, &a->m);
+        }
+        *p = a->next;
+        a->next = w->free_acks;
+        w->free_acks = a;
+    }
 }
 
 /* ---- receives -------------------------------------------------------------------------- */
@@ -275,11 +344,27 @@ static int take(MPI_Comm comm, const MPI_Status *st, struct ws_msg *m)
     return 1;
 }
 
-static void received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st)
+/* Answer a synchronous send: when its receive was posted (e_post), with the ledger. */
+static void answer(struct ws_thread *w, MPI_Comm comm, const MPI_Status *st, double e_post)
+{
+    struct ws_comm *sc = ws_comm_find(comm);
+    MPI_Request *req;
+    struct ws_msg *m = sc ? slot(w, &req) : NULL;
+    if (!m)
+        return;
+    ws_fill(w, m, e_post);
+    PMPI_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->ack, req);
+}
+
+/* A receive on comm completed in call c; e_post: when it was posted (corrected). */
+static void received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
+                     double e_post)
 {
     struct ws_msg m;
     if (!take(comm, st, &m))
         return;
+    if (m.flags & WS_F_SYNC)
+        answer(w, comm, st, e_post);
     w->synced = 1;
     if (c->th) {
         ws_consider(w, WS_LATE_SENDER, ws_corr(c->t_enter), ws_corr(c->t_leave), &m);
@@ -294,8 +379,10 @@ void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
     struct ws_thread *w = ws_me();
     if (!w)
         return;
-    received(w, c, comm, st);
+    received(w, c, comm, st, ws_corr(c->t_enter));
     ws_poll_deferred(w, 0);
+    if (w->acks)
+        ws_poll_acks(w, 0);
     ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);
 }
 
@@ -304,7 +391,7 @@ void ws_irecv(struct ev_call *c, MPI_Comm comm, MPI_Request req, int rc)
     if (!ws_on || rc != MPI_SUCCESS || !ws_comm_find(comm))
         return;
     struct ws_rq rq = {.kind = WS_RQ_RECV, .fn = c->fn, .dest = c->src, .tag = c->tag,
-                       .comm = comm};
+                       .comm = comm, .t_post = c->th ? ws_corr(c->t_enter) : 0};
     ws_rq_add(req, &rq);
 }
 
@@ -328,7 +415,7 @@ void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
         struct ws_rq_ref ref;
         if (ws_rq_find(reqs[i], &ref) == 0 && ref.rq.kind == WS_RQ_PSEND) {
             struct ws_comm *sc = ws_comm_find(ref.rq.comm);
-            if (sc)
+            if (sc) /* a persistent synchronous send's answer is taken but not recorded */
                 post(w, sc, ref.rq.dest, ref.rq.tag, ws_corr(c->t_enter), ref.rq.fn);
         }
     }
@@ -441,7 +528,8 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
         if (st != MPI_STATUS_IGNORE)
             PMPI_Test_cancelled(st, &cancelled);
         if (!cancelled)
-            received(w, c, ref->rq.comm, st);
+            received(w, c, ref->rq.comm, st,
+                     ref->rq.kind == WS_RQ_RECV ? ref->rq.t_post : ws_corr(c->t_enter));
         break;
     case WS_RQ_ICOLL:
         ws_rq_remove(ref);
@@ -475,6 +563,8 @@ void ws_complete(struct ev_call *c)
     w->snap_n = 0;
     if (w->deferred)
         ws_poll_deferred(w, 0);
+    if (w->acks)
+        ws_poll_acks(w, 0);
     ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);
 }
 
@@ -542,12 +632,19 @@ static void drain(struct ws_thread *w, void *arg)
             PMPI_Wait(&w->ring_req[i], MPI_STATUS_IGNORE);
 }
 
+static void drain_acks(struct ws_thread *w, void *arg)
+{
+    (void)arg;
+    ws_poll_acks(w, 1);
+}
+
 void ws_finish(MPI_Comm tool_comm)
 {
     if (!ws_on)
         return;
     ws_for_each_thread(drain, NULL);
-    ws_clock_sync(tool_comm, 1);
+    ws_clock_sync(tool_comm, 1); /* every rank is here: all answers have been sent */
+    ws_for_each_thread(drain_acks, NULL);
     ws_on = 0;
     ws_comm_fini();
     ws_coll_fini();

@@ -42,6 +42,7 @@ struct ws_msg {
 struct ws_comm {
     _Atomic uint64_t key;   /* user handle + 1, 0 empty, 1 removed */
     MPI_Comm shadow;
+    MPI_Comm ack;           /* receivers of synchronous sends answer here (Late Receiver) */
     int inter, size, rank;
     atomic_uint ncoll;      /* collectives so far (sampling) */
 };
@@ -61,6 +62,7 @@ struct ws_rq {
     unsigned fn;
     int dest, tag;
     MPI_Comm comm;
+    double t_post;          /* receives: corrected enter time of the call that posted it */
     struct ws_icoll *ic;
 };
 /* Copy of a table entry for one request of a completion call (Wait, Test, ...). */
@@ -119,6 +121,15 @@ struct ws_icoll {
     struct ws_icoll *next;
 };
 
+/* The answer a synchronous send waits for: when its receive was posted, by whom. */
+struct ws_ack {
+    struct ws_msg m;
+    MPI_Request req;
+    uint64_t site;             /* the sending call, 0 = do not record */
+    double e, l;               /* its corrected enter and leave */
+    struct ws_ack *next;
+};
+
 struct ws_thread {
     struct ws_reg led[WS_K];
     int nled;
@@ -135,6 +146,9 @@ struct ws_thread {
     int best_pattern, synced;
     struct ws_msg best;
     struct ws_icoll *deferred;  /* collective exchanges still in flight */
+    struct ws_ack *acks;        /* answers to synchronous sends still in flight */
+    struct ws_ack *sync_ack;    /* the answer of the blocking Ssend in progress */
+    struct ws_ack *free_acks;
     struct ws_icoll *free_ic;
     struct ws_thread *next;
 };
@@ -157,6 +171,8 @@ void ws_coll_fini(void);
 /* A nonblocking collective's request completed in call c (NULL: at finalize). */
 void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
 void ws_poll_deferred(struct ws_thread *w, int block);
+/* Answers to synchronous sends: finish those that arrived (at finalize: cancel the rest). */
+void ws_poll_acks(struct ws_thread *w, int final);
 
 /* ---- rows at finalize (ws_collect.c) ---- */
 struct rowset;

@@ -76,12 +76,16 @@ int ws_comm_add(MPI_Comm comm)
     PMPI_Comm_rank(comm, &me);
     PMPI_Comm_split(comm, 0, me, &shadow);
     /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
-    int ok = slot && shadow != MPI_COMM_NULL, all = 0;
+    MPI_Comm ack = MPI_COMM_NULL;
+    PMPI_Comm_split(comm, 0, me, &ack);
+    int ok = slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL, all = 0;
     if (shadow != MPI_COMM_NULL)
         PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shadow);
     if (!all) {
         if (shadow != MPI_COMM_NULL)
             PMPI_Comm_free(&shadow);
+        if (ack != MPI_COMM_NULL)
+            PMPI_Comm_free(&ack);
         if (slot)
             atomic_store(&slot->key, 1);
         static atomic_int warned;
@@ -91,6 +95,7 @@ int ws_comm_add(MPI_Comm comm)
         return -1;
     }
     slot->shadow = shadow;
+    slot->ack = ack;
     PMPI_Comm_test_inter(comm, &slot->inter);
     if (slot->inter)
         PMPI_Comm_remote_size(comm, &slot->size);
@@ -108,6 +113,7 @@ void ws_comm_remove(MPI_Comm comm)
     struct ws_comm *s = ws_comm_find(comm);
     if (s) {
         PMPI_Comm_free(&s->shadow);
+        PMPI_Comm_free(&s->ack);
         atomic_store(&s->key, 1);
     }
     pthread_mutex_unlock(&comm_lock);
@@ -117,8 +123,10 @@ void ws_comm_fini(void)
 {
     pthread_mutex_lock(&comm_lock);
     for (int i = 0; i < COMM_SLOTS; i++) {
-        if (atomic_load(&comms[i].key) > 1)
+        if (atomic_load(&comms[i].key) > 1) {
             PMPI_Comm_free(&comms[i].shadow);
+            PMPI_Comm_free(&comms[i].ack);
+        }
         atomic_store(&comms[i].key, 0);
     }
     for (int i = 0; i < MSG_SLOTS; i++)

@@ -199,6 +199,24 @@ int main(int argc, char **argv)
         MPI_Bcast(&se, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc3 */
         truth("irecv", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
     }
+    /* Late Receiver: rank 0 posts its receive late; the last rank waits in MPI_Ssend. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_lr */
+    if (rank == 0 && size > 1) {
+        busy(DELAY);
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site lr_recv */
+    } else if (rank == last && size > 1) {
+        e = now();
+        MPI_Ssend(&x, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD); /* @site lr_ssend */
+        l = now();
+    } else {
+        e = now();
+    }
+    {
+        double re = e;
+        MPI_Bcast(&re, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tbc4 */
+        truth("ssend", e, rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
+    }
     fflush(stdout);
     MPI_Finalize();
     return 0;
