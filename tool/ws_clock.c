@@ -11,7 +11,9 @@
 
 #define PINGS_MIN 10
 #define PINGS_MAX 1000
-#define PING_BUDGET 0.2  /* seconds per parent-child pair beyond PINGS_MIN */
+#define PING_BUDGET 0.2  /* seconds per parent-child pair beyond PINGS_MIN ... */
+#define PING_GOOD 20e-6  /* ... unless no round trip was this short yet: then up to */
+#define PING_LIMIT 1.0   /* this long (a loaded or oversubscribed node) */
 #define TAG_PING 7401
 
 double ws_shift;
@@ -51,7 +53,9 @@ static double measure(MPI_Comm comm, double *rtt)
         } else if (rank % (2 * step) == step) {
             double best = DBL_MAX, start = clk_now();
             for (int i = 0; i < PINGS_MAX; i++) {
-                if (i >= PINGS_MIN && clk_now() - start > PING_BUDGET)
+                double spent = clk_now() - start;
+                if (i >= PINGS_MIN && spent > PING_BUDGET && (best <= PING_GOOD ||
+                                                              spent > PING_LIMIT))
                     break;
                 double a = clk_now() + ws_shift, tp;
                 PMPI_Send(&a, 1, MPI_DOUBLE, rank - step, TAG_PING, comm);

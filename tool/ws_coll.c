@@ -1,7 +1,9 @@
-/* Wait states of collectives: after the user's collective, one exchange of a fixed-size
- * record on the shadow communicator finds the latest rank (max enter time, with its rank and
- * ledger; O(1) memory like Scalasca's MAXLOC): Allreduce for barriers and N×N, Bcast from the
- * root for Late Broadcast, Reduce to the root for Early Reduce, Scan for Early Scan.
+/* Wait states of collectives: after the user's collective, an exchange on the shadow
+ * communicator finds the latest rank (max enter time, its rank and its ledger; O(1) memory
+ * like Scalasca's MAXLOC): for barriers, N×N and Early Reduce a MAXLOC Allreduce of enter
+ * times, then the late rank's ledger only when someone waited; Bcast of the root's record
+ * for Late Broadcast; Scan of a fixed-size record for Early Scan (and on inter-communicators
+ * an Allreduce of it).
  * Nonblocking collectives start the same exchange nonblocking at initiation and finish it
  * when the user's request completes, or later if it is still in flight (never blocking). */
 #include "waits.h"
@@ -12,6 +14,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "peer.h"
 #include "ws.h"
 #include "warn.h"
 
@@ -131,6 +134,34 @@ static void judge(struct ws_thread *w, int pattern, int waiter, double e, double
     w->best_w *= ws_sample;
 }
 
+/* The cheap exchange of blocking N×N collectives and reductions: one MAXLOC reduction of the
+ * enter times with a predefined operation, then the late rank's ledger only when somebody
+ * waited at least CAUSE_MIN (the decision is the same on every rank: all see the same
+ * result). Shorter waits are recorded without root causes. */
+#define CAUSE_MIN 20e-6
+
+static void exchange_two_step(struct ev_call *c, enum xchg x, int root, struct ws_comm *sc,
+                              struct ws_msg *mine, struct ws_msg *res)
+{
+    struct { double v; int r; } in[2], out[2];
+    int is_root = root == sc->rank;
+    double e = ws_corr(c->t_enter);
+    in[0].v = mine->e;           /* -inf where this rank cannot be the late one */
+    in[1].v = x == X_ALL ? -e : is_root ? e : -INFINITY; /* min E, or the root's E */
+    in[0].r = in[1].r = sc->rank;
+    PMPI_Allreduce(in, out, 2, MPI_DOUBLE_INT, MPI_MAXLOC, sc->shadow);
+    double early = x == X_ALL ? -out[1].v : out[1].v;
+    if (out[0].v - early >= CAUSE_MIN) {
+        if (sc->rank == out[0].r)
+            *res = *mine;
+        PMPI_Bcast(res, 1, msg_type, out[0].r, sc->shadow);
+        return;
+    }
+    memset(res, 0, sizeof *res);
+    res->e = out[0].v;
+    res->rank = pr_world(c->comm, out[0].r);
+}
+
 void ws_coll(struct ev_call *c, int root, int rc)
 {
     struct ws_thread *w = ws_on && rc == MPI_SUCCESS ? ws_me() : NULL;
@@ -143,7 +174,9 @@ void ws_coll(struct ev_call *c, int root, int rc)
             ws_settle(w, SITE(c->fn, c->cp), 0);
         return;
     }
-    switch (x) {
+    if ((x == X_ALL || x == X_REDUCE) && !sc->inter) {
+        exchange_two_step(c, x, root, sc, &mine, &res);
+    } else switch (x) {
     case X_ALL:
         PMPI_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
         break;
