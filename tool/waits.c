@@ -94,11 +94,19 @@ static void led_add(struct ws_thread *w, uint64_t key, double t)
 void ws_fold(struct ev_call *c)
 {
     struct ev_thread *t = c->th;
+    struct ws_thread *w = ws_me();
+    if (!w)
+        return;
+    uint64_t site = SITE(c->fn, c->cp), prev = w->prev_site;
+    w->prev_enter_before = w->prev_enter;
+    w->prev_site = site;
+    w->prev_enter = c->t_enter;
     if (!t->last_site || t->epoch != atomic_load_explicit(&ev_epoch, memory_order_relaxed))
         return;
-    struct ws_thread *w = ws_me();
-    if (w)
-        led_add(w, ws_region_key(t->last_site, SITE(c->fn, c->cp)), c->t_enter - t->last_leave);
+    /* the previous MPI call (when it was no synchronisation point), then the interval */
+    if (prev == t->last_site)
+        led_add(w, ws_site_key(prev) | WS_KEY_MPI, t->last_leave - w->prev_enter_before);
+    led_add(w, ws_region_key(t->last_site, site), c->t_enter - t->last_leave);
 }
 
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)
@@ -199,6 +207,7 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record)
     if (w->synced) {
         w->nled = 0;
         w->led_total = 0;
+        w->prev_site = 0; /* this call's own time belongs to the interval that ended */
     }
     w->best_w = 0;
     w->synced = 0;

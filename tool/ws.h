@@ -134,6 +134,8 @@ struct ws_thread {
     struct ws_reg led[WS_K];
     int nled;
     double led_total;
+    uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
+    double prev_enter, prev_enter_before;
     struct table rows, costs;
     struct ws_msg ring[WS_RING];
     MPI_Request ring_req[WS_RING];
