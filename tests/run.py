@@ -887,6 +887,18 @@ def test_waits_off(env):
                "wait states recorded with %s" % env)
 
 
+def test_waits_threads():
+    """Three threads per rank exchange messages at once, wait states on."""
+    @with_run([binary("threads")], 2, {"TARDY_WAITS": "1"})
+    def _(run):
+        expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        n = 3 * 20
+        check_calls(run, "tests/mpi/threads.c", [
+            ("MPI_Send", "tsend", n, n * 64), ("MPI_Recv", "trecv", n, n * 64),
+            ("MPI_Recv", "trecv2", n, n * 64), ("MPI_Send", "tsend2", n, n * 64)])
+        expect("wait_time" in run.profile["ranks"], "no wait states")
+
+
 def test_waits_semantics(ranks):
     """The program's data, statuses and counts are the same with and without tardy."""
     runs = [Run([binary("waits_semantics")], ranks, {"TARDY_WAITS": "1"}, tool=t)
@@ -998,6 +1010,7 @@ CASES.append(("waits/accuracy -n 2, rank 1's clock -0.3 s", lambda: test_waits(
 CASES.append(("waits/balanced run -n 2", lambda: test_waits_balanced(2)))
 CASES.append(("waits/TARDY_WAITS=0", lambda: test_waits_off({"TARDY_WAITS": "0"})))
 CASES.append(("waits/off by default", lambda: test_waits_off({})))
+CASES.append(("waits/MPI_THREAD_MULTIPLE -n 2", test_waits_threads))
 for _n in (1, 2, 4):
     CASES.append(("waits/semantics unchanged -n %d" % _n, lambda n=_n: test_waits_semantics(n)))
 
