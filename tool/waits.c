@@ -617,6 +617,9 @@ void ws_init(MPI_Comm tool_comm)
     ws_keys_init();
     ws_coll_init();
     ws_clock_sync(tool_comm, 0);
+    double base = ws_corr(clk_now());
+    PMPI_Bcast(&base, 1, MPI_DOUBLE, 0, tool_comm);
+    ws_coll_base(base);
     ws_comm_add(MPI_COMM_WORLD);
     ws_comm_add(MPI_COMM_SELF);
     ws_on = ws_used = 1;

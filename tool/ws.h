@@ -169,6 +169,7 @@ extern int ws_sample;
 
 /* ---- collectives (ws_coll.c) ---- */
 void ws_coll_init(void);
+void ws_coll_base(double t);   /* the reference time at init, the same on every rank */
 void ws_coll_fini(void);
 /* A nonblocking collective's request completed in call c (NULL: at finalize). */
 void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
