@@ -858,6 +858,13 @@ def test_waits(ranks, env=None):
         section = run.summary.split("== wait states")[1].split("\n== ")[0]
         width = max(len(line) for line in section.splitlines())
         expect(width <= 100, "wait-state summary line of %d columns" % width)
+        # the JSON profile keeps everything the section shows
+        path = glob.glob(os.path.join(run.dir, "tardy-*.json"))[0]
+        p = subprocess.run([TARDY, "report", path], capture_output=True, text=True)
+        expect(p.returncode == 0 and "== wait states" in p.stdout, "report: %s" % p.stderr)
+        again = p.stdout.split("== wait states")[1].split("\n== ")[0]
+        expect(again == section, "tardy report's wait states differ:\n%s---\n%s" %
+               (again, section))
 
 
 def test_waits_balanced(ranks):
