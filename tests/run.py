@@ -877,10 +877,12 @@ def test_waits_balanced(ranks):
         rows = wait_rows(run.profile, "wait_at_nxn", "MPI_Allreduce", "bal_ar")
         waited = rows[0]["time"]["sum"] if rows else 0
         mpi = one_row(run.profile, "MPI_Allreduce", WAIT_SRC, "bal_ar")["time"]["sum"]
-        # the clocks' own error bound (half the best round trip) counts twice per wait
+        # the clocks' own error bound (half the best round trip) counts twice per wait, and
+        # the program's clock reading before the call is not the tool's inside it: one
+        # preemption of a rank between the two (200 us) shows as waiting the truth lacks
         unc = run.profile["ranks"]["clock_uncertainty"]["max"]
         count = rows[0]["count"]["sum"] if rows else 0
-        expect(abs(waited - truth) <= 0.01 * mpi + 0.05 * truth + 2 * count * unc,
+        expect(abs(waited - truth) <= 0.01 * mpi + 0.05 * truth + 2 * count * unc + 200e-6,
                "balanced run: tardy %.6f s waiting, truth %.6f s, MPI time %.6f s, clock "
                "uncertainty %.6f s" % (waited, truth, mpi, unc))
 
