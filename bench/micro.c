@@ -1,5 +1,5 @@
 /* MPI micro-benchmarks for `make bench`, independent of tardy. Usage: micro KIND ITERATIONS
- * KIND: pingpong (8 bytes), deep (the ping-pong 12 frames down the stack), allreduce (1 double), ring (1 KiB Isend/Irecv/Waitall),
+ * KIND: pingpong (8 bytes), pingpong64k (64 KiB), deep (the ping-pong 12 frames down the stack), allreduce (1 double), ring (1 KiB Isend/Irecv/Waitall),
  * iprobe (nothing pending), malloc (malloc/free pairs outside MPI), finalize (many call
  * sites, then times MPI_Finalize). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
  * max over ranks). Registers two software-defined counters (libsde) that tardy can read with
@@ -19,18 +19,23 @@ static double now(void)
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static void pingpong(int rank, long n)
+static void pingpong_bytes(int rank, long n, int bytes)
 {
-    double x = 0;
+    static char buf[1 << 16];
     for (long i = 0; i < n; i++) {
         if (rank == 0) {
-            MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
-            MPI_Recv(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (rank == 1) {
-            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
         }
     }
+}
+
+static void pingpong(int rank, long n)
+{
+    pingpong_bytes(rank, n, 8);
 }
 
 /* The ping-pong called 12 frames deep, so a depth-8 call path is full. */
@@ -89,6 +94,9 @@ int main(int argc, char **argv)
     double t0 = now();
     if (!strcmp(kind, "pingpong")) {
         pingpong(rank, n);
+        calls = 2 * n;
+    } else if (!strcmp(kind, "pingpong64k")) {
+        pingpong_bytes(rank, n, 1 << 16);
         calls = 2 * n;
     } else if (!strcmp(kind, "deep")) {
         nested(rank, n, 11);

@@ -70,9 +70,27 @@ def main():
              200),
             ("ping-pong, 2 SDE counters", "pingpong", 100000,
              {"TARDY_PAPI": "sde:::BENCH::A,sde:::BENCH::B"}, None),
-            ("malloc/free pair outside MPI", "malloc", 5000000, None, 5)):
+            ("malloc/free pair outside MPI", "malloc", 5000000, None, 5),
+            # wait states (issue 3, TARDY_WAITS=1; off by default): exact, sampled
+            ("ping-pong, wait states on", "pingpong", 100000, {"TARDY_WAITS": "1"}, 400),
+            ("ping-pong, wait states off", "pingpong", 100000, {"TARDY_WAITS": "0"}, None),
+            ("Allreduce, wait states on", "allreduce", 100000, {"TARDY_WAITS": "1"}, 400),
+            ("Allreduce, waits 1 in 16", "allreduce", 100000,
+             {"TARDY_WAITS": "1", "TARDY_WAITS_SAMPLE": "16"}, 400),
+            ("Allreduce, wait states off", "allreduce", 100000, {"TARDY_WAITS": "0"}, None)):
         base, over, r0, r1 = pairs(kind, n, env=env)
         line(name, base, over, r0, r1, target)
+    base, over, r0, r1 = pairs("pingpong64k", 20000, env={"TARDY_WAITS": "1"})
+    pct = 100 * statistics.median(over) / statistics.median(base)
+    print("64 KiB ping-pong, wait states on: %.1f ns per call, %+.1f ns (%+.2f%%; target <= 5%%: "
+          "%s)" % (statistics.median(base), statistics.median(over), pct,
+                   "PASS" if pct <= 5 else "MISS"))
+    on = {"TARDY_WAITS": "1"}
+    _t, small, _f = run("pingpong", 50000, tool=True, env=on)
+    _t, big, _f = run("pingpong", 500000, tool=True, env=on)
+    print("wait states on: peak RSS after 1e5 calls %.1f MiB, after 1e6 calls %.1f MiB "
+          "(difference %+.2f MiB, equal: %s)" % (small / 1024, big / 1024, (big - small) / 1024,
+                                                 "PASS" if abs(big - small) <= 256 else "MISS"))
     print()
     _t, small, _f = run("pingpong", 50000, tool=True)
     _t, big, _f = run("pingpong", 500000, tool=True)

@@ -60,6 +60,7 @@ static const struct {
     {"memory_allocated", offsetof(struct prof_nums, mem_alloc)},
     {"memory_freed", offsetof(struct prof_nums, mem_freed)},
     {"memory_live", offsetof(struct prof_nums, mem_live)},
+    {"late", offsetof(struct prof_nums, late)},
 };
 
 /* Row kinds by name; a kind missing here is seen as "kind<N>". */
@@ -71,6 +72,8 @@ static const char *kind_name(int kind, char *buf, size_t len)
     case ROW_RANK: return "rank";
     case ROW_PVAR: return "pvar";
     case ROW_EVENT: return "event";
+    case ROW_WAIT: return "wait";
+    case ROW_CAUSE: return "cause";
     }
     snprintf(buf, len, "kind%d", kind);
     return buf;

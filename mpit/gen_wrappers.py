@@ -169,29 +169,143 @@ def indent(lines, n=4):
     return "".join(" " * n + s + "\n" for s in lines)
 
 
+# ---- wait-state hooks (tool/waits.h) -------------------------------------------------------
+# The hooks of the wait-state protocol per function: declarations, calls before the PMPI call,
+# calls after it, and parameters the PMPI call gets replaced (ignored statuses). Functions
+# with hooks also run them, untimed, when counting is off (MPI_Pcontrol(0)): a partner may
+# still expect a piggyback.
+
+WAIT_FUNCS = {
+    # name: (requests count expr, requests array expr, completion statement)
+    "MPI_Wait": ("1", "request", "if (rc == MPI_SUCCESS) ws_done(&c, 0, ws_st_);"),
+    "MPI_Test": ("1", "request", "if (rc == MPI_SUCCESS && *flag) ws_done(&c, 0, ws_st_);"),
+    "MPI_Waitany": ("count", "array_of_requests",
+                    "if (rc == MPI_SUCCESS && *indx != MPI_UNDEFINED) ws_done(&c, *indx, ws_st_);"),
+    "MPI_Testany": ("count", "array_of_requests", "if (rc == MPI_SUCCESS && *flag && "
+                    "*indx != MPI_UNDEFINED) ws_done(&c, *indx, ws_st_);"),
+    "MPI_Waitall": ("count", "array_of_requests",
+                    "if (rc == MPI_SUCCESS) ws_done_all(&c, count, ws_sts_);"),
+    "MPI_Testall": ("count", "array_of_requests",
+                    "if (rc == MPI_SUCCESS && *flag) ws_done_all(&c, count, ws_sts_);"),
+    "MPI_Waitsome": ("incount", "array_of_requests", "if (rc == MPI_SUCCESS) "
+                     "ws_done_some(&c, *outcount, array_of_indices, ws_sts_);"),
+    "MPI_Testsome": ("incount", "array_of_requests", "if (rc == MPI_SUCCESS) "
+                     "ws_done_some(&c, *outcount, array_of_indices, ws_sts_);"),
+}
+
+
+def ws_hooks(f):
+    """Return (decls, pre, post, replace) for f, or None when f has no wait-state hooks."""
+    k, n, names = f.notes["kind"], f.name, f.pnames()
+    root = "root" if "root" in names else "EV_NO_PEER"
+    decls, pre, post, replace = [], [], [], {}
+    if k in ("send", "isend"):
+        pre = ["ws_send(&c);"]
+        if n == "MPI_Ssend":
+            post = ["ws_sent(&c, rc);"]
+    elif k == "sendrecv":
+        pre, post = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"]
+    elif k in ("recv", "irecv"):
+        comm = "comm"
+        if "message" in names:
+            decls, comm = ["MPI_Comm ws_mc_ = ws_message_comm(*message);"], "ws_mc_"
+        post = ["ws_recv(&c, %s, st_, rc);" % comm] if k == "recv" else \
+            ["ws_irecv(&c, %s, *request, rc);" % comm]
+    elif k == "pinit":
+        post = ["ws_pinit(&c, *request, rc);"]
+    elif k == "start":
+        pre = ["ws_start(&c, 1, request);" if n == "MPI_Start" else
+               "ws_start(&c, count, array_of_requests);"]
+    elif k == "reqfree":
+        pre = ["ws_reqfree(&c, *request);"]
+    elif k == "probe" and "message" in names:
+        cond = "rc == MPI_SUCCESS" + (" && *flag" if "flag" in names else "")
+        post = ["if (%s)" % cond, "    ws_message(comm, *message);"]
+    elif k in ("wait", "test"):
+        count, reqs, done = WAIT_FUNCS[n]
+        if "status" in names:
+            decls = ["MPI_Status ws_own_;", "MPI_Status *ws_st_ = ws_status1(status, &ws_own_);"]
+            replace = {"status": "ws_st_"}
+        else:
+            decls = ["MPI_Status *ws_sts_ = ws_statuses(array_of_statuses, %s);" % count]
+            replace = {"array_of_statuses": "ws_sts_"}
+        pre = ["ws_snap(&c, %s, %s);" % (count, reqs)]
+        post = [done, "ws_complete(&c);"]
+    elif k in ("coll", "neighbor"):
+        post = ["ws_coll(&c, %s, rc);" % root]
+    elif k in ("icoll", "ineighbor"):
+        post = ["ws_icoll(&c, %s, *request, rc);" % root]
+    elif k == "comm":
+        if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
+            pre = ["ws_comm_free(*comm);"]
+        elif n != "MPI_Comm_idup":
+            new = [p.name for p in f.params if p.ctype == "MPI_Comm *"][-1]
+            post = ["ws_comm_new(*%s, rc);" % new]
+    else:
+        return None
+    return decls, pre, post, replace
+
+
 # ---- C entry points -----------------------------------------------------------------------
+
+def status_decls(f):
+    return ["MPI_Status own_status_;",
+            "MPI_Status *st_ = status == MPI_STATUS_IGNORE ? &own_status_ : status;"]
+
+
+def quiet_wrapper(f, hooks):
+    """The untimed variant that only runs the wait-state hooks (counting is off)."""
+    decl = ", ".join(p.decl() for p in f.params) or "void"
+    args = f.pnames()
+    decls, wpre, wpost, replace = hooks
+    st = uses_status(f)
+    call_args = ", ".join(replace.get(a, "st_" if (st and a == "status") else a) for a in args)
+    pre, post = annotation_code(f)
+    out = ["static int quiet_%s(%s)" % (f.name, decl), "{", "    struct ev_call c;"]
+    out.append("    if (!ws_quiet_enter(&c, TARDY_FN_%s))" % f.name)
+    out.append("        return P%s(%s);" % (f.name, ", ".join(args)))
+    if st:
+        out += ["    " + s for s in status_decls(f)]
+    out += ["    " + s for s in decls + pre + wpre]
+    out.append("    int rc = P%s(%s);" % (f.name, call_args))
+    out.append("    c.t_leave = clk_now();")
+    if post:
+        out.append("    if (rc == MPI_SUCCESS) {")
+        out += ["        " + s for s in post]
+        out.append("    }")
+    out += ["    " + s for s in wpost]
+    out.append("    ws_quiet_leave(&c);")
+    out.append("    return rc;")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
 
 def c_wrapper(f):
     decl = ", ".join(p.decl() for p in f.params) or "void"
     args = f.pnames()
     st = uses_status(f)
-    call_args = ", ".join("st_" if (st and a == "status") else a for a in args)
+    hooks = ws_hooks(f)
+    decls, wpre, wpost, replace = hooks or ([], [], [], {})
+    call_args = ", ".join(replace.get(a, "st_" if (st and a == "status") else a) for a in args)
     pre, post = annotation_code(f)
     out = ["int %s(%s)" % (f.name, decl), "{", "    struct ev_call c;"]
     out.append("    if (!ev_enter(&c, TARDY_FN_%s, __builtin_return_address(0), %s))"
                % (f.name, layers(f)))
-    out.append("        return P%s(%s);" % (f.name, ", ".join(args)))
+    out.append("        return %s%s(%s);" % ("quiet_" if hooks else "P", f.name, ", ".join(args)))
     if st:
-        out.append("    MPI_Status own_status_;")
-        out.append("    MPI_Status *st_ = status == MPI_STATUS_IGNORE ? &own_status_ : status;")
+        out += ["    " + s for s in status_decls(f)]
+    out += ["    " + s for s in decls]
     out += ["    " + s for s in pre]
     out.append("    ev_started(&c);")
+    out.append("    ws_begin(&c);")
+    out += ["    " + s for s in wpre]
     out.append("    int rc = P%s(%s);" % (f.name, call_args))
     out.append("    ev_finished(&c);")
     if post:
         out.append("    if (rc == MPI_SUCCESS) {")
         out += ["        " + s for s in post]
         out.append("    }")
+    out += ["    " + s for s in wpost]
     out.append("    ev_leave(&c);")
     out.append("    return rc;")
     out.append("}")
@@ -393,7 +507,12 @@ def main():
         c.write("    TARDY_KIND_INIT,\n    TARDY_KIND_INIT,\n    TARDY_KIND_INIT,\n};\n")
     with open(out + "/wrappers_c.c", "w") as c:
         c.write(HEADER + '#include <mpi.h>\n#include "event.h"\n#include "bytes.h"\n'
-                '#include "peer.h"\n\n' + EXPORTED)
+                '#include "peer.h"\n#include "waits.h"\n\n')
+        for f in funcs:
+            hooks = ws_hooks(f)
+            if hooks:
+                c.write(quiet_wrapper(f, hooks) + "\n")
+        c.write(EXPORTED)
         for f in funcs:
             c.write(c_wrapper(f) + "\n")
     with open(out + "/wrappers_q.c", "w") as c:

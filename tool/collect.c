@@ -302,3 +302,37 @@ out:
     tab_free(&g.peers);
     return g.failed ? -1 : 0;
 }
+
+/* ---- call-site names for other modules (wait states) ---- */
+
+struct names *collect_names_open(void)
+{
+    struct names *nm = calloc(1, sizeof *nm);
+    if (!nm)
+        return NULL;
+    nm->sym = sym_open();
+    nm->npaths = cs_count();
+    nm->path = calloc(nm->npaths ? nm->npaths : 1, sizeof *nm->path);
+    if (!nm->path) {
+        sym_close(nm->sym);
+        free(nm);
+        return NULL;
+    }
+    return nm;
+}
+
+const char *collect_site_name(struct names *nm, uint64_t site, struct strbuf *into)
+{
+    return site_name(nm, site, into);
+}
+
+void collect_names_close(struct names *nm)
+{
+    if (!nm)
+        return;
+    for (uint32_t i = 0; i < nm->npaths; i++)
+        free(nm->path[i]);
+    free(nm->path);
+    sym_close(nm->sym);
+    free(nm);
+}

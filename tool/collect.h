@@ -10,4 +10,12 @@
  * when memory ran out (rs then holds what fit). */
 int collect_rank(struct rowset *rs, int rank, double wall, int memory);
 
+/* Call-site strings ("MPI_Send@frames", as in the profile's rows) for other modules at
+ * finalize: open, name sites (valid until the next call), close. */
+struct names;
+struct strbuf;
+struct names *collect_names_open(void);
+const char *collect_site_name(struct names *nm, uint64_t site, struct strbuf *into);
+void collect_names_close(struct names *nm);
+
 #endif

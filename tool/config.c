@@ -62,6 +62,16 @@ static const struct option options[] = {
      * transport in use. */
     {"TARDY_PVARS", OPT_STRING, "*,!mtl_psm2_*", 0, 0, FIELD(pvars),
      "performance variables read at finalize (globs, any case; !glob excludes)"},
+    /* Off by default: about +0.9 us per point-to-point call and one more small collective
+     * per collective here (make bench), above the 400 ns budget of an always-on tool. */
+    {"TARDY_WAITS", OPT_BOOL, "0", 0, 1, FIELD(waits),
+     "find wait states (who waited for whom) and the code that caused them"},
+    {"TARDY_WAITS_SAMPLE", OPT_INT, "1", 1, 1000000, FIELD(waits_sample),
+     "measure waits at every Nth collective per communicator (1: all, exact)"},
+    {"TARDY_WAITS_HOTSPOT", OPT_INT, "1", 0, 100, FIELD(waits_hotspot),
+     "percent of a late rank's time a region needs to count as a root cause"},
+    {"TARDY_TEST_CLOCK_SHIFT", OPT_STRING, "", 0, 0, FIELD(test_clock_shift),
+     "testing only: rank:seconds shifts that rank's clock"},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 

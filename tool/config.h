@@ -26,6 +26,10 @@ struct cfg {
     const char *cvars;   /* TARDY_CVARS: control variables written after MPI_Init, N=V,... */
     const char *cvars_record; /* TARDY_CVARS_RECORD: control variables recorded (globs) */
     const char *pvars;   /* TARDY_PVARS: performance variables read at finalize (globs) */
+    int waits;           /* TARDY_WAITS: wait states and their root causes */
+    int waits_sample;    /* TARDY_WAITS_SAMPLE: exchange at every Nth collective per comm */
+    int waits_hotspot;   /* TARDY_WAITS_HOTSPOT: % of a late rank's time to be a hotspot */
+    const char *test_clock_shift; /* TARDY_TEST_CLOCK_SHIFT: "rank:seconds" (tests only) */
 };
 
 extern struct cfg cfg;

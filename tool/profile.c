@@ -51,6 +51,7 @@ void prof_nums_merge(struct prof_nums *into, const struct prof_nums *from)
     red_stat_merge(&into->mem_alloc, &from->mem_alloc);
     red_stat_merge(&into->mem_freed, &from->mem_freed);
     red_stat_merge(&into->mem_live, &from->mem_live);
+    red_stat_merge(&into->late, &from->late);
     if (from->call_min < into->call_min)
         into->call_min = from->call_min;
     if (from->call_max > into->call_max)

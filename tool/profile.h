@@ -8,7 +8,12 @@
  *   ROW_INTERVAL a = call site of the MPI call before, b = call site of the call after
  *   ROW_RANK     a = per-rank metric name (compute, mpi, wall, partners, ...); value in time
  *   ROW_PVAR     a = MPI_T performance variable, b = its class; value at finalize in time
- *   ROW_EVENT    a = MPI_T event, b = call site it happened in; occurrences in count */
+ *   ROW_EVENT    a = MPI_T event, b = call site it happened in; occurrences in count
+ *   ROW_WAIT     a = wait-state pattern (late_sender, ...), b = call site of the waiting call;
+ *                count = waits, time = seconds waited, calls = single waits, late = culprit
+ *   ROW_CAUSE    a = "pattern\nwaiting call site", b = the late ranks' region that caused it:
+ *                "from site\tto site" (a compute interval), "site" (an MPI call), or
+ *                "?" (no hotspot region explains the wait); time = cost in seconds */
 #ifndef TARDY_PROFILE_H
 #define TARDY_PROFILE_H
 
@@ -34,7 +39,10 @@ struct red_stat {
     uint32_t unused;
 };
 
-enum row_kind { ROW_MPI = 1, ROW_INTERVAL = 2, ROW_RANK = 3, ROW_PVAR = 4, ROW_EVENT = 5 };
+enum row_kind {
+    ROW_MPI = 1, ROW_INTERVAL = 2, ROW_RANK = 3, ROW_PVAR = 4, ROW_EVENT = 5, ROW_WAIT = 6,
+    ROW_CAUSE = 7
+};
 
 /* Plain numbers of a row, shipped between ranks as bytes (all ranks run the same binary). */
 struct prof_nums {
@@ -45,6 +53,9 @@ struct prof_nums {
     struct hist ranks;                       /* per-rank total time, one entry per rank */
     struct red_stat ctr[PROF_COUNTERS];      /* counter totals per rank (profile.counters) */
     uint32_t ctr_ranks[PROF_COUNTERS][CTR_RANK_BINS]; /* their per-rank distribution */
+    /* ROW_WAIT: per waiting rank, the seconds its top late rank caused (rank = that late
+     * rank); max/max_rank: the late rank that made one rank wait longest at this site */
+    struct red_stat late;
 };
 
 struct prof_row {

@@ -223,6 +223,64 @@ static json_t *mpit_json(const struct profile *p, json_t *paths, json_t *ids)
     return o;
 }
 
+/* A region of a late rank: "from\tto" (compute interval), "site" (MPI call), "?…" (none). */
+static json_t *region_json(json_t *paths, json_t *ids, const char *b)
+{
+    if (b[0] == '?')
+        return json_pack("{s:s}", "unknown", b[1] ? b + 1 : "no hotspot region");
+    const char *tab = strchr(b, '\t');
+    if (!tab)
+        return json_pack("{s:o}", "mpi", site_json(paths, ids, b));
+    char *from = strndup(b, (size_t)(tab - b));
+    json_t *o = json_pack("{s:o,s:o}", "from", site_json(paths, ids, from ? from : ""), "to",
+                          site_json(paths, ids, tab + 1));
+    free(from);
+    return o;
+}
+
+static json_t *waits_json(const struct profile *p, json_t *paths, json_t *ids)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < p->rows.n; i++) {
+        const struct prof_row *r = &p->rows.rows[i];
+        if (r->kind != ROW_WAIT)
+            continue;
+        const struct prof_nums *n = &r->n;
+        json_t *o = json_pack("{s:s}", "pattern", r->a);
+        json_t *site = site_json(paths, ids, r->b ? r->b : "");
+        json_object_update(o, site);
+        json_decref(site);
+        json_object_set_new(o, "count", stat_json(&n->count, p->ranks));
+        json_object_set_new(o, "time", stat_json(&n->time, p->ranks));
+        json_object_set_new(o, "late", stat_json(&n->late, p->ranks));
+        json_object_set_new(o, "call_max", json_real(n->call_max));
+        json_object_set_new(o, "histogram", hist_json(&n->calls));
+        json_object_set_new(o, "ranks_histogram", hist_json(&n->ranks));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *causes_json(const struct profile *p, json_t *paths, json_t *ids)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < p->rows.n; i++) {
+        const struct prof_row *r = &p->rows.rows[i];
+        const char *nl = r->kind == ROW_CAUSE ? strchr(r->a, '\n') : NULL;
+        if (!nl)
+            continue;
+        char *pattern = strndup(r->a, (size_t)(nl - r->a));
+        json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o}", "pattern", pattern ? pattern : "",
+                              "site", site_json(paths, ids, nl + 1), "region",
+                              region_json(paths, ids, r->b ? r->b : "?"), "cost",
+                              stat_json(&r->n.time, p->ranks), "count",
+                              stat_json(&r->n.count, p->ranks));
+        free(pattern);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 static json_t *ranks_json(const struct profile *p)
 {
     json_t *o = json_object();
@@ -269,6 +327,8 @@ char *profile_to_json(const struct profile *p)
     json_object_set_new(root, "ranks", ranks_json(p));
     if (p->cvars_total >= 0 || p->mpit_note)
         json_object_set_new(root, "mpi_t", mpit_json(p, paths, ids));
+    json_object_set_new(root, "waits", waits_json(p, paths, ids));
+    json_object_set_new(root, "wait_causes", causes_json(p, paths, ids));
     json_object_set_new(root, "callpaths", paths);
     if (p->ncounters || p->counter_note)
         json_object_set_new(root, "counters", counter_meta_json(p));
@@ -557,6 +617,66 @@ static void read_mpit(struct reader *rd, struct profile *p, json_t *root)
     sb_free(&site);
 }
 
+/* Rebuild a region string (see region_json). */
+static int region_of(struct reader *rd, json_t *paths, json_t *o, struct strbuf *out,
+                     struct strbuf *tmp)
+{
+    out->len = 0;
+    json_t *unknown = json_object_get(o, "unknown"), *mpi = json_object_get(o, "mpi");
+    if (unknown) {
+        const char *u = json_string_value(unknown);
+        sb_printf(out, "?%s", u && strcmp(u, "no hotspot region") ? u : "");
+        return 0;
+    }
+    if (mpi)
+        return site_of(rd, paths, mpi, out);
+    if (site_of(rd, paths, json_object_get(o, "from"), out) ||
+        site_of(rd, paths, json_object_get(o, "to"), tmp))
+        return -1;
+    sb_printf(out, "\t%s", tmp->data);
+    return 0;
+}
+
+/* "waits" and "wait_causes" (absent in profiles without wait states). */
+static void read_waits(struct reader *rd, struct profile *p, json_t *root)
+{
+    json_t *paths = json_object_get(root, "callpaths"), *o;
+    struct strbuf a, b, t;
+    sb_init(&a);
+    sb_init(&b);
+    sb_init(&t);
+    size_t i;
+    json_array_foreach(json_object_get(root, "waits"), i, o) {
+        const char *pattern = json_string_value(json_object_get(o, "pattern"));
+        struct prof_row *r;
+        if (!pattern || site_of(rd, paths, o, &a) ||
+            !(r = rowset_get(&p->rows, ROW_WAIT, pattern, a.data)))
+            break;
+        read_stat(rd, json_object_get(o, "count"), &r->n.count);
+        read_stat(rd, json_object_get(o, "time"), &r->n.time);
+        read_stat(rd, json_object_get(o, "late"), &r->n.late);
+        r->n.call_max = num_of(o, "call_max");
+        read_hist(rd, json_object_get(o, "histogram"), &r->n.calls);
+        read_hist(rd, json_object_get(o, "ranks_histogram"), &r->n.ranks);
+    }
+    json_array_foreach(json_object_get(root, "wait_causes"), i, o) {
+        const char *pattern = json_string_value(json_object_get(o, "pattern"));
+        struct prof_row *r;
+        if (!pattern || site_of(rd, paths, json_object_get(o, "site"), &t))
+            break;
+        a.len = 0;
+        sb_printf(&a, "%s\n%s", pattern, t.data);
+        if (region_of(rd, paths, json_object_get(o, "region"), &b, &t) ||
+            !(r = rowset_get(&p->rows, ROW_CAUSE, a.data, b.data)))
+            break;
+        read_stat(rd, json_object_get(o, "cost"), &r->n.time);
+        read_stat(rd, json_object_get(o, "count"), &r->n.count);
+    }
+    sb_free(&a);
+    sb_free(&b);
+    sb_free(&t);
+}
+
 static void read_run(struct reader *rd, struct profile *p, json_t *run)
 {
     if (!json_is_object(run)) {
@@ -691,6 +811,8 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
         read_rows(&rd, p, root, ROW_INTERVAL);
     if (!rd.failed)
         read_ranks(&rd, p, json_object_get(root, "ranks"));
+    if (!rd.failed)
+        read_waits(&rd, p, root);
     if (!rd.failed)
         read_predictions(p, root);
     if (!rd.failed)

@@ -22,6 +22,7 @@
 #include "qmpi.h"
 #include "reduce.h"
 #include "summary.h"
+#include "waits.h"
 #include "warn.h"
 
 extern char **environ;
@@ -81,6 +82,7 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     time_t now = time(NULL);
     strftime(rt.start_time, sizeof rt.start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
+    ws_init(rt.comm);
     if (!cfg.enable)
         return;
     pr_init();
@@ -222,9 +224,12 @@ void rt_finish(void *ra)
     double wall = clk_now() - rt.t_start;
     struct profile p;
     profile_init(&p);
-    if (cfg.enable && collect_rank(&p.rows, tardy_rank, wall, rt.memory) < 0)
+    ws_finish(rt.comm);
+    if (cfg.enable && (collect_rank(&p.rows, tardy_rank, wall, rt.memory) < 0 ||
+                       ws_rows(&p.rows, tardy_rank) < 0))
         tardy_warn("out of memory while collecting; the profile lacks some of this rank's rows");
     red_tree(&p.rows, rt.comm);
+    ws_resolve(&p.rows, rt.comm);
     red_rank_histogram(ev_rank_compute(), rt.comm, &p.rank_hist_lo, &p.rank_hist_hi,
                        p.rank_hist);
     p.hosts = count_hosts();

@@ -1,4 +1,5 @@
-/* Summary text: run header, MPI call paths, compute intervals, per-rank compute time. */
+/* Summary text: run header, MPI call paths, compute intervals, per-rank compute time,
+ * wait states and their causes. */
 #include "summary.h"
 
 #include <math.h>
@@ -246,6 +247,83 @@ static void interval_table(const struct profile *p, int top, struct strbuf *out)
                   fmt_time(r->count.sum > 0 ? r->time.sum / r->count.sum : 0, c, sizeof c));
         finish_line(out, start, &label);
     }
+    sb_free(&label);
+    free(v);
+}
+
+/* The causes of one wait row: the late ranks' regions with their cost, largest first. */
+static void cause_lines(const struct profile *p, const struct prof_row *w, struct strbuf *out)
+{
+    size_t n;
+    struct ranked *v = sorted_rows(p, ROW_CAUSE, &n);
+    size_t plen = strlen(w->a);
+    struct strbuf label;
+    sb_init(&label);
+    char t[32];
+    int shown = 0;
+    for (size_t i = 0; v && i < n && shown < 3; i++) {
+        const struct prof_row *c = v[i].row;
+        if (strncmp(c->a, w->a, plen) || c->a[plen] != '\n' || strcmp(c->a + plen + 1, w->b))
+            continue;
+        label.len = 0;
+        const char *tab = c->b ? strchr(c->b, '\t') : NULL;
+        if (!c->b || c->b[0] == '?') {
+            sb_puts(&label, "(no hotspot region of the late rank explains it)");
+        } else if (tab) {
+            char *from = strndup(c->b, (size_t)(tab - c->b));
+            site_short(from ? from : "", &label);
+            free(from);
+            sb_puts(&label, " -> ");
+            site_short(tab + 1, &label);
+        } else {
+            sb_puts(&label, "in ");
+            site_short(c->b, &label);
+        }
+        size_t start = out->len;
+        sb_printf(out, "%10s %6.1f%%  cause: ", fmt_time(c->n.time.sum, t, sizeof t),
+                  w->n.time.sum > 0 ? 100 * c->n.time.sum / w->n.time.sum : 0);
+        finish_line(out, start, &label);
+        shown++;
+    }
+    sb_free(&label);
+    free(v);
+}
+
+/* Wait states: where ranks waited (pattern × call site), for whom, and the causes. */
+static void wait_section(const struct profile *p, int top, struct strbuf *out)
+{
+    const struct red_stat *wt = profile_rank_metric(p, "wait_time");
+    if (!wt)
+        return;
+    size_t n;
+    struct ranked *v = sorted_rows(p, ROW_WAIT, &n);
+    const struct red_stat *mpi = profile_rank_metric(p, "mpi");
+    const struct red_stat *viol = profile_rank_metric(p, "clock_violations");
+    double total = mpi && mpi->sum > 0 ? mpi->sum : 1;
+    char title[96], t[32], m[32];
+    snprintf(title, sizeof title, "wait states: %s, %.1f%% of MPI time; top %d of %zu",
+             fmt_time(wt->sum, t, sizeof t), 100 * wt->sum / total, top < (int)n ? top : (int)n,
+             n);
+    heading(out, title);
+    sb_printf(out, "%10s %6s %7s %10s %5s  %-15s %s\n", "time", "%MPI", "count", "max/rank",
+              "late", "pattern", "waiting call site");
+    struct strbuf label;
+    sb_init(&label);
+    for (size_t i = 0; v && i < n && (int)i < top; i++) {
+        const struct prof_row *w = v[i].row;
+        label.len = 0;
+        site_short(w->b ? w->b : "", &label);
+        size_t start = out->len;
+        sb_printf(out, "%10s %6.1f %7.0f %10s %5d  %-15s ", fmt_time(w->n.time.sum, t, sizeof t),
+                  100 * w->n.time.sum / total, w->n.count.sum,
+                  fmt_time(w->n.time.max, m, sizeof m), w->n.late.ranks ? w->n.late.max_rank : -1,
+                  w->a);
+        finish_line(out, start, &label);
+        cause_lines(p, w, out);
+    }
+    if (viol && viol->sum > 0)
+        sb_printf(out, "clock condition violated by %.0f messages or collectives (waits clamped)\n",
+                  viol->sum);
     sb_free(&label);
     free(v);
 }
@@ -506,6 +584,7 @@ void summary_write(const struct profile *p, int top, struct strbuf *out)
     interval_table(p, top, out);
     rank_section(p, out);
     comm_section(p, out);
+    wait_section(p, top, out);
     memory_section(p, top, out);
     counter_section(p, top, out);
     mpit_section(p, top, out);

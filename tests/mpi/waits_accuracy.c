@@ -1,0 +1,223 @@
+/* Wait states with ground truth by construction: before each operation one rank busy-waits
+ * DELAY seconds more than the others. Every rank notes its own enter time (all ranks of
+ * a test share one host clock); rank 0 prints, per scenario, the true wait of each rank as
+ * "truth SCENARIO RANK SECONDS LATE". tests/run.py compares them with the profile.
+ * The balanced mode has no injected delay: every rank does the same work.
+ * usage: waits_accuracy [balanced] */
+#include <mpi.h>
+/* GCC mistakes MPI_STATUSES_IGNORE for a too-small array */
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define DELAY 0.15
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void busy(double s)
+{
+    double end = now() + s;
+    while (now() < end)
+        ;
+}
+
+static int rank, size;
+
+/* true wait of every rank from the enter times; late = the rank waited for */
+static void truth(const char *name, double mine, double wait_of_me, int late)
+{
+    double all[64];
+    (void)mine;
+    MPI_Gather(&wait_of_me, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tg */
+    if (rank == 0)
+        for (int r = 0; r < size && r < 64; r++)
+            printf("truth %s %d %.9f %d\n", name, r, all[r], late);
+}
+
+/* max over ranks (or over ranks <= me for scan) of enter times */
+static double max_enter(double e, int scan)
+{
+    double m;
+    if (scan)
+        MPI_Scan(&e, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); /* @site tscan */
+    else
+        MPI_Allreduce(&e, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); /* @site tmax */
+    return m;
+}
+
+static double clampw(double w)
+{
+    return w > 0 ? w : 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int last = size - 1;
+    double x = 1, y = 0, e, l, m;
+    if (argc > 1 && !strcmp(argv[1], "balanced")) {
+        /* Equal work everywhere; what waiting remains comes from the scheduler, and its truth
+         * is printed as "balanced TRUE_WAIT_SECONDS" (sum over ranks). */
+        enum { N = 20 };
+        double enter[N], leave[N], latest[N], mine = 0, all = 0;
+        for (int i = 0; i < N; i++) {
+            busy(0.002);
+            enter[i] = now();
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* @site bal_ar */
+            leave[i] = now();
+        }
+        MPI_Allreduce(enter, latest, N, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); /* @site bal_t */
+        for (int i = 0; i < N; i++)
+            mine += clampw((latest[i] < leave[i] ? latest[i] : leave[i]) - enter[i]);
+        MPI_Reduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); /* @site bal_r */
+        if (rank == 0)
+            printf("balanced %.9f\n", all);
+        MPI_Finalize();
+        return 0;
+    }
+
+    /* Late Sender: the last rank sends late to rank 0. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_ls */
+    if (rank == last && size > 1) {
+        busy(DELAY);
+        e = now();
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD); /* @site ls_send */
+    } else if (rank == 0 && size > 1) {
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site ls_recv */
+    } else {
+        e = now();
+    }
+    {
+        double se = e;
+        MPI_Bcast(&se, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc1 */
+        truth("late_sender", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+    }
+
+    /* Wait at Barrier */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_bar */
+    if (rank == last)
+        busy(DELAY);
+    e = now();
+    MPI_Barrier(MPI_COMM_WORLD); /* @site op_barrier */
+    m = max_enter(e, 0);
+    truth("barrier", e, clampw(m - e), last);
+
+    /* Wait at N×N: Allreduce */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_ar */
+    if (rank == last)
+        busy(DELAY);
+    e = now();
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* @site op_allreduce */
+    m = max_enter(e, 0);
+    truth("allreduce", e, clampw(m - e), last);
+
+    /* Late Broadcast: the root (last) is late. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_bc */
+    if (rank == last)
+        busy(DELAY);
+    e = now();
+    MPI_Bcast(&x, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site op_bcast */
+    {
+        double re = e;
+        MPI_Bcast(&re, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc2 */
+        truth("bcast", e, rank != last ? clampw(re - e) : 0, last);
+    }
+
+    /* Early Reduce: root 0 is early, the last rank late. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_red */
+    if (rank == last && size > 1)
+        busy(DELAY);
+    e = now();
+    MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); /* @site op_reduce */
+    m = max_enter(rank == 0 ? 0 : e, 0);
+    truth("reduce", e, rank == 0 && size > 1 ? clampw(m - e) : 0, last);
+
+    /* Early Scan: rank 0 is late, everybody after it waits. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_scan */
+    if (rank == 0)
+        busy(DELAY);
+    e = now();
+    MPI_Scan(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* @site op_scan */
+    m = max_enter(e, 1);
+    truth("scan", e, clampw(m - e), 0);
+
+    /* Nonblocking collective: the wait shows in MPI_Wait. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_iar */
+    MPI_Request req;
+    double init;
+    if (rank == last)
+        busy(DELAY);
+    init = now();
+    MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req); /* @site op_iallreduce */
+    e = now();
+    MPI_Wait(&req, MPI_STATUS_IGNORE); /* @site op_iwait */
+    l = now();
+    m = max_enter(init, 0);
+    truth("iallreduce", e, clampw((m < l ? m : l) - e), last);
+
+    /* Alltoallv */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_a2av */
+    int sc[64], sd[64];
+    double sb[64], rb[64];
+    for (int i = 0; i < size && i < 64; i++) {
+        sc[i] = 1;
+        sd[i] = i;
+        sb[i] = rank;
+    }
+    if (rank == last)
+        busy(DELAY);
+    e = now();
+    MPI_Alltoallv(sb, sc, sd, MPI_DOUBLE, rb, sc, sd, MPI_DOUBLE, MPI_COMM_WORLD); /* @site op_a2av */
+    m = max_enter(e, 0);
+    truth("alltoallv", e, clampw(m - e), last);
+
+    /* Late Sender through MPI_Irecv + MPI_Waitall, wildcard source */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_irecv */
+    if (rank == last && size > 1) {
+        busy(DELAY);
+        e = now();
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD); /* @site ls2_send */
+    } else if (rank == 0 && size > 1) {
+        MPI_Request r2[1];
+        MPI_Irecv(&y, 1, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r2[0]); /* @site ls2_irecv */
+        e = now();
+        MPI_Waitall(1, r2, MPI_STATUSES_IGNORE); /* @site ls2_wait */
+    } else {
+        e = now();
+    }
+    {
+        double se = e;
+        MPI_Bcast(&se, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc3 */
+        truth("irecv", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+    }
+    /* Late Receiver: rank 0 posts its receive late; the last rank waits in MPI_Ssend. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_lr */
+    if (rank == 0 && size > 1) {
+        busy(DELAY);
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site lr_recv */
+    } else if (rank == last && size > 1) {
+        e = now();
+        MPI_Ssend(&x, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD); /* @site lr_ssend */
+        l = now();
+    } else {
+        e = now();
+    }
+    {
+        double re = e;
+        MPI_Bcast(&re, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tbc4 */
+        truth("ssend", e, rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
+    }
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,185 @@
+/* Internals shared by the wait-state modules (ws_*.c): the record a late rank ships, the
+ * shadow-communicator map, the request table, the ledger of regions and the clock. */
+#ifndef TARDY_WS_H
+#define TARDY_WS_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "tables.h"
+
+#define WS_K 8          /* regions a late rank ships (its top ones by time) */
+
+enum ws_pattern {
+    WS_NONE, WS_LATE_SENDER, WS_LATE_RECEIVER, WS_BARRIER, WS_NXN, WS_LATE_BCAST,
+    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_NPATTERNS
+};
+extern const char *const ws_pattern_name[WS_NPATTERNS];
+
+/* One region of the ledger: a rank-independent key and its own time in seconds. */
+struct ws_reg {
+    uint64_t key;
+    double t;
+};
+
+/* What travels with a message or through a collective exchange: the corrected enter time
+ * of the late side's call, its world rank, and its ledger since its last sync point. */
+struct ws_msg {
+    double e;
+    int32_t rank;
+    int32_t nreg;
+    int32_t flags;       /* WS_F_SYNC: sent in synchronous mode */
+    int32_t unused;
+    double total;        /* all region time in the ledger (hotspot threshold) */
+    struct ws_reg reg[WS_K];
+};
+#define WS_F_SYNC 1
+#define WS_MSG_BYTES(n) (int)(sizeof(struct ws_msg) - (WS_K - (n)) * sizeof(struct ws_reg))
+
+/* ---- shadow communicators (ws_comm.c) ---- */
+struct ws_comm {
+    _Atomic uint64_t key;   /* user handle + 1, 0 empty, 1 removed */
+    MPI_Comm shadow;
+    MPI_Comm ack;           /* receivers of synchronous sends answer here (Late Receiver) */
+    int inter, size, rank;
+    atomic_uint ncoll;      /* collectives so far (sampling) */
+};
+struct ws_comm *ws_comm_find(MPI_Comm comm);
+/* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
+int ws_comm_add(MPI_Comm comm);
+void ws_comm_remove(MPI_Comm comm);
+void ws_comm_fini(void);
+void ws_msgmap_put(MPI_Message m, MPI_Comm comm);
+MPI_Comm ws_msgmap_take(MPI_Message m);
+
+/* ---- request table (ws_req.c) ---- */
+enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL };
+struct ws_icoll;
+struct ws_rq {
+    int kind;
+    unsigned fn;
+    int dest, tag;
+    MPI_Comm comm;
+    double t_post;          /* receives: corrected enter time of the call that posted it */
+    struct ws_icoll *ic;
+};
+/* Copy of a table entry for one request of a completion call (Wait, Test, ...). */
+struct ws_rq_ref {
+    int slot;               /* -1: not tracked */
+    uint32_t gen;
+    struct ws_rq rq;
+};
+int ws_rq_add(MPI_Request r, const struct ws_rq *rq);
+int ws_rq_find(MPI_Request r, struct ws_rq_ref *out);
+void ws_rq_remove(const struct ws_rq_ref *ref);
+extern atomic_int ws_rq_live;   /* tracked requests now (0: completions need no snapshot) */
+void ws_rq_fini(void);
+
+/* ---- keys and ledger (ws_ledger.c) ---- */
+void ws_keys_init(void);
+uint64_t ws_site_key(uint64_t site);             /* rank-independent key of a call site */
+uint64_t ws_region_key(uint64_t from, uint64_t to);
+#define WS_KEY_MPI (1ull << 63)                  /* region is the MPI call itself */
+
+/* ---- clock (ws_clock.c) ---- */
+extern double ws_shift;   /* test-only shift of this rank's raw clock */
+double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
+int ws_clock_sync(MPI_Comm comm, int final);
+void ws_clock_report(double *offset, double *uncertainty, double *drift);
+
+/* ---- per-thread state and recording (waits.c) ---- */
+#define WS_RING 64
+#define WS_CULPRITS 4
+
+/* Waits of one pattern at one call site (k1 = site | pattern << 56, k2 = 0). */
+struct ws_row {
+    uint64_t k1, k2;
+    uint64_t count;
+    double time, tmax;
+    struct hist calls;
+    int32_t culprit[WS_CULPRITS];   /* world ranks that caused the waits, -1 free */
+    double culprit_t[WS_CULPRITS];
+};
+/* Cost of one region of the late ranks for one wait row (k2 = region key, 0 unexplained). */
+struct ws_cost {
+    uint64_t k1, k2;
+    uint64_t count;
+    double cost;
+};
+#define WS_ROWKEY(site, pattern) ((site) | (uint64_t)(pattern) << 56)
+#define WS_ROWKEY_PATTERN(k) ((int)((k) >> 56))
+#define WS_ROWKEY_SITE(k) ((k) & ((1ull << 56) - 1))
+
+struct ws_icoll {
+    struct ws_msg mine, res;
+    MPI_Request req;
+    int pattern, waiter;       /* waiter: this rank can wait in this collective */
+    double e, l;               /* corrected enter/leave of the completing call (deferred) */
+    uint64_t site;             /* completing call site, 0 = do not record */
+    struct ws_icoll *next;
+};
+
+/* The answer a synchronous send waits for: when its receive was posted, by whom. */
+struct ws_ack {
+    struct ws_msg m;
+    MPI_Request req;
+    uint64_t site;             /* the sending call, 0 = do not record */
+    double e, l;               /* its corrected enter and leave */
+    struct ws_ack *next;
+};
+
+struct ws_thread {
+    struct ws_reg led[WS_K];
+    int nled;
+    double led_total;
+    uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
+    double prev_enter, prev_enter_before;
+    struct table rows, costs;
+    struct ws_msg ring[WS_RING];
+    MPI_Request ring_req[WS_RING];
+    unsigned ring_pos;
+    struct ws_rq_ref *snap;
+    int snap_n, snap_cap;
+    MPI_Status *sts;
+    int sts_cap;
+    double best_w;              /* largest wait seen in the current call */
+    int best_pattern, synced;
+    struct ws_msg best;
+    struct ws_icoll *deferred;  /* collective exchanges still in flight */
+    struct ws_ack *acks;        /* answers to synchronous sends still in flight */
+    struct ws_ack *sync_ack;    /* the answer of the blocking Ssend in progress */
+    struct ws_ack *free_acks;
+    struct ws_icoll *free_ic;
+    struct ws_thread *next;
+};
+struct ws_thread *ws_me(void);
+void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
+/* A wait of pattern for call c (E, L corrected) against late record m. */
+void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m);
+/* Record the largest wait of the call at site, reset the ledger after a sync point. */
+void ws_settle(struct ws_thread *w, uint64_t site, int record);
+void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
+               const struct ws_msg *m);
+void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg);
+extern atomic_ullong ws_violations;
+extern int ws_hotspot_permille;
+extern int ws_sample;
+
+/* ---- collectives (ws_coll.c) ---- */
+void ws_coll_init(void);
+void ws_coll_base(double t);   /* the reference time at init, the same on every rank */
+void ws_coll_fini(void);
+/* A nonblocking collective's request completed in call c (NULL: at finalize). */
+void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
+void ws_poll_deferred(struct ws_thread *w, int block);
+/* Answers to synchronous sends: finish those that arrived (at finalize: cancel the rest). */
+void ws_poll_acks(struct ws_thread *w, int final);
+
+/* ---- rows at finalize (ws_collect.c) ---- */
+struct rowset;
+int ws_collect(struct rowset *rs, int rank);
+int ws_used_in_run(void);
+
+#endif

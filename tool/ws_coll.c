@@ -1,0 +1,329 @@
+/* Wait states of collectives: after the user's collective, an exchange on the shadow
+ * communicator finds the latest rank (max enter time, its rank and its ledger; O(1) memory
+ * like Scalasca's MAXLOC): for barriers, N×N and Early Reduce a MAXLOC Allreduce of enter
+ * times, then the late rank's ledger only when someone waited; Bcast of the root's record
+ * for Late Broadcast; Scan of a fixed-size record for Early Scan (and on inter-communicators
+ * an Allreduce of it).
+ * Nonblocking collectives start the same exchange nonblocking at initiation and finish it
+ * when the user's request completes, or later if it is still in flight (never blocking). */
+#include "waits.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "peer.h"
+#include "ws.h"
+#include "warn.h"
+
+enum xchg { X_NONE, X_ALL, X_BCAST, X_REDUCE, X_SCAN };
+
+static unsigned char pattern_of[TARDY_FN_COUNT];
+static MPI_Datatype msg_type = MPI_DATATYPE_NULL;
+static MPI_Op max_op = MPI_OP_NULL;
+
+/* Keep the later record (ties: the lower rank, so the result is order-independent). */
+static void later(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    struct ws_msg *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        if (a[i].e > b[i].e || (a[i].e == b[i].e && a[i].rank < b[i].rank))
+            b[i] = a[i];
+}
+
+static int classify(const char *name)
+{
+    static const struct {
+        const char *name;
+        int pattern;
+    } table[] = {
+        {"barrier", WS_BARRIER}, {"allreduce", WS_NXN}, {"allgather", WS_NXN},
+        {"allgatherv", WS_NXN}, {"alltoall", WS_NXN}, {"alltoallv", WS_NXN},
+        {"alltoallw", WS_NXN}, {"reduce_scatter", WS_NXN}, {"reduce_scatter_block", WS_NXN},
+        {"neighbor_allgather", WS_NXN}, {"neighbor_allgatherv", WS_NXN},
+        {"neighbor_alltoall", WS_NXN}, {"neighbor_alltoallv", WS_NXN},
+        {"neighbor_alltoallw", WS_NXN}, {"bcast", WS_LATE_BCAST}, {"scatter", WS_LATE_BCAST},
+        {"scatterv", WS_LATE_BCAST}, {"reduce", WS_EARLY_REDUCE}, {"gather", WS_EARLY_REDUCE},
+        {"gatherv", WS_EARLY_REDUCE}, {"scan", WS_EARLY_SCAN}, {"exscan", WS_EARLY_SCAN}};
+    if (strncmp(name, "MPI_", 4))
+        return WS_NONE;
+    name += 4;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+            if (!strcasecmp(name, table[i].name))
+                return table[i].pattern;
+        if (name[0] != 'I')
+            break;
+        name++; /* the nonblocking variant */
+    }
+    return WS_NONE;
+}
+
+void ws_coll_init(void)
+{
+    for (unsigned f = 0; f < TARDY_FN_COUNT; f++)
+        pattern_of[f] = (unsigned char)classify(tardy_fn_name[f]);
+    PMPI_Type_contiguous((int)sizeof(struct ws_msg), MPI_BYTE, &msg_type);
+    PMPI_Type_commit(&msg_type);
+    PMPI_Op_create(later, 1, &max_op);
+}
+
+void ws_coll_fini(void)
+{
+    if (msg_type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&msg_type);
+    if (max_op != MPI_OP_NULL)
+        PMPI_Op_free(&max_op);
+}
+
+static enum xchg exchange_of(int pattern)
+{
+    switch (pattern) {
+    case WS_BARRIER:
+    case WS_NXN:
+        return X_ALL;
+    case WS_LATE_BCAST:
+        return X_BCAST;
+    case WS_EARLY_REDUCE:
+        return X_REDUCE;
+    case WS_EARLY_SCAN:
+        return X_SCAN;
+    default:
+        return X_NONE;
+    }
+}
+
+/* Prepare this rank's record for comm; returns the exchange, X_NONE to skip (the same
+ * decision on every rank of comm). *waiter: this rank can wait in this collective. */
+static enum xchg prepare(struct ws_thread *w, struct ev_call *c, int root, struct ws_comm **sc,
+                         struct ws_msg *mine, int *waiter)
+{
+    int pattern = pattern_of[c->fn < TARDY_FN_COUNT ? c->fn : 0];
+    enum xchg x = exchange_of(pattern);
+    *sc = x != X_NONE ? ws_comm_find(c->comm) : NULL;
+    if (!*sc || (*sc)->size <= 1 || ((*sc)->inter && x != X_ALL))
+        return X_NONE;
+    unsigned n = atomic_fetch_add_explicit(&(*sc)->ncoll, 1, memory_order_relaxed);
+    if (ws_sample > 1 && n % (unsigned)ws_sample)
+        return X_NONE;
+    ws_fill(w, mine, ws_corr(c->t_enter));
+    int is_root = root == (*sc)->rank;
+    *waiter = 1;
+    if (x == X_BCAST) {
+        *waiter = !is_root;
+        if (!is_root)
+            mine->e = -INFINITY;
+    } else if (x == X_REDUCE) {
+        *waiter = is_root;
+        if (is_root)
+            mine->e = -INFINITY;
+    }
+    return x;
+}
+
+static void judge(struct ws_thread *w, int pattern, int waiter, double e, double l,
+                  const struct ws_msg *res)
+{
+    w->synced = 1;
+    if (waiter && isfinite(res->e))
+        ws_consider(w, pattern, e, l, res);
+    /* a sampled exchange stands for ws_sample collectives */
+    w->best_w *= ws_sample;
+}
+
+/* The cheap exchange of blocking N×N collectives and reductions: one MAX reduction of two
+ * 64-bit integers with a predefined operation (MAXLOC of MPI_DOUBLE_INT costs 2.5x as much
+ * here): the latest enter time packed with its rank (microseconds since init, 41 bits, and
+ * 23 bits of rank), and the earliest enter time (or the root's). The late rank's ledger
+ * follows only when somebody waited at least CAUSE_MIN; the decision is the same on every
+ * rank, all see the same result. Shorter waits are recorded without root causes. */
+#define CAUSE_MIN 20e-6
+#define RANK_BITS 23
+#define NONE INT64_MIN
+
+static double base;   /* reference time of MPI_Init, the same on every rank */
+
+void ws_coll_base(double t)
+{
+    base = t;
+}
+
+static int64_t pack(double e, int rank)
+{
+    double us = (e - base) * 1e6;
+    int64_t t = us < 0 ? 0 : us > (double)(INT64_MAX >> RANK_BITS) ? INT64_MAX >> RANK_BITS
+                                                                      : (int64_t)us;
+    return t << RANK_BITS | rank;
+}
+
+static void exchange_two_step(struct ev_call *c, enum xchg x, int root, struct ws_comm *sc,
+                              struct ws_msg *mine, struct ws_msg *res)
+{
+    int64_t in[2], out[2];
+    int is_root = root == sc->rank;
+    double e = ws_corr(c->t_enter);
+    in[0] = isfinite(mine->e) ? pack(mine->e, sc->rank) : NONE; /* NONE: cannot be late */
+    in[1] = x == X_ALL ? -pack(e, 0) : is_root ? pack(e, 0) : NONE; /* -(min E), root's E */
+    PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, sc->shadow);
+    int late = (int)(out[0] & ((1 << RANK_BITS) - 1));
+    double latest = base + (double)(out[0] >> RANK_BITS) * 1e-6;
+    double early = base + (double)((x == X_ALL ? -out[1] : out[1]) >> RANK_BITS) * 1e-6;
+    if (out[0] != NONE && out[1] != NONE && latest - early >= CAUSE_MIN &&
+        late < sc->size) {
+        if (sc->rank == late)
+            *res = *mine;
+        PMPI_Bcast(res, 1, msg_type, late, sc->shadow);
+        return;
+    }
+    memset(res, 0, sizeof *res);
+    res->e = out[0] == NONE ? -INFINITY : latest;
+    res->rank = pr_world(c->comm, late);
+}
+
+void ws_coll(struct ev_call *c, int root, int rc)
+{
+    struct ws_thread *w = ws_on && rc == MPI_SUCCESS ? ws_me() : NULL;
+    struct ws_comm *sc;
+    struct ws_msg mine, res;
+    int waiter;
+    enum xchg x = w ? prepare(w, c, root, &sc, &mine, &waiter) : X_NONE;
+    if (x == X_NONE) {
+        if (w)
+            ws_settle(w, SITE(c->fn, c->cp), 0);
+        return;
+    }
+    if ((x == X_ALL || x == X_REDUCE) && !sc->inter) {
+        exchange_two_step(c, x, root, sc, &mine, &res);
+    } else switch (x) {
+    case X_ALL:
+        PMPI_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
+        break;
+    case X_BCAST:
+        res = mine;
+        PMPI_Bcast(&res, 1, msg_type, root, sc->shadow);
+        break;
+    case X_REDUCE:
+        res.e = -INFINITY;
+        PMPI_Reduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow);
+        break;
+    default:
+        PMPI_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
+        break;
+    }
+    if (c->th) {
+        judge(w, pattern_of[c->fn], waiter, ws_corr(c->t_enter), ws_corr(c->t_leave), &res);
+        c->t_leave = clk_now(); /* the exchange is part of the call, not compute */
+    } else {
+        w->synced = 1;
+    }
+    ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);
+}
+
+static struct ws_icoll *ic_get(struct ws_thread *w)
+{
+    struct ws_icoll *ic = w->free_ic;
+    if (ic)
+        w->free_ic = ic->next;
+    else
+        ic = malloc(sizeof *ic);
+    return ic;
+}
+
+static void ic_put(struct ws_thread *w, struct ws_icoll *ic)
+{
+    ic->next = w->free_ic;
+    w->free_ic = ic;
+}
+
+void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
+{
+    struct ws_thread *w = ws_on && rc == MPI_SUCCESS ? ws_me() : NULL;
+    struct ws_comm *sc;
+    struct ws_msg mine;
+    int waiter;
+    enum xchg x = w ? prepare(w, c, root, &sc, &mine, &waiter) : X_NONE;
+    if (x == X_NONE)
+        return;
+    struct ws_icoll *ic = ic_get(w);
+    if (!ic) {
+        /* The exchange must happen on every rank: fall back to a blocking one. */
+        struct ws_msg res = mine;
+        if (x == X_BCAST)
+            PMPI_Bcast(&res, 1, msg_type, root, sc->shadow);
+        else if (x == X_REDUCE)
+            PMPI_Reduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow);
+        else if (x == X_SCAN)
+            PMPI_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
+        else
+            PMPI_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
+        return;
+    }
+    ic->mine = mine;
+    ic->res = mine;
+    ic->pattern = pattern_of[c->fn];
+    ic->waiter = waiter && c->th;
+    ic->site = 0;
+    if (x == X_BCAST)
+        PMPI_Ibcast(&ic->res, 1, msg_type, root, sc->shadow, &ic->req);
+    else if (x == X_REDUCE)
+        PMPI_Ireduce(&ic->mine, &ic->res, 1, msg_type, max_op, root, sc->shadow, &ic->req);
+    else if (x == X_SCAN)
+        PMPI_Iscan(&ic->mine, &ic->res, 1, msg_type, max_op, sc->shadow, &ic->req);
+    else
+        PMPI_Iallreduce(&ic->mine, &ic->res, 1, msg_type, max_op, sc->shadow, &ic->req);
+    struct ws_rq rq = {.kind = WS_RQ_ICOLL, .fn = c->fn, .comm = c->comm, .ic = ic};
+    if (ws_rq_add(req, &rq) < 0) {
+        ic->next = w->deferred; /* untracked: finished later, not recorded */
+        w->deferred = ic;
+    }
+}
+
+void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c)
+{
+    w->synced = 1;
+    ic->e = ws_corr(c->t_enter);
+    ic->l = ws_corr(c->t_leave);
+    ic->site = c->th ? SITE(c->fn, c->cp) : 0;
+    int done = 0;
+    PMPI_Test(&ic->req, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+        ic->next = w->deferred;
+        w->deferred = ic;
+        return;
+    }
+    if (ic->waiter && c->th)
+        judge(w, ic->pattern, 1, ic->e, ic->l, &ic->res);
+    ic_put(w, ic);
+}
+
+/* Finish exchanges still in flight; those that are done are recorded against the call that
+ * completed the user's request. block: wait for all (at finalize, every rank is there). */
+void ws_poll_deferred(struct ws_thread *w, int block)
+{
+    struct ws_icoll **p = &w->deferred;
+    while (*p) {
+        struct ws_icoll *ic = *p;
+        int done = 0;
+        if (block)
+            PMPI_Wait(&ic->req, MPI_STATUS_IGNORE);
+        else
+            PMPI_Test(&ic->req, &done, MPI_STATUS_IGNORE);
+        if (!block && !done) {
+            p = &ic->next;
+            continue;
+        }
+        *p = ic->next;
+        if (ic->site && ic->waiter && isfinite(ic->res.e) && ic->res.rank != tardy_rank) {
+            double wait = (ic->res.e < ic->l ? ic->res.e : ic->l) - ic->e;
+            if (ic->res.e > ic->l)
+                atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+            if (wait > 0)
+                ws_record(w, ic->site, ic->pattern, wait * ws_sample, &ic->res);
+        }
+        ic_put(w, ic);
+    }
+}

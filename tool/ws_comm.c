@@ -1,0 +1,173 @@
+/* Shadow communicators: one private copy (same groups, same ranks) per user communicator, found by the user's
+ * handle in a fixed table (lock-free lookups; additions and removals take a lock, they happen
+ * only when communicators are created or freed). Also the matched-probe message -> comm map. */
+#include "ws.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "warn.h"
+
+#define COMM_SLOTS 4096
+#define MSG_SLOTS 1024
+
+static struct ws_comm comms[COMM_SLOTS];
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct msg_slot {
+    _Atomic uint64_t key;   /* message handle + 1, 0 empty, 1 removed */
+    MPI_Comm comm;
+};
+static struct msg_slot msgs[MSG_SLOTS];
+
+static uint64_t handle_key(const void *h, size_t len)
+{
+    uint64_t k = 0;
+    memcpy(&k, h, len < sizeof k ? len : sizeof k);
+    return k + 2;
+}
+
+static uint32_t hash(uint64_t k, uint32_t mask)
+{
+    k *= 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(k >> 40) & mask;
+}
+
+struct ws_comm *ws_comm_find(MPI_Comm comm)
+{
+    uint64_t k = handle_key(&comm, sizeof comm);
+    for (uint32_t i = hash(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
+         i = (i + 1) & (COMM_SLOTS - 1), n++) {
+        uint64_t s = atomic_load_explicit(&comms[i].key, memory_order_acquire);
+        if (s == k)
+            return &comms[i];
+        if (s == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+static struct ws_comm *claim(uint64_t k)
+{
+    for (uint32_t i = hash(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
+         i = (i + 1) & (COMM_SLOTS - 1), n++) {
+        uint64_t s = atomic_load(&comms[i].key);
+        if (s == 0 || s == 1)
+            return &comms[i];
+    }
+    return NULL;
+}
+
+int ws_comm_add(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return -1;
+    uint64_t k = handle_key(&comm, sizeof comm);
+    /* Reserve a slot under the lock; the collective calls run outside it, so that two
+     * threads creating communicators at once cannot deadlock across ranks. */
+    pthread_mutex_lock(&comm_lock);
+    struct ws_comm *slot = ws_comm_find(comm) ? NULL : claim(k);
+    if (slot)
+        atomic_store(&slot->key, k | 1ull << 62);
+    pthread_mutex_unlock(&comm_lock);
+    /* A split, not a dup: a dup would run the application's attribute copy callbacks. */
+    MPI_Comm shadow = MPI_COMM_NULL;
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_split(comm, 0, me, &shadow);
+    /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
+    MPI_Comm ack = MPI_COMM_NULL;
+    PMPI_Comm_split(comm, 0, me, &ack);
+    int ok = slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL, all = 0;
+    if (shadow != MPI_COMM_NULL)
+        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shadow);
+    if (!all) {
+        if (shadow != MPI_COMM_NULL)
+            PMPI_Comm_free(&shadow);
+        if (ack != MPI_COMM_NULL)
+            PMPI_Comm_free(&ack);
+        if (slot)
+            atomic_store(&slot->key, 1);
+        static atomic_int warned;
+        if (!atomic_exchange(&warned, 1))
+            tardy_warn("too many communicators for wait-state tracking; waits on further "
+                       "communicators are not measured");
+        return -1;
+    }
+    slot->shadow = shadow;
+    slot->ack = ack;
+    PMPI_Comm_test_inter(comm, &slot->inter);
+    if (slot->inter)
+        PMPI_Comm_remote_size(comm, &slot->size);
+    else
+        PMPI_Comm_size(comm, &slot->size);
+    PMPI_Comm_rank(comm, &slot->rank);
+    atomic_store(&slot->ncoll, 0);
+    atomic_store_explicit(&slot->key, k, memory_order_release);
+    return 0;
+}
+
+void ws_comm_remove(MPI_Comm comm)
+{
+    pthread_mutex_lock(&comm_lock);
+    struct ws_comm *s = ws_comm_find(comm);
+    if (s) {
+        PMPI_Comm_free(&s->shadow);
+        PMPI_Comm_free(&s->ack);
+        atomic_store(&s->key, 1);
+    }
+    pthread_mutex_unlock(&comm_lock);
+}
+
+void ws_comm_fini(void)
+{
+    pthread_mutex_lock(&comm_lock);
+    for (int i = 0; i < COMM_SLOTS; i++) {
+        if (atomic_load(&comms[i].key) > 1) {
+            PMPI_Comm_free(&comms[i].shadow);
+            PMPI_Comm_free(&comms[i].ack);
+        }
+        atomic_store(&comms[i].key, 0);
+    }
+    for (int i = 0; i < MSG_SLOTS; i++)
+        atomic_store(&msgs[i].key, 0);
+    pthread_mutex_unlock(&comm_lock);
+}
+
+void ws_msgmap_put(MPI_Message m, MPI_Comm comm)
+{
+    if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+        return;
+    uint64_t k = handle_key(&m, sizeof m);
+    for (uint32_t i = hash(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
+         i = (i + 1) & (MSG_SLOTS - 1), n++) {
+        uint64_t s = atomic_load(&msgs[i].key);
+        if ((s == 0 || s == 1) && atomic_compare_exchange_strong(&msgs[i].key, &s, k | 1ull << 63)) {
+            msgs[i].comm = comm;
+            atomic_store(&msgs[i].key, k);
+            return;
+        }
+    }
+    static atomic_int warned;
+    if (!atomic_exchange(&warned, 1))
+        tardy_warn("too many matched-probe messages pending; some receives are not measured");
+}
+
+MPI_Comm ws_msgmap_take(MPI_Message m)
+{
+    if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+        return MPI_COMM_NULL;
+    uint64_t k = handle_key(&m, sizeof m);
+    for (uint32_t i = hash(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
+         i = (i + 1) & (MSG_SLOTS - 1), n++) {
+        uint64_t s = atomic_load(&msgs[i].key);
+        if (s == k) {
+            MPI_Comm c = msgs[i].comm;
+            if (atomic_compare_exchange_strong(&msgs[i].key, &s, 1))
+                return c;
+        }
+        if (s == 0)
+            break;
+    }
+    return MPI_COMM_NULL;
+}
