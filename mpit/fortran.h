@@ -6,12 +6,15 @@
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
 
-/* A Fortran array of datatype handles as C handles. Where the handles are the same integers
- * (MPICH) this is a cast; elsewhere the byte counts of the w-variants are not computed. */
+/* A Fortran array of datatype (request) handles as C handles. Where the handles are the same
+ * integers (MPICH) this is a cast; elsewhere the byte counts of the w-variants (of MPI_Startall)
+ * are not computed. */
 #if defined(MPICH)
 #define f2c_types(a) ((const MPI_Datatype *)(a))
+#define f2c_requests(a) ((const MPI_Request *)(a))
 #else
 #define f2c_types(a) ((const MPI_Datatype *)0)
+#define f2c_requests(a) ((const MPI_Request *)0)
 #endif
 
 /* MPI 4.0 names Open MPI 4.1's C header lacks: the Fortran status length (its status is

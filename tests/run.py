@@ -227,7 +227,9 @@ def test_families(ranks):
         check_calls(run, src, [
             ("MPI_Irecv", "irecv", ranks, 64 * ranks), ("MPI_Isend", "isend", ranks, 64 * ranks),
             ("MPI_Waitall", "waitall", ranks, None),
-            ("MPI_Start", "start_recv", 3 * ranks, None), ("MPI_Start", "start_send", 3 * ranks, None),
+            ("MPI_Start", "start_recv", 3 * ranks, 96 * ranks),
+            ("MPI_Start", "start_send", 3 * ranks, 96 * ranks),
+            ("MPI_Startall", "startall", 2 * ranks, 128 * ranks),
             ("MPI_Sendrecv_replace", "sendrecv_replace", ranks, 96 * ranks),
             ("MPI_Send", "send_five", pairs, 20 * pairs), ("MPI_Mprobe", "mprobe", pairs, 0),
             ("MPI_Mrecv", "mrecv", pairs, 20 * pairs),

@@ -38,6 +38,11 @@ int main(int argc, char **argv)
         MPI_Wait(&ps, MPI_STATUS_IGNORE);
         MPI_Wait(&pr, MPI_STATUS_IGNORE);
     }
+    MPI_Request both[2] = {pr, ps};
+    for (int i = 0; i < 2; i++) {
+        MPI_Startall(2, both); /* @site startall */
+        MPI_Waitall(2, both, MPI_STATUSES_IGNORE);
+    }
     MPI_Request_free(&ps);
     MPI_Request_free(&pr);
 
