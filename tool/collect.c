@@ -21,19 +21,21 @@ struct names {
     struct strbuf site;
 };
 
-/* Frames of the C library's process and thread start-up are not the application's code.
- * Decided from the symbol table alone, before any line table is read: the C library's debug
- * information (libc6-dbg) is large and compressed, and reading it cost 0.2 s per rank. */
-static int start_routine(struct symbolizer *sym, uintptr_t pc)
+/* How many of frames pcs[0..n) are the application's: the C library's process and thread
+ * start-up (__libc_start_call_main, start_thread, clone3, ...) and the program's _start at the
+ * outer end are not. Decided from module names and the program's own symbols, never from the
+ * C library's symbol table: with libc6-dbg installed that is a large compressed debug file,
+ * and reading it cost 0.2 s per rank at finalize. */
+static int application_frames(struct symbolizer *sym, const uintptr_t *pcs, int n)
 {
-    static const char *const names[] = {"__libc_start_", "_start", "start_thread", "clone",
-                                        "clone3"};
-    const char *fn = sym_function(sym, pc);
-    for (size_t i = 0; fn && i < sizeof names / sizeof names[0]; i++)
-        if (!strncmp(fn, names[i], strlen(names[i])) &&
-            (names[i][strlen(names[i]) - 1] == '_' || fn[strlen(names[i])] == '\0'))
-            return 1;
-    return 0;
+    if (n > 1 && !sym_in_c_library(sym, pcs[n - 1])) {
+        const char *fn = sym_function(sym, pcs[n - 1]);
+        if (fn && !strcmp(fn, "_start"))
+            n--;
+    }
+    while (n > 1 && sym_in_c_library(sym, pcs[n - 1]))
+        n--;
+    return n;
 }
 
 static const char *path_of(struct names *nm, uint32_t cp)
@@ -47,7 +49,8 @@ static const char *path_of(struct names *nm, uint32_t cp)
         int n = cs_frames(cp, &pcs);
         struct strbuf sb;
         sb_init(&sb);
-        for (int i = 0; i < n && !start_routine(nm->sym, pcs[i]); i++) {
+        n = application_frames(nm->sym, pcs, n);
+        for (int i = 0; i < n; i++) {
             if (i)
                 sb_puts(&sb, ";");
             sym_frame(nm->sym, pcs[i], &sb);

@@ -6,6 +6,7 @@
 
 #include "strbuf.h"
 #include "warn.h"
+#include "yield.h"
 
 #define TAG_ROWS 7301
 
@@ -71,16 +72,20 @@ static int receive_from(struct rowset *rs, int child, MPI_Comm comm)
 {
     MPI_Status st;
     MPI_Count n = 0;
-    PMPI_Probe(child, TAG_ROWS, comm, &st);
+    yw_probe(child, TAG_ROWS, comm, &st);
     PMPI_Get_elements_x(&st, MPI_BYTE, &n);
     char *buf = malloc(n > 0 ? (size_t)n : 1);
     if (!buf) {
         /* Still receive, so the child is not left hanging; its rows are lost. */
         char dummy;
-        PMPI_Recv(&dummy, 0, MPI_BYTE, child, TAG_ROWS, comm, MPI_STATUS_IGNORE);
+        MPI_Request r;
+        PMPI_Irecv(&dummy, 0, MPI_BYTE, child, TAG_ROWS, comm, &r);
+        yw_wait(&r);
         return -1;
     }
-    PMPI_Recv(buf, (int)n, MPI_BYTE, child, TAG_ROWS, comm, MPI_STATUS_IGNORE);
+    MPI_Request r;
+    PMPI_Irecv(buf, (int)n, MPI_BYTE, child, TAG_ROWS, comm, &r);
+    yw_wait(&r);
     int rc = unpack_merge(rs, buf, (size_t)n);
     free(buf);
     return rc;
@@ -102,8 +107,10 @@ int red_tree(struct rowset *rs, MPI_Comm comm)
                 out.len = 0;
                 rc = -1;
             }
-            PMPI_Send(out.data ? out.data : "", (int)out.len, MPI_BYTE, rank - step, TAG_ROWS,
-                      comm);
+            MPI_Request r;
+            PMPI_Isend(out.data ? out.data : "", (int)out.len, MPI_BYTE, rank - step, TAG_ROWS,
+                       comm, &r);
+            yw_wait(&r);
             sb_free(&out);
             break;
         }
@@ -119,12 +126,15 @@ void red_rank_histogram(double v, MPI_Comm comm, double *lo, double *hi,
                         uint64_t bins[RANK_HIST_BINS])
 {
     double ends[2] = {-v, v}, all[2];
-    PMPI_Allreduce(ends, all, 2, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Request r;
+    PMPI_Iallreduce(ends, all, 2, MPI_DOUBLE, MPI_MAX, comm, &r);
+    yw_wait(&r);
     *lo = -all[0];
     *hi = all[1];
     uint64_t mine[RANK_HIST_BINS] = {0};
     double width = (*hi - *lo) / RANK_HIST_BINS;
     int b = width > 0 ? (int)((v - *lo) / width) : 0;
     mine[b < RANK_HIST_BINS ? b : RANK_HIST_BINS - 1] = 1;
-    PMPI_Reduce(mine, bins, RANK_HIST_BINS, MPI_UINT64_T, MPI_SUM, 0, comm);
+    PMPI_Ireduce(mine, bins, RANK_HIST_BINS, MPI_UINT64_T, MPI_SUM, 0, comm, &r);
+    yw_wait(&r);
 }

@@ -52,6 +52,16 @@ const char *sym_function(struct symbolizer *s, uintptr_t pc)
     return mod ? dwfl_module_addrname(mod, addr) : NULL;
 }
 
+int sym_in_c_library(struct symbolizer *s, uintptr_t pc)
+{
+    Dwarf_Addr addr = pc ? pc - 1 : 0;
+    Dwfl_Module *mod = s ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+    const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
+                           : NULL;
+    const char *base = name ? basename_of(name) : "";
+    return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
+}
+
 void sym_frame(struct symbolizer *s, uintptr_t pc, struct strbuf *out)
 {
     /* A return address points after the call; the call itself is one byte earlier. */

@@ -19,8 +19,12 @@ void sym_close(struct symbolizer *s);
  * s may be NULL. */
 void sym_frame(struct symbolizer *s, uintptr_t pc, struct strbuf *out);
 
-/* The name of the function holding return address pc, from the symbol table only (cheap: no
- * DWARF is read), or NULL. Valid until the symbolizer is closed. */
+/* The name of the function holding return address pc, from the symbol table only (no DWARF
+ * is read), or NULL. Valid until the symbolizer is closed. Not for C library addresses: their
+ * symbol table may sit in a large compressed debug file (libc6-dbg). */
 const char *sym_function(struct symbolizer *s, uintptr_t pc);
+
+/* Is return address pc in the C library? Decided from the module's file name alone. */
+int sym_in_c_library(struct symbolizer *s, uintptr_t pc);
 
 #endif
