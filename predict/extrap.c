@@ -24,6 +24,22 @@ static double coord(const struct profile *r, const char **names, int i)
     return i == 0 ? (double)r->ranks : atof(param_of(r, names[i]));
 }
 
+/* Rows of other kinds than call sites, intervals and per-rank metrics: region "KIND/A", or
+ * "KIND/A => B" when the row has a second key (a pvar's class, an event's call site). */
+static const struct {
+    int kind;
+    const char *name;
+} other_kinds[] = {{ROW_PVAR, "pvar"}, {ROW_EVENT, "event"}};
+#define NOTHER (sizeof other_kinds / sizeof other_kinds[0])
+
+static const char *other_kind_name(int kind)
+{
+    for (size_t i = 0; i < NOTHER; i++)
+        if (other_kinds[i].kind == kind)
+            return other_kinds[i].name;
+    return NULL;
+}
+
 /* Extra-P builds a call tree from "->" in region names: use "=>" for intervals. */
 static void region_name(const struct prof_row *row, struct strbuf *out)
 {
@@ -32,6 +48,8 @@ static void region_name(const struct prof_row *row, struct strbuf *out)
         sb_printf(out, "ranks/%s", row->a);
         return;
     }
+    if (other_kind_name(row->kind))
+        sb_printf(out, "%s/", other_kind_name(row->kind));
     sb_puts(out, row->a);
     if (row->b) {
         sb_puts(out, " => ");
@@ -63,12 +81,38 @@ static const struct metric rank_metrics[] = {
     {"max", offsetof(struct prof_nums, time), 1},
     {NULL, 0, 0},
 };
+/* Rows of other kinds: the mean and the maximum of every statistic (those some run has). */
+#define BOTH(name, field)                                                                   \
+    {name "_mean", offsetof(struct prof_nums, field), 0},                                   \
+    {name "_max", offsetof(struct prof_nums, field), 1}
+static const struct metric other_metrics[] = {
+    BOTH("count", count), BOTH("time", time), BOTH("sent", sent), BOTH("recv", recv),
+    BOTH("memory_allocs", mem_allocs), BOTH("memory_allocated", mem_alloc),
+    BOTH("memory_freed", mem_freed), BOTH("memory_live", mem_live), {NULL, 0, 0},
+};
+#undef BOTH
 
 /* The metrics of a row kind (intervals: the first three of the MPI ones). */
 static const struct metric *metrics_of(int kind, int *n)
 {
+    if (kind != ROW_MPI && kind != ROW_INTERVAL && kind != ROW_RANK) {
+        *n = sizeof other_metrics / sizeof other_metrics[0] - 1;
+        return other_metrics;
+    }
     *n = kind == ROW_MPI ? 7 : kind == ROW_INTERVAL ? 3 : 2;
     return kind == ROW_RANK ? rank_metrics : mpi_metrics;
+}
+
+/* Counters (TARDY_PAPI) of any row: metrics "counter_mean/EVENT" and "counter_max/EVENT". */
+static const char *const counter_metrics[2] = {"counter_mean/", "counter_max/"};
+
+/* The column of counter event in run r, or -1. */
+static int counter_slot(const struct profile *r, const char *event)
+{
+    for (int i = 0; i < r->ncounters && i < PROF_COUNTERS; i++)
+        if (r->counters[i] && !strcmp(r->counters[i], event))
+            return i;
+    return -1;
 }
 
 static struct red_stat *stat_at(struct prof_nums *n, const struct metric *m)
@@ -86,40 +130,69 @@ static double metric_value(const struct profile *r, const struct prof_row *row,
     return m->max ? s->max : s->sum / n;
 }
 
-/* Did some run record memory at this call site? */
-static int has_memory(const struct profile *runs, int nruns, const struct prof_row *row)
+/* Does some run have the statistic at off (or counter event, when off is -1) in this row? */
+static int has_stat(const struct profile *runs, int nruns, const struct prof_row *row,
+                    long off, const char *event)
 {
     for (int r = 0; r < nruns; r++) {
         const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a, row->b);
-        if (mine && mine->n.mem_live.ranks)
+        int slot = event ? counter_slot(&runs[r], event) : -1;
+        if (mine && (event ? slot >= 0 && mine->n.ctr[slot].ranks
+                           : ((const struct red_stat *)((const char *)&mine->n + off))->ranks))
             return 1;
     }
     return 0;
 }
 
-/* One REGION with its metrics, a DATA line per point holding the runs at that point. */
+/* One DATA line per point: the value in each run at that point. */
+static void write_data(const struct profile *runs, int nruns, const int *point, int npoints,
+                       const struct prof_row *row, const struct metric *m, const char *event,
+                       FILE *out)
+{
+    for (int k = 0; k < npoints; k++) {
+        fputs("DATA", out);
+        for (int r = 0; r < nruns; r++) {
+            if (point[r] != k)
+                continue;
+            const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a, row->b);
+            struct metric c = *m;
+            int slot = event ? counter_slot(&runs[r], event) : 0;
+            if (event)
+                c.off = offsetof(struct prof_nums, ctr) + (size_t)slot * sizeof(struct red_stat);
+            fprintf(out, " %.17g", slot < 0 ? 0 : metric_value(&runs[r], mine, &c));
+        }
+        fputs("\n", out);
+    }
+}
+
+/* One REGION with its metrics: the kind's, then the counters some run has in the row. */
 static void write_region(const struct profile *runs, int nruns, const int *point, int npoints,
                          const struct prof_row *row, struct strbuf *name, FILE *out)
 {
     region_name(row, name);
     fprintf(out, "REGION %s\n", name->data);
-    int nm;
+    int nm, other = other_kind_name(row->kind) != NULL;
     const struct metric *metrics = metrics_of(row->kind, &nm);
     for (int m = 0; m < nm; m++) {
-        if (metrics[m].off == offsetof(struct prof_nums, mem_live) &&
-            !has_memory(runs, nruns, row))
+        if ((other || metrics[m].off == offsetof(struct prof_nums, mem_live)) &&
+            !has_stat(runs, nruns, row, (long)metrics[m].off, NULL))
             continue;
         fprintf(out, "METRIC %s\n", metrics[m].name);
-        for (int k = 0; k < npoints; k++) {
-            fputs("DATA", out);
-            for (int r = 0; r < nruns; r++) {
-                if (point[r] != k)
-                    continue;
-                const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a,
-                                                          row->b);
-                fprintf(out, " %.17g", metric_value(&runs[r], mine, &metrics[m]));
+        write_data(runs, nruns, point, npoints, row, &metrics[m], NULL, out);
+    }
+    for (int r = 0; r < nruns; r++) {
+        for (int i = 0; i < runs[r].ncounters && i < PROF_COUNTERS; i++) {
+            const char *event = runs[r].counters[i];
+            int first = 1; /* written for the first run that has the event */
+            for (int q = 0; q < r && first; q++)
+                first = counter_slot(&runs[q], event) < 0;
+            if (!event || !first || !has_stat(runs, nruns, row, -1, event))
+                continue;
+            for (int max = 0; max < 2; max++) {
+                struct metric c = {NULL, 0, max};
+                fprintf(out, "METRIC %s%s\n", counter_metrics[max], event);
+                write_data(runs, nruns, point, npoints, row, &c, event, out);
             }
-            fputs("\n", out);
         }
     }
 }
@@ -176,8 +249,9 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out)
     for (int q = nruns - 1; q >= 0; q--) {
         for (size_t i = 0; i < runs[q].rows.n; i++) {
             const struct prof_row *row = &runs[q].rows.rows[i];
-            if (row->kind != ROW_MPI && row->kind != ROW_INTERVAL && row->kind != ROW_RANK)
-                continue; /* MPI_T variables and events: no scaling metric of the run */
+            if (row->kind != ROW_MPI && row->kind != ROW_INTERVAL && row->kind != ROW_RANK &&
+                !other_kind_name(row->kind))
+                continue;
             if (rowset_find(&seen, row->kind, row->a, row->b) ||
                 !rowset_get(&seen, row->kind, row->a, row->b))
                 continue;
@@ -260,28 +334,68 @@ static int make_runs(struct reader *rd)
     return 0;
 }
 
-/* Where a region/metric pair goes in a run: back into the row and statistic it was exported
- * from (regions "ranks/NAME", "SITE => SITE" and call sites "MPI_X@..." with tardy's metric
- * names); anything else becomes the per-rank metric "region/metric". */
+/* The row kind of a region written by extrap_write, and where its first key starts; 0 for
+ * a region of another tool. */
+static int region_kind(const char *region, const char **a)
+{
+    *a = region;
+    for (size_t i = 0; i < NOTHER; i++) {
+        size_t len = strlen(other_kinds[i].name);
+        if (!strncmp(region, other_kinds[i].name, len) && region[len] == '/') {
+            *a = region + len + 1;
+            return other_kinds[i].kind;
+        }
+    }
+    if (!strncmp(region, "ranks/", 6)) {
+        *a = region + 6;
+        return ROW_RANK;
+    }
+    return strstr(region, " => ") ? ROW_INTERVAL : strchr(region, '@') ? ROW_MPI : 0;
+}
+
+/* The column of counter event in run r, added when the run does not have it yet; -1 when
+ * all columns are taken. */
+static int counter_column(struct profile *r, const char *event)
+{
+    int slot = counter_slot(r, event);
+    if (slot >= 0 || r->ncounters >= PROF_COUNTERS)
+        return slot;
+    r->counters[r->ncounters] = strdup(event);
+    return r->counters[r->ncounters] ? r->ncounters++ : -1;
+}
+
+/* Where a region/metric pair goes in a run: back into the row and statistic (or counter) it
+ * was exported from (regions "ranks/NAME", "pvar/NAME => CLASS", "event/EVENT => SITE",
+ * "SITE => SITE" and call sites "MPI_X@..." with tardy's metric names); anything else (also
+ * a counter beyond the run's PROF_COUNTERS columns) becomes the per-rank metric
+ * "region/metric". -1 when out of memory. */
 static int place(struct profile *r, const char *region, const char *metric, double v)
 {
-    int kind = !strncmp(region, "ranks/", 6) ? ROW_RANK
-               : strstr(region, " => ")       ? ROW_INTERVAL
-               : strchr(region, '@')          ? ROW_MPI
-                                              : 0;
-    int nm = 0;
+    const char *a;
+    int kind = region_kind(region, &a);
+    int nm = 0, slot;
     const struct metric *ms = kind ? metrics_of(kind, &nm) : NULL, *m = NULL;
+    struct metric counter = {NULL, 0, 0};
     for (int i = 0; i < nm && !m; i++)
         if (!strcmp(ms[i].name, metric))
             m = &ms[i];
+    for (int max = 0; kind && max < 2 && !m; max++) {
+        size_t len = strlen(counter_metrics[max]);
+        if (!strncmp(metric, counter_metrics[max], len) && metric[len] &&
+            (slot = counter_column(r, metric + len)) >= 0) {
+            counter = (struct metric){NULL, offsetof(struct prof_nums, ctr) +
+                                                (size_t)slot * sizeof(struct red_stat), max};
+            m = &counter;
+        }
+    }
     struct prof_row *row;
-    if (m && kind == ROW_INTERVAL) {
-        const char *arrow = strstr(region, " => ");
-        char *a = strndup(region, (size_t)(arrow - region));
-        row = a ? rowset_get(&r->rows, kind, a, arrow + 4) : NULL;
-        free(a);
+    const char *arrow = strstr(a, " => ");
+    if (m && arrow && kind != ROW_RANK && kind != ROW_MPI) {
+        char *first = strndup(a, (size_t)(arrow - a));
+        row = first ? rowset_get(&r->rows, kind, first, arrow + 4) : NULL;
+        free(first);
     } else if (m) {
-        row = rowset_get(&r->rows, kind, kind == ROW_RANK ? region + 6 : region, NULL);
+        row = rowset_get(&r->rows, kind, a, NULL);
     } else {
         char key[1024];
         snprintf(key, sizeof key, "%s/%s", region, metric);

@@ -1012,6 +1012,35 @@ def test_extrap_foreign():
         os.unlink(path)
 
 
+def test_extrap_counters():
+    """PAPI counters of every row go through the Extra-P export and back: sde_counters at 1 to
+    4 ranks (its WORK counter grows with the rank) predicts the same from the store and from
+    its export, counters included."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        for ranks in (1, 2, 3, 4):
+            run = Run([binary("sde_counters")], ranks,
+                      {"TARDY_STORE": store, "TARDY_PAPI": WORK + "," + INMPI})
+            try:
+                expect(run.rc == 0 and run.profile, "-n %d: exit %d %s" % (
+                    ranks, run.rc, run.err[-600:]))
+            finally:
+                run.cleanup()
+        offline, _err = predict_json(["--store", store, "--at", "p=8"])
+        counted = [q["metric"] for q in offline["predictions"] if WORK in q["metric"]]
+        expect(counted, "no counter predictions: %s" % [q["metric"] for q in
+                                                        offline["predictions"]][:10])
+        extrap = os.path.join(store, "extrap.txt")
+        p = subprocess.run([TARDY, "export-extrap", "--store", store, "-o", extrap],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "export-extrap: %s" % p.stderr)
+        back, _err = predict_json(["--extrap", extrap, "--at", "p=8"])
+        same_predictions(offline["predictions"], back["predictions"], "store vs Extra-P export",
+                         QUANTILE_METRICS)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
 # ---- wait states (issue 3) -------------------------------------------------------------------
 
 WAIT_SRC = "tests/mpi/waits_accuracy.c"
@@ -1252,6 +1281,7 @@ for _policy in ("runtime_error", "endless", "memory_bomb", "garbage", "nan_value
 CASES.append(("lua/script failing its check at MPI_Init", test_broken_at_init))
 CASES.append(("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions))
 CASES.append(("lua/Extra-P file as input", test_extrap_foreign))
+CASES.append(("lua/Extra-P export carries counters", test_extrap_counters))
 CASES.append(("lua/docs example", test_docs_example))
 CASES.append(("lua/API: every statistic of every row", test_api_metrics))
 CASES.append(("lua/API: PAPI counters of every row", test_api_counters))
