@@ -25,11 +25,13 @@ static double coord(const struct profile *r, const char **names, int i)
 }
 
 /* Rows of other kinds than call sites, intervals and per-rank metrics: region "KIND/A", or
- * "KIND/A => B" when the row has a second key (a pvar's class, an event's call site). */
+ * "KIND/A => B" when the row has a second key (a pvar's class, the call site of an event or
+ * a wait, the region that caused a wait), with backslash, newline and tab written \\, \n, \t. */
 static const struct {
     int kind;
     const char *name;
-} other_kinds[] = {{ROW_PVAR, "pvar"}, {ROW_EVENT, "event"}};
+} other_kinds[] = {{ROW_PVAR, "pvar"}, {ROW_EVENT, "event"}, {ROW_WAIT, "wait"},
+                   {ROW_CAUSE, "cause"}};
 #define NOTHER (sizeof other_kinds / sizeof other_kinds[0])
 
 static const char *other_kind_name(int kind)
@@ -40,20 +42,55 @@ static const char *other_kind_name(int kind)
     return NULL;
 }
 
+static void put_escaped(struct strbuf *out, const char *s)
+{
+    for (; *s; s++) {
+        const char *esc = *s == '\\' ? "\\\\" : *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : NULL;
+        if (esc)
+            sb_puts(out, esc);
+        else
+            sb_add(out, s, 1);
+    }
+}
+
+/* s with the escapes of put_escaped undone (a new string, NULL when out of memory). */
+static char *unescaped(const char *s, size_t len)
+{
+    char *out = malloc(len + 1), *o = out;
+    for (size_t i = 0; out && i < len; i++) {
+        if (s[i] == '\\' && i + 1 < len && strchr("\\nt", s[i + 1])) {
+            i++;
+            *o++ = s[i] == 'n' ? '\n' : s[i] == 't' ? '\t' : '\\';
+        } else {
+            *o++ = s[i];
+        }
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
 /* Extra-P builds a call tree from "->" in region names: use "=>" for intervals. */
 static void region_name(const struct prof_row *row, struct strbuf *out)
 {
+    const char *other = other_kind_name(row->kind);
     out->len = 0;
     if (row->kind == ROW_RANK) {
         sb_printf(out, "ranks/%s", row->a);
         return;
     }
-    if (other_kind_name(row->kind))
-        sb_printf(out, "%s/", other_kind_name(row->kind));
-    sb_puts(out, row->a);
+    if (other) {
+        sb_printf(out, "%s/", other);
+        put_escaped(out, row->a);
+    } else {
+        sb_puts(out, row->a);
+    }
     if (row->b) {
         sb_puts(out, " => ");
-        sb_puts(out, row->b);
+        if (other)
+            put_escaped(out, row->b);
+        else
+            sb_puts(out, row->b);
     }
 }
 
@@ -88,7 +125,8 @@ static const struct metric rank_metrics[] = {
 static const struct metric other_metrics[] = {
     BOTH("count", count), BOTH("time", time), BOTH("sent", sent), BOTH("recv", recv),
     BOTH("memory_allocs", mem_allocs), BOTH("memory_allocated", mem_alloc),
-    BOTH("memory_freed", mem_freed), BOTH("memory_live", mem_live), {NULL, 0, 0},
+    BOTH("memory_freed", mem_freed), BOTH("memory_live", mem_live), BOTH("late", late),
+    {NULL, 0, 0},
 };
 #undef BOTH
 
@@ -102,6 +140,9 @@ static const struct metric *metrics_of(int kind, int *n)
     *n = kind == ROW_MPI ? 7 : kind == ROW_INTERVAL ? 3 : 2;
     return kind == ROW_RANK ? rank_metrics : mpi_metrics;
 }
+
+/* Written first for a row some runs lack: 1 in the runs that have it, 0 in the others. */
+#define PRESENT "present"
 
 /* Counters (TARDY_PAPI) of any row: metrics "counter_mean/EVENT" and "counter_max/EVENT". */
 static const char *const counter_metrics[2] = {"counter_mean/", "counter_max/"};
@@ -171,8 +212,21 @@ static void write_region(const struct profile *runs, int nruns, const int *point
 {
     region_name(row, name);
     fprintf(out, "REGION %s\n", name->data);
-    int nm, other = other_kind_name(row->kind) != NULL;
+    int nm, other = other_kind_name(row->kind) != NULL, lacking = 0;
     const struct metric *metrics = metrics_of(row->kind, &nm);
+    for (int r = 0; r < nruns && !lacking; r++)
+        lacking = !rowset_find(&runs[r].rows, row->kind, row->a, row->b);
+    if (lacking) { /* the runs without the row are left out of its series, as in the store */
+        fprintf(out, "METRIC %s\n", PRESENT);
+        for (int k = 0; k < npoints; k++) {
+            fputs("DATA", out);
+            for (int r = 0; r < nruns; r++)
+                if (point[r] == k)
+                    fputs(rowset_find(&runs[r].rows, row->kind, row->a, row->b) ? " 1" : " 0",
+                          out);
+            fputs("\n", out);
+        }
+    }
     for (int m = 0; m < nm; m++) {
         if ((other || metrics[m].off == offsetof(struct prof_nums, mem_live)) &&
             !has_stat(runs, nruns, row, (long)metrics[m].off, NULL))
@@ -279,6 +333,7 @@ struct reader {
     int npoints, point;
     char *region, *metric;
     struct profile *runs;
+    unsigned char *absent; /* per point: no run there has the current region's row */
 };
 
 static int fail(struct reader *rd, const char *what)
@@ -311,7 +366,8 @@ static int read_points(struct reader *rd, char *s)
 static int make_runs(struct reader *rd)
 {
     rd->runs = calloc((size_t)rd->npoints, sizeof *rd->runs);
-    if (!rd->runs)
+    rd->absent = calloc((size_t)rd->npoints, 1);
+    if (!rd->runs || !rd->absent)
         return fail(rd, "out of memory");
     for (int k = 0; k < rd->npoints; k++) {
         struct profile *r = &rd->runs[k];
@@ -390,7 +446,13 @@ static int place(struct profile *r, const char *region, const char *metric, doub
     }
     struct prof_row *row;
     const char *arrow = strstr(a, " => ");
-    if (m && arrow && kind != ROW_RANK && kind != ROW_MPI) {
+    if (m && kind != ROW_MPI && kind != ROW_INTERVAL && kind != ROW_RANK) {
+        char *first = unescaped(a, arrow ? (size_t)(arrow - a) : strlen(a));
+        char *second = arrow ? unescaped(arrow + 4, strlen(arrow + 4)) : NULL;
+        row = first && (second || !arrow) ? rowset_get(&r->rows, kind, first, second) : NULL;
+        free(first);
+        free(second);
+    } else if (m && arrow && kind == ROW_INTERVAL) {
         char *first = strndup(a, (size_t)(arrow - a));
         row = first ? rowset_get(&r->rows, kind, first, arrow + 4) : NULL;
         free(first);
@@ -437,9 +499,15 @@ static int read_data(struct reader *rd, char *s)
     }
     if (!n)
         return fail(rd, "DATA without values");
-    if (place(&rd->runs[rd->point++], rd->region, rd->metric, sum / n) < 0)
-        return fail(rd, "out of memory");
-    return 0;
+    const char *a;
+    int k = rd->point++, tardys = region_kind(rd->region, &a) != 0;
+    if (tardys && !strcmp(rd->metric, PRESENT)) {
+        rd->absent[k] = sum == 0;
+        return 0;
+    }
+    if ((tardys && rd->absent[k]) || place(&rd->runs[k], rd->region, rd->metric, sum / n) == 0)
+        return 0;
+    return fail(rd, "out of memory");
 }
 
 static int read_line(struct reader *rd, char *line)
@@ -464,6 +532,8 @@ static int read_line(struct reader *rd, char *line)
         free(*slot);
         *slot = strdup(value);
         rd->point = 0;
+        if (s[0] == 'R' && rd->absent)
+            memset(rd->absent, 0, (size_t)rd->npoints);
         return 0;
     }
     if (!strcmp(s, "DATA"))
@@ -496,6 +566,7 @@ int extrap_read(const char *path, struct profile **runs, char *err, size_t errle
     free(rd.points);
     free(rd.region);
     free(rd.metric);
+    free(rd.absent);
     if (rc < 0) {
         for (int k = 0; rd.runs && k < rd.npoints; k++)
             profile_free(&rd.runs[k]);
