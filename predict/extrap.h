@@ -24,8 +24,9 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out);
  * else 1; the other parameters become run parameters); the value of a region/metric pair is
  * the mean of its repetitions. Regions and metrics written by extrap_write go back to their
  * rows, and a run gets no row where present is 0 at its point (so predictions from an export
- * equal those from the store); any other pair becomes the per-rank metric "region/metric". Returns the number of runs (array in *runs, free with
- * store_free), or -1 with "file:line: problem" in err. */
+ * equal those from the store); any other pair becomes the per-rank metric "region/metric".
+ * Returns the number of runs (array in *runs, free with store_free), or -1 with
+ * "file:line: problem" in err. */
 int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen);
 
 #endif
