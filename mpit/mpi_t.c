@@ -412,10 +412,8 @@ void mt_pvar_rows(struct rowset *rs, int rank)
         for (int k = 1; k < p->count && as_number(p->type, e + (size_t)k * p->size, &v) == 0; k++)
             sum = combine(p->cls, sum, v);
         struct prof_row *r = rowset_get(rs, ROW_PVAR, p->name, class_name(p->cls));
-        if (r) {
+        if (r) /* the value only: what the profile stores, so a run read back is the same */
             red_stat_one(&r->n.time, sum, rank);
-            red_stat_one(&r->n.count, 1, rank);
-        }
     }
 }
 
