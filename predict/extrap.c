@@ -171,7 +171,7 @@ static double metric_value(const struct profile *r, const struct prof_row *row,
     return m->max ? s->max : s->sum / n;
 }
 
-/* Does some run have the statistic at off (or counter event, when off is -1) in this row? */
+/* Does some run have, in this row, counter event (when not NULL) or the statistic at off? */
 static int has_stat(const struct profile *runs, int nruns, const struct prof_row *row,
                     long off, const char *event)
 {
