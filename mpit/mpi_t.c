@@ -21,6 +21,9 @@
 #define MT_MAX_EVENTS 64
 #define MT_MAX_WRITES 16
 #define MT_NAME 256
+/* A performance variable with one value per peer (Open MPI's ob1 queue lengths bound to a
+ * communicator hold one per rank of it) is read when it has at most this many elements. */
+#define MT_MAX_ELEMS 4096
 
 struct mt_write {
     char *name, *asked, *before;
@@ -30,7 +33,7 @@ struct mt_pvar {
     MPI_T_pvar_handle handle;
     MPI_Datatype type;
     char name[MT_NAME];
-    int cls;
+    int cls, count, size;
 };
 
 /* Occurrences of event k (k1) inside call site (k2). */
@@ -48,6 +51,7 @@ static struct {
     MPI_T_pvar_session session;
     struct mt_pvar pvars[MT_MAX_PVARS];
     int npv;
+    unsigned long long elems[MT_MAX_ELEMS];
     struct strbuf note;
 #if MPI_VERSION >= 4
     MPI_T_event_registration events[MT_MAX_EVENTS];
@@ -328,6 +332,23 @@ static const char *class_name(int cls)
     return "?";
 }
 
+/* Can the elements of a pvar of class cls be combined into one value? Sizes, levels,
+ * counters, aggregates and timers add up; high- and low-water marks and percentages keep
+ * their extreme. States and generic values cannot. */
+static int combinable(int cls)
+{
+    return cls != MPI_T_PVAR_CLASS_STATE && cls != MPI_T_PVAR_CLASS_GENERIC;
+}
+
+static double combine(int cls, double acc, double v)
+{
+    if (cls == MPI_T_PVAR_CLASS_HIGHWATERMARK || cls == MPI_T_PVAR_CLASS_PERCENTAGE)
+        return v > acc ? v : acc;
+    if (cls == MPI_T_PVAR_CLASS_LOWWATERMARK)
+        return v < acc ? v : acc;
+    return acc + v;
+}
+
 /* Allocate (and start, unless continuous) the pvars matching TARDY_PVARS. */
 static void start_pvars(void)
 {
@@ -336,7 +357,7 @@ static void start_pvars(void)
         struct mt_pvar *p = &mt.pvars[mt.npv];
         char desc[1024];
         int nlen = sizeof p->name, dlen = sizeof desc, verbosity, bind, readonly, continuous,
-            atomic, count;
+            atomic;
         MPI_T_enum en;
         MPI_Comm world = MPI_COMM_WORLD;
         double v;
@@ -346,7 +367,9 @@ static void start_pvars(void)
             continue;
         if (mt.npv == MT_MAX_PVARS || (bind != MPI_T_BIND_NO_OBJECT &&
                                        bind != MPI_T_BIND_MPI_COMM) ||
-            as_number(p->type, &(long long){0}, &v) < 0) {
+            as_number(p->type, &(long long){0}, &v) < 0 ||
+            PMPI_Type_size(p->type, &p->size) != MPI_SUCCESS ||
+            p->size > (int)sizeof mt.elems[0]) {
             skipped++;
             continue;
         }
@@ -354,11 +377,12 @@ static void start_pvars(void)
             return;
         mt.session_open = 1;
         if (PMPI_T_pvar_handle_alloc(mt.session, i, bind == MPI_T_BIND_MPI_COMM ? &world : NULL,
-                                     &p->handle, &count) != MPI_SUCCESS) {
+                                     &p->handle, &p->count) != MPI_SUCCESS) {
             skipped++;
             continue;
         }
-        if (count != 1) {
+        if (p->count < 1 || (p->count > 1 && !combinable(p->cls)) ||
+            (size_t)p->count * (size_t)p->size > sizeof mt.elems) {
             PMPI_T_pvar_handle_free(mt.session, &p->handle);
             skipped++;
             continue;
@@ -368,25 +392,28 @@ static void start_pvars(void)
         mt.npv++;
     }
     if (skipped)
-        sb_printf(&mt.note, "%d performance variables matching TARDY_PVARS are not read (arrays, "
-                            "non-numeric, bound to objects other than MPI_COMM_WORLD, or beyond "
-                            "%d)\n", skipped, MT_MAX_PVARS);
+        sb_printf(&mt.note, "%d performance variables matching TARDY_PVARS are not read "
+                            "(non-numeric, arrays of states or of more than %d elements, bound "
+                            "to objects other than MPI_COMM_WORLD, or beyond %d)\n",
+                  skipped, MT_MAX_ELEMS, MT_MAX_PVARS);
 }
 
+/* One row per pvar: its value on this rank, an array's elements combined by class. */
 void mt_pvar_rows(struct rowset *rs, int rank)
 {
     for (int i = 0; i < mt.npv; i++) {
         struct mt_pvar *p = &mt.pvars[i];
-        char buf[64] = {0};
-        double v;
-        if (PMPI_T_pvar_read(mt.session, p->handle, buf) != MPI_SUCCESS ||
-            as_number(p->type, buf, &v) < 0)
+        const char *e = (const char *)mt.elems;
+        double v, sum = 0;
+        memset(mt.elems, 0, (size_t)p->count * (size_t)p->size);
+        if (PMPI_T_pvar_read(mt.session, p->handle, mt.elems) != MPI_SUCCESS ||
+            as_number(p->type, e, &sum) < 0)
             continue;
+        for (int k = 1; k < p->count && as_number(p->type, e + (size_t)k * p->size, &v) == 0; k++)
+            sum = combine(p->cls, sum, v);
         struct prof_row *r = rowset_get(rs, ROW_PVAR, p->name, class_name(p->cls));
-        if (r) {
-            red_stat_one(&r->n.time, v, rank);
-            red_stat_one(&r->n.count, 1, rank);
-        }
+        if (r) /* the value only: what the profile stores, so a run read back is the same */
+            red_stat_one(&r->n.time, sum, rank);
     }
 }
 

@@ -24,18 +24,73 @@ static double coord(const struct profile *r, const char **names, int i)
     return i == 0 ? (double)r->ranks : atof(param_of(r, names[i]));
 }
 
+/* Rows of other kinds than call sites, intervals and per-rank metrics: region "KIND/A", or
+ * "KIND/A => B" when the row has a second key (a pvar's class, the call site of an event or
+ * a wait, the region that caused a wait), with backslash, newline and tab written \\, \n, \t. */
+static const struct {
+    int kind;
+    const char *name;
+} other_kinds[] = {{ROW_PVAR, "pvar"}, {ROW_EVENT, "event"}, {ROW_WAIT, "wait"},
+                   {ROW_CAUSE, "cause"}};
+#define NOTHER (sizeof other_kinds / sizeof other_kinds[0])
+
+static const char *other_kind_name(int kind)
+{
+    for (size_t i = 0; i < NOTHER; i++)
+        if (other_kinds[i].kind == kind)
+            return other_kinds[i].name;
+    return NULL;
+}
+
+static void put_escaped(struct strbuf *out, const char *s)
+{
+    for (; *s; s++) {
+        const char *esc = *s == '\\' ? "\\\\" : *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : NULL;
+        if (esc)
+            sb_puts(out, esc);
+        else
+            sb_add(out, s, 1);
+    }
+}
+
+/* s with the escapes of put_escaped undone (a new string, NULL when out of memory). */
+static char *unescaped(const char *s, size_t len)
+{
+    char *out = malloc(len + 1), *o = out;
+    for (size_t i = 0; out && i < len; i++) {
+        if (s[i] == '\\' && i + 1 < len && strchr("\\nt", s[i + 1])) {
+            i++;
+            *o++ = s[i] == 'n' ? '\n' : s[i] == 't' ? '\t' : '\\';
+        } else {
+            *o++ = s[i];
+        }
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
 /* Extra-P builds a call tree from "->" in region names: use "=>" for intervals. */
 static void region_name(const struct prof_row *row, struct strbuf *out)
 {
+    const char *other = other_kind_name(row->kind);
     out->len = 0;
     if (row->kind == ROW_RANK) {
         sb_printf(out, "ranks/%s", row->a);
         return;
     }
-    sb_puts(out, row->a);
+    if (other) {
+        sb_printf(out, "%s/", other);
+        put_escaped(out, row->a);
+    } else {
+        sb_puts(out, row->a);
+    }
     if (row->b) {
         sb_puts(out, " => ");
-        sb_puts(out, row->b);
+        if (other)
+            put_escaped(out, row->b);
+        else
+            sb_puts(out, row->b);
     }
 }
 
@@ -63,12 +118,42 @@ static const struct metric rank_metrics[] = {
     {"max", offsetof(struct prof_nums, time), 1},
     {NULL, 0, 0},
 };
+/* Rows of other kinds: the mean and the maximum of every statistic (those some run has). */
+#define BOTH(name, field)                                                                   \
+    {name "_mean", offsetof(struct prof_nums, field), 0},                                   \
+    {name "_max", offsetof(struct prof_nums, field), 1}
+static const struct metric other_metrics[] = {
+    BOTH("count", count), BOTH("time", time), BOTH("sent", sent), BOTH("recv", recv),
+    BOTH("memory_allocs", mem_allocs), BOTH("memory_allocated", mem_alloc),
+    BOTH("memory_freed", mem_freed), BOTH("memory_live", mem_live), BOTH("late", late),
+    {NULL, 0, 0},
+};
+#undef BOTH
 
 /* The metrics of a row kind (intervals: the first three of the MPI ones). */
 static const struct metric *metrics_of(int kind, int *n)
 {
+    if (kind != ROW_MPI && kind != ROW_INTERVAL && kind != ROW_RANK) {
+        *n = sizeof other_metrics / sizeof other_metrics[0] - 1;
+        return other_metrics;
+    }
     *n = kind == ROW_MPI ? 7 : kind == ROW_INTERVAL ? 3 : 2;
     return kind == ROW_RANK ? rank_metrics : mpi_metrics;
+}
+
+/* Written first for a row some runs lack: 1 in the runs that have it, 0 in the others. */
+#define PRESENT "present"
+
+/* Counters (TARDY_PAPI) of any row: metrics "counter_mean/EVENT" and "counter_max/EVENT". */
+static const char *const counter_metrics[2] = {"counter_mean/", "counter_max/"};
+
+/* The column of counter event in run r, or -1. */
+static int counter_slot(const struct profile *r, const char *event)
+{
+    for (int i = 0; i < r->ncounters && i < PROF_COUNTERS; i++)
+        if (r->counters[i] && !strcmp(r->counters[i], event))
+            return i;
+    return -1;
 }
 
 static struct red_stat *stat_at(struct prof_nums *n, const struct metric *m)
@@ -86,40 +171,82 @@ static double metric_value(const struct profile *r, const struct prof_row *row,
     return m->max ? s->max : s->sum / n;
 }
 
-/* Did some run record memory at this call site? */
-static int has_memory(const struct profile *runs, int nruns, const struct prof_row *row)
+/* Does some run have, in this row, counter event (when not NULL) or the statistic at off? */
+static int has_stat(const struct profile *runs, int nruns, const struct prof_row *row,
+                    long off, const char *event)
 {
     for (int r = 0; r < nruns; r++) {
         const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a, row->b);
-        if (mine && mine->n.mem_live.ranks)
+        int slot = event ? counter_slot(&runs[r], event) : -1;
+        if (mine && (event ? slot >= 0 && mine->n.ctr[slot].ranks
+                           : ((const struct red_stat *)((const char *)&mine->n + off))->ranks))
             return 1;
     }
     return 0;
 }
 
-/* One REGION with its metrics, a DATA line per point holding the runs at that point. */
+/* One DATA line per point: the value in each run at that point. */
+static void write_data(const struct profile *runs, int nruns, const int *point, int npoints,
+                       const struct prof_row *row, const struct metric *m, const char *event,
+                       FILE *out)
+{
+    for (int k = 0; k < npoints; k++) {
+        fputs("DATA", out);
+        for (int r = 0; r < nruns; r++) {
+            if (point[r] != k)
+                continue;
+            const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a, row->b);
+            struct metric c = *m;
+            int slot = event ? counter_slot(&runs[r], event) : 0;
+            if (event)
+                c.off = offsetof(struct prof_nums, ctr) + (size_t)slot * sizeof(struct red_stat);
+            fprintf(out, " %.17g", slot < 0 ? 0 : metric_value(&runs[r], mine, &c));
+        }
+        fputs("\n", out);
+    }
+}
+
+/* One REGION with its metrics: the kind's, then the counters some run has in the row. */
 static void write_region(const struct profile *runs, int nruns, const int *point, int npoints,
                          const struct prof_row *row, struct strbuf *name, FILE *out)
 {
     region_name(row, name);
     fprintf(out, "REGION %s\n", name->data);
-    int nm;
+    int nm, other = other_kind_name(row->kind) != NULL, lacking = 0;
     const struct metric *metrics = metrics_of(row->kind, &nm);
-    for (int m = 0; m < nm; m++) {
-        if (metrics[m].off == offsetof(struct prof_nums, mem_live) &&
-            !has_memory(runs, nruns, row))
-            continue;
-        fprintf(out, "METRIC %s\n", metrics[m].name);
+    for (int r = 0; r < nruns && !lacking; r++)
+        lacking = !rowset_find(&runs[r].rows, row->kind, row->a, row->b);
+    if (lacking) { /* the runs without the row are left out of its series, as in the store */
+        fprintf(out, "METRIC %s\n", PRESENT);
         for (int k = 0; k < npoints; k++) {
             fputs("DATA", out);
-            for (int r = 0; r < nruns; r++) {
-                if (point[r] != k)
-                    continue;
-                const struct prof_row *mine = rowset_find(&runs[r].rows, row->kind, row->a,
-                                                          row->b);
-                fprintf(out, " %.17g", metric_value(&runs[r], mine, &metrics[m]));
-            }
+            for (int r = 0; r < nruns; r++)
+                if (point[r] == k)
+                    fputs(rowset_find(&runs[r].rows, row->kind, row->a, row->b) ? " 1" : " 0",
+                          out);
             fputs("\n", out);
+        }
+    }
+    for (int m = 0; m < nm; m++) {
+        if ((other || metrics[m].off == offsetof(struct prof_nums, mem_live)) &&
+            !has_stat(runs, nruns, row, (long)metrics[m].off, NULL))
+            continue;
+        fprintf(out, "METRIC %s\n", metrics[m].name);
+        write_data(runs, nruns, point, npoints, row, &metrics[m], NULL, out);
+    }
+    for (int r = 0; r < nruns; r++) {
+        for (int i = 0; i < runs[r].ncounters && i < PROF_COUNTERS; i++) {
+            const char *event = runs[r].counters[i];
+            int first = 1; /* written for the first run that has the event */
+            for (int q = 0; q < r && first; q++)
+                first = counter_slot(&runs[q], event) < 0;
+            if (!event || !first || !has_stat(runs, nruns, row, -1, event))
+                continue;
+            for (int max = 0; max < 2; max++) {
+                struct metric c = {NULL, 0, max};
+                fprintf(out, "METRIC %s%s\n", counter_metrics[max], event);
+                write_data(runs, nruns, point, npoints, row, &c, event, out);
+            }
         }
     }
 }
@@ -176,8 +303,9 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out)
     for (int q = nruns - 1; q >= 0; q--) {
         for (size_t i = 0; i < runs[q].rows.n; i++) {
             const struct prof_row *row = &runs[q].rows.rows[i];
-            if (row->kind != ROW_MPI && row->kind != ROW_INTERVAL && row->kind != ROW_RANK)
-                continue; /* MPI_T variables and events: no scaling metric of the run */
+            if (row->kind != ROW_MPI && row->kind != ROW_INTERVAL && row->kind != ROW_RANK &&
+                !other_kind_name(row->kind))
+                continue;
             if (rowset_find(&seen, row->kind, row->a, row->b) ||
                 !rowset_get(&seen, row->kind, row->a, row->b))
                 continue;
@@ -205,6 +333,7 @@ struct reader {
     int npoints, point;
     char *region, *metric;
     struct profile *runs;
+    unsigned char *absent; /* per point: no run there has the current region's row */
 };
 
 static int fail(struct reader *rd, const char *what)
@@ -237,7 +366,8 @@ static int read_points(struct reader *rd, char *s)
 static int make_runs(struct reader *rd)
 {
     rd->runs = calloc((size_t)rd->npoints, sizeof *rd->runs);
-    if (!rd->runs)
+    rd->absent = calloc((size_t)rd->npoints, 1);
+    if (!rd->runs || !rd->absent)
         return fail(rd, "out of memory");
     for (int k = 0; k < rd->npoints; k++) {
         struct profile *r = &rd->runs[k];
@@ -260,28 +390,74 @@ static int make_runs(struct reader *rd)
     return 0;
 }
 
-/* Where a region/metric pair goes in a run: back into the row and statistic it was exported
- * from (regions "ranks/NAME", "SITE => SITE" and call sites "MPI_X@..." with tardy's metric
- * names); anything else becomes the per-rank metric "region/metric". */
+/* The row kind of a region written by extrap_write, and where its first key starts; 0 for
+ * a region of another tool. */
+static int region_kind(const char *region, const char **a)
+{
+    *a = region;
+    for (size_t i = 0; i < NOTHER; i++) {
+        size_t len = strlen(other_kinds[i].name);
+        if (!strncmp(region, other_kinds[i].name, len) && region[len] == '/') {
+            *a = region + len + 1;
+            return other_kinds[i].kind;
+        }
+    }
+    if (!strncmp(region, "ranks/", 6)) {
+        *a = region + 6;
+        return ROW_RANK;
+    }
+    return strstr(region, " => ") ? ROW_INTERVAL : strchr(region, '@') ? ROW_MPI : 0;
+}
+
+/* The column of counter event in run r, added when the run does not have it yet; -1 when
+ * all columns are taken. */
+static int counter_column(struct profile *r, const char *event)
+{
+    int slot = counter_slot(r, event);
+    if (slot >= 0 || r->ncounters >= PROF_COUNTERS)
+        return slot;
+    r->counters[r->ncounters] = strdup(event);
+    return r->counters[r->ncounters] ? r->ncounters++ : -1;
+}
+
+/* Where a region/metric pair goes in a run: back into the row and statistic (or counter) it
+ * was exported from (regions "ranks/NAME", "pvar/NAME => CLASS", "event/EVENT => SITE",
+ * "SITE => SITE" and call sites "MPI_X@..." with tardy's metric names); anything else (also
+ * a counter beyond the run's PROF_COUNTERS columns) becomes the per-rank metric
+ * "region/metric". -1 when out of memory. */
 static int place(struct profile *r, const char *region, const char *metric, double v)
 {
-    int kind = !strncmp(region, "ranks/", 6) ? ROW_RANK
-               : strstr(region, " => ")       ? ROW_INTERVAL
-               : strchr(region, '@')          ? ROW_MPI
-                                              : 0;
-    int nm = 0;
+    const char *a;
+    int kind = region_kind(region, &a);
+    int nm = 0, slot;
     const struct metric *ms = kind ? metrics_of(kind, &nm) : NULL, *m = NULL;
+    struct metric counter = {NULL, 0, 0};
     for (int i = 0; i < nm && !m; i++)
         if (!strcmp(ms[i].name, metric))
             m = &ms[i];
+    for (int max = 0; kind && max < 2 && !m; max++) {
+        size_t len = strlen(counter_metrics[max]);
+        if (!strncmp(metric, counter_metrics[max], len) && metric[len] &&
+            (slot = counter_column(r, metric + len)) >= 0) {
+            counter = (struct metric){NULL, offsetof(struct prof_nums, ctr) +
+                                                (size_t)slot * sizeof(struct red_stat), max};
+            m = &counter;
+        }
+    }
     struct prof_row *row;
-    if (m && kind == ROW_INTERVAL) {
-        const char *arrow = strstr(region, " => ");
-        char *a = strndup(region, (size_t)(arrow - region));
-        row = a ? rowset_get(&r->rows, kind, a, arrow + 4) : NULL;
-        free(a);
+    const char *arrow = strstr(a, " => ");
+    if (m && kind != ROW_MPI && kind != ROW_INTERVAL && kind != ROW_RANK) {
+        char *first = unescaped(a, arrow ? (size_t)(arrow - a) : strlen(a));
+        char *second = arrow ? unescaped(arrow + 4, strlen(arrow + 4)) : NULL;
+        row = first && (second || !arrow) ? rowset_get(&r->rows, kind, first, second) : NULL;
+        free(first);
+        free(second);
+    } else if (m && arrow && kind == ROW_INTERVAL) {
+        char *first = strndup(a, (size_t)(arrow - a));
+        row = first ? rowset_get(&r->rows, kind, first, arrow + 4) : NULL;
+        free(first);
     } else if (m) {
-        row = rowset_get(&r->rows, kind, kind == ROW_RANK ? region + 6 : region, NULL);
+        row = rowset_get(&r->rows, kind, a, NULL);
     } else {
         char key[1024];
         snprintf(key, sizeof key, "%s/%s", region, metric);
@@ -323,9 +499,15 @@ static int read_data(struct reader *rd, char *s)
     }
     if (!n)
         return fail(rd, "DATA without values");
-    if (place(&rd->runs[rd->point++], rd->region, rd->metric, sum / n) < 0)
-        return fail(rd, "out of memory");
-    return 0;
+    const char *a;
+    int k = rd->point++, tardys = region_kind(rd->region, &a) != 0;
+    if (tardys && !strcmp(rd->metric, PRESENT)) {
+        rd->absent[k] = sum == 0;
+        return 0;
+    }
+    if ((tardys && rd->absent[k]) || place(&rd->runs[k], rd->region, rd->metric, sum / n) == 0)
+        return 0;
+    return fail(rd, "out of memory");
 }
 
 static int read_line(struct reader *rd, char *line)
@@ -350,6 +532,8 @@ static int read_line(struct reader *rd, char *line)
         free(*slot);
         *slot = strdup(value);
         rd->point = 0;
+        if (s[0] == 'R' && rd->absent)
+            memset(rd->absent, 0, (size_t)rd->npoints);
         return 0;
     }
     if (!strcmp(s, "DATA"))
@@ -382,6 +566,7 @@ int extrap_read(const char *path, struct profile **runs, char *err, size_t errle
     free(rd.points);
     free(rd.region);
     free(rd.metric);
+    free(rd.absent);
     if (rc < 0) {
         for (int k = 0; rd.runs && k < rd.npoints; k++)
             profile_free(&rd.runs[k]);

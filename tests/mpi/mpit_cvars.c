@@ -1,5 +1,5 @@
-/* The program's own MPI_T use next to tardy's: it reads a control variable (argv[1],
- * default MPICH's allreduce algorithm selector) through MPI_T after MPI_Init and prints it,
+/* The program's own MPI_T use next to tardy's: it reads a control variable (argv[1]: the tests
+ * name each MPI's allreduce algorithm selector) through MPI_T after MPI_Init and prints it,
  * so tests/run.py can see what the library itself holds after TARDY_CVARS wrote it, then
  * finalizes MPI_T before tardy does and runs a few allreduces. */
 #include <mpi.h>
