@@ -478,25 +478,31 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
 
 /* ---- completion ------------------------------------------------------------------------ */
 
-void ws_snap(struct ev_call *c, int n, const MPI_Request reqs[])
+struct ws_rq_ref *ws_snap_room(int n)
 {
-    (void)c;
     struct ws_thread *w = ws_on ? ws_me() : NULL;
     if (!w)
-        return;
+        return NULL;
     w->snap_n = 0;
     if (!atomic_load_explicit(&ws_rq_live, memory_order_relaxed) || n <= 0)
-        return;
+        return NULL;
     if (n > w->snap_cap) {
         struct ws_rq_ref *s = realloc(w->snap, (size_t)n * sizeof *s);
         if (!s)
-            return;
+            return NULL;
         w->snap = s;
         w->snap_cap = n;
     }
-    for (int i = 0; i < n; i++)
-        ws_rq_find(reqs[i], &w->snap[i]);
     w->snap_n = n;
+    return w->snap;
+}
+
+void ws_snap(struct ev_call *c, int n, const MPI_Request reqs[])
+{
+    (void)c;
+    struct ws_rq_ref *snap = ws_snap_room(n);
+    for (int i = 0; snap && i < n; i++)
+        ws_rq_find(reqs[i], &snap[i]);
 }
 
 MPI_Status *ws_status1(MPI_Status *user, MPI_Status *own)
