@@ -333,27 +333,49 @@ def q_wrapper(f):
     decl = ", ".join(["QMPI_Context context", "int tool_id"] + [p.decl() for p in f.params])
     args = ["context", "next_id"] + f.pnames()
     st = uses_status(f)
-    call_args = ", ".join("st_" if (st and a == "status") else a for a in args)
+    hooks = ws_hooks(f)
+    decls, wpre, wpost, replace = hooks or ([], [], [], {})
+    call_args = ", ".join(replace.get(a, "st_" if (st and a == "status") else a) for a in args)
     pre, post = annotation_code(f)
     qtype = "QMPI_%s_t" % f.name[4:]
     out = ["static int q_%s(%s)" % (f.name, decl), "{",
            "    %s *next;" % qtype, "    int next_id;",
            "    QMPI_Get_function(tool_id, %s, (void (**)(void))&next, &next_id);" % q_enum(f),
-           "    struct ev_call c;",
-           "    if (!ev_enter(&c, TARDY_FN_%s, NULL, EV_QMPI))" % f.name,
-           "        return next(%s);" % ", ".join(args)]
+           "    struct ev_call c;"]
+    if hooks:  # counting is off, the protocol is not: the hooks run untimed
+        out += ["    int quiet_ = 0;",
+                "    if (!ev_enter(&c, TARDY_FN_%s, NULL, EV_QMPI)) {" % f.name,
+                "        if (!ws_quiet_enter(&c, TARDY_FN_%s))" % f.name,
+                "            return next(%s);" % ", ".join(args),
+                "        quiet_ = 1;",
+                "    }"]
+    else:
+        out += ["    if (!ev_enter(&c, TARDY_FN_%s, NULL, EV_QMPI))" % f.name,
+                "        return next(%s);" % ", ".join(args)]
     if st:
-        out.append("    MPI_Status own_status_;")
-        out.append("    MPI_Status *st_ = status == MPI_STATUS_IGNORE ? &own_status_ : status;")
-    out += ["    " + s for s in pre]
-    out.append("    ev_started(&c);")
+        out += ["    " + s for s in status_decls(f)]
+    out += ["    " + s for s in decls + pre]
+    if hooks:
+        out += ["    if (!quiet_) {", "        ev_started(&c);", "        ws_begin(&c);", "    }"]
+        out += ["    " + s for s in wpre]
+    else:
+        out.append("    ev_started(&c);")
     out.append("    int rc = next(%s);" % call_args)
-    out.append("    ev_finished(&c);")
+    if hooks:
+        out += ["    if (quiet_)", "        c.t_leave = clk_now();", "    else",
+                "        ev_finished(&c);"]
+    else:
+        out.append("    ev_finished(&c);")
     if post:
         out.append("    if (rc == MPI_SUCCESS) {")
         out += ["        " + s for s in post]
         out.append("    }")
-    out.append("    ev_leave(&c);")
+    out += ["    " + s for s in wpost]
+    if hooks:
+        out += ["    if (quiet_)", "        ws_quiet_leave(&c);", "    else",
+                "        ev_leave(&c);"]
+    else:
+        out.append("    ev_leave(&c);")
     out.append("    return rc;")
     out.append("}")
     return "\n".join(out) + "\n"
@@ -366,7 +388,7 @@ def q_enum(f):
 def q_file(funcs):
     qs = [f for f in funcs if has_qmpi(f)]
     out = [HEADER + '#include <mpi.h>\n#include "event.h"\n#include "bytes.h"\n'
-           '#include "peer.h"\n#include "persistent.h"\n#include "qmpi.h"\n',
+           '#include "peer.h"\n#include "persistent.h"\n#include "qmpi.h"\n#include "waits.h"\n',
            "/* MPICH 4's mpi.h declares QMPI (whether or not the library was built with it). */",
            "#ifdef QMPI_MAX_TOOL_NAME_LENGTH\n"]
     out += [q_wrapper(f) for f in qs]

@@ -215,12 +215,15 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record)
 
 /* ---- quiet calls (under MPI_Pcontrol(0)) ----------------------------------------------- */
 
-/* Inside a quiet call (its own flag: the QMPI layer below must still count the call). */
+/* Inside a quiet call: the wrappers it reaches (the MPI library's Fortran binding calling C,
+ * QMPI's entry points) run no hooks. */
 static _Thread_local int quiet_busy;
 
 int ws_quiet_enter(struct ev_call *c, unsigned fn)
 {
-    if (!ws_on || quiet_busy || (ev_self && ev_self->busy))
+    /* While tardy counts as a QMPI tool, its QMPI entry point below runs the hooks. */
+    if (!ws_on || quiet_busy || (ev_self && ev_self->busy) ||
+        (atomic_load_explicit(&ev_on, memory_order_relaxed) & EV_QMPI))
         return 0;
     quiet_busy = 1;
     c->th = NULL;
@@ -660,10 +663,12 @@ void ws_finish(MPI_Comm tool_comm)
 {
     if (!ws_on)
         return;
+    quiet_busy = 1; /* tardy's own calls below reach its QMPI entry points: no hooks there */
     ws_for_each_thread(drain, NULL);
     ws_clock_sync(tool_comm, 1); /* every rank is here: all answers have been sent */
     ws_for_each_thread(drain_acks, NULL);
     ws_on = 0;
+    quiet_busy = 0;
     ws_comm_fini();
     ws_coll_fini();
 }
