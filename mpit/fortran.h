@@ -26,6 +26,9 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
 #ifndef MPI_F08_STATUS_IGNORE
 #define MPI_F08_STATUS_IGNORE MPI_F_STATUS_IGNORE
 #endif
+#ifndef MPI_F08_STATUSES_IGNORE
+#define MPI_F08_STATUSES_IGNORE MPI_F_STATUSES_IGNORE
+#endif
 
 /* The MPI library's own mpi_f08 entry point `name` (it exports no pmpi_ names for them). */
 void (*f08_next(const char *name))(void);

@@ -333,27 +333,49 @@ def q_wrapper(f):
     decl = ", ".join(["QMPI_Context context", "int tool_id"] + [p.decl() for p in f.params])
     args = ["context", "next_id"] + f.pnames()
     st = uses_status(f)
-    call_args = ", ".join("st_" if (st and a == "status") else a for a in args)
+    hooks = ws_hooks(f)
+    decls, wpre, wpost, replace = hooks or ([], [], [], {})
+    call_args = ", ".join(replace.get(a, "st_" if (st and a == "status") else a) for a in args)
     pre, post = annotation_code(f)
     qtype = "QMPI_%s_t" % f.name[4:]
     out = ["static int q_%s(%s)" % (f.name, decl), "{",
            "    %s *next;" % qtype, "    int next_id;",
            "    QMPI_Get_function(tool_id, %s, (void (**)(void))&next, &next_id);" % q_enum(f),
-           "    struct ev_call c;",
-           "    if (!ev_enter(&c, TARDY_FN_%s, NULL, EV_QMPI))" % f.name,
-           "        return next(%s);" % ", ".join(args)]
+           "    struct ev_call c;"]
+    if hooks:  # counting is off, the protocol is not: the hooks run untimed
+        out += ["    int quiet_ = 0;",
+                "    if (!ev_enter(&c, TARDY_FN_%s, NULL, EV_QMPI)) {" % f.name,
+                "        if (!ws_quiet_enter(&c, TARDY_FN_%s))" % f.name,
+                "            return next(%s);" % ", ".join(args),
+                "        quiet_ = 1;",
+                "    }"]
+    else:
+        out += ["    if (!ev_enter(&c, TARDY_FN_%s, NULL, EV_QMPI))" % f.name,
+                "        return next(%s);" % ", ".join(args)]
     if st:
-        out.append("    MPI_Status own_status_;")
-        out.append("    MPI_Status *st_ = status == MPI_STATUS_IGNORE ? &own_status_ : status;")
-    out += ["    " + s for s in pre]
-    out.append("    ev_started(&c);")
+        out += ["    " + s for s in status_decls(f)]
+    out += ["    " + s for s in decls + pre]
+    if hooks:
+        out += ["    if (!quiet_) {", "        ev_started(&c);", "        ws_begin(&c);", "    }"]
+        out += ["    " + s for s in wpre]
+    else:
+        out.append("    ev_started(&c);")
     out.append("    int rc = next(%s);" % call_args)
-    out.append("    ev_finished(&c);")
+    if hooks:
+        out += ["    if (quiet_)", "        c.t_leave = clk_now();", "    else",
+                "        ev_finished(&c);"]
+    else:
+        out.append("    ev_finished(&c);")
     if post:
         out.append("    if (rc == MPI_SUCCESS) {")
         out += ["        " + s for s in post]
         out.append("    }")
-    out.append("    ev_leave(&c);")
+    out += ["    " + s for s in wpost]
+    if hooks:
+        out += ["    if (quiet_)", "        ws_quiet_leave(&c);", "    else",
+                "        ev_leave(&c);"]
+    else:
+        out.append("    ev_leave(&c);")
     out.append("    return rc;")
     out.append("}")
     return "\n".join(out) + "\n"
@@ -366,7 +388,7 @@ def q_enum(f):
 def q_file(funcs):
     qs = [f for f in funcs if has_qmpi(f)]
     out = [HEADER + '#include <mpi.h>\n#include "event.h"\n#include "bytes.h"\n'
-           '#include "peer.h"\n#include "persistent.h"\n#include "qmpi.h"\n',
+           '#include "peer.h"\n#include "persistent.h"\n#include "qmpi.h"\n#include "waits.h"\n',
            "/* MPICH 4's mpi.h declares QMPI (whether or not the library was built with it). */",
            "#ifdef QMPI_MAX_TOOL_NAME_LENGTH\n"]
     out += [q_wrapper(f) for f in qs]
@@ -427,6 +449,85 @@ def has_choice_buffer(f):
     return any(p.ctype.replace("const ", "").strip() == "void *" for p in f.params)
 
 
+# The wait-state hooks of a Fortran entry point (as ws_hooks, on the Fortran arguments):
+# handles the hooks read are converted with PMPI_X_f2c, inputs before the call and outputs
+# after it; requests of Wait*/Test* are snapshotted before the call, statuses converted after
+# it, indices are 1-based.
+F_WAIT_FUNCS = {
+    "MPI_Wait": ("1", "request_", "if (rc == MPI_SUCCESS) ws_done_f(&c, 0, fst_, @IGN@);"),
+    "MPI_Test": ("1", "request_",
+                 "if (rc == MPI_SUCCESS && *flag_) ws_done_f(&c, 0, fst_, @IGN@);"),
+    "MPI_Waitany": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && "
+                    "*indx_ != MPI_UNDEFINED) ws_done_f(&c, *indx_ - 1, fst_, @IGN@);"),
+    "MPI_Testany": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && *flag_ && "
+                    "*indx_ != MPI_UNDEFINED) ws_done_f(&c, *indx_ - 1, fst_, @IGN@);"),
+    "MPI_Waitall": ("*count_", "array_of_requests_",
+                    "if (rc == MPI_SUCCESS) ws_done_all_f(&c, *count_, ws_fsts_, @IGNS@);"),
+    "MPI_Testall": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && *flag_) "
+                    "ws_done_all_f(&c, *count_, ws_fsts_, @IGNS@);"),
+    "MPI_Waitsome": ("*incount_", "array_of_requests_", "if (rc == MPI_SUCCESS) "
+                     "ws_done_some_f(&c, *outcount_, array_of_indices_, ws_fsts_, @IGNS@);"),
+    "MPI_Testsome": ("*incount_", "array_of_requests_", "if (rc == MPI_SUCCESS) "
+                     "ws_done_some_f(&c, *outcount_, array_of_indices_, ws_fsts_, @IGNS@);"),
+}
+
+
+def ws_fhooks(f, ign, igns):
+    """Return (decls, pre, post, replace, cstatus) for the Fortran entry point of f, or None.
+    ign/igns: the binding's ignored status(es); cstatus: post reads the C status st_."""
+    k, n, names = f.notes["kind"], f.name, f.pnames()
+    root = "*root_" if "root" in names else "EV_NO_PEER"
+    decls, pre, post, replace, cst = [], [], [], {}, False
+    if k in ("send", "isend"):
+        pre = ["ws_send(&c);"]
+        if n == "MPI_Ssend":
+            post = ["ws_sent(&c, rc);"]
+    elif k == "sendrecv":
+        pre, post, cst = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"], True
+    elif k in ("recv", "irecv"):
+        comm = "comm"
+        if "message" in names:
+            decls = ["MPI_Comm ws_mc_ = ws_message_comm(PMPI_Message_f2c(*message_));"]
+            comm = "ws_mc_"
+        if k == "recv":
+            post, cst = ["ws_recv(&c, %s, st_, rc);" % comm], True
+        else:
+            post = ["if (rc == MPI_SUCCESS)",
+                    "    ws_irecv(&c, %s, PMPI_Request_f2c(*request_), rc);" % comm]
+    elif k == "pinit":
+        post = ["if (rc == MPI_SUCCESS)", "    ws_pinit(&c, PMPI_Request_f2c(*request_), rc);"]
+    elif k == "start":
+        pre = ["ws_start_f(&c, 1, request_);" if n == "MPI_Start" else
+               "ws_start_f(&c, *count_, array_of_requests_);"]
+    elif k == "reqfree":
+        pre = ["ws_reqfree(&c, PMPI_Request_f2c(*request_));"]
+    elif k == "probe" and "message" in names:
+        cond = "rc == MPI_SUCCESS" + (" && *flag_" if "flag" in names else "")
+        post = ["if (%s)" % cond, "    ws_message(comm, PMPI_Message_f2c(*message_));"]
+    elif k in ("wait", "test"):
+        count, reqs, done = F_WAIT_FUNCS[n]
+        if "status" not in names:
+            decls = ["MPI_Fint *ws_fsts_ = ws_fstatuses(array_of_statuses_, %s, %s);"
+                     % (igns, count)]
+            replace = {"array_of_statuses_": "ws_fsts_"}
+        pre = ["ws_snap_f(&c, %s, %s);" % (count, reqs)]
+        post = [done.replace("@IGNS@", igns).replace("@IGN@", ign), "ws_complete(&c);"]
+    elif k in ("coll", "neighbor"):
+        post = ["ws_coll(&c, %s, rc);" % root]
+    elif k in ("icoll", "ineighbor"):
+        post = ["ws_icoll(&c, %s, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
+                "MPI_REQUEST_NULL, rc);" % root]
+    elif k == "comm":
+        if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
+            pre = ["ws_comm_free(PMPI_Comm_f2c(*comm_));"]
+        elif n != "MPI_Comm_idup":
+            new = [p.name for p in f.params if p.ctype == "MPI_Comm *"][-1]
+            post = ["if (rc == MPI_SUCCESS)", "    ws_comm_new(PMPI_Comm_f2c(*%s_), rc);" % new]
+    else:
+        return None
+    return decls, pre, post, replace, cst
+
+
 def f_wrapper(f, f08):
     """A Fortran entry point. `use mpi`/mpif.h: mpi_x_ forwarding to the library's pmpi_x_.
     `use mpi_f08`: mpi_x_f08[ts]_ forwarding to the library's own symbol, found with
@@ -456,34 +557,72 @@ def f_wrapper(f, f08):
                "void %s_(%s);" % (lower, ", ".join(params)),
                "void %s_(%s)" % (lower, ", ".join(params)), "{"]
         call_next, ok, ignore = "p%s_" % lower, "*ierr == MPI_SUCCESS", "MPI_F_STATUS_IGNORE"
+    statuses = "(MPI_Fint *)MPI_F08_STATUSES_IGNORE" if f08 else "MPI_F_STATUSES_IGNORE"
+    hooks = ws_fhooks(f, ignore, statuses)
+    decls, wpre, wpost, replace, cst = hooks or ([], [], [], {}, False)
+    if hooks and "status" in f.pnames():
+        st = True  # the hooks read the status: an ignored one is replaced
+    if hooks:
+        used |= set(re.findall(r"\b([a-z_]\w*)\b", " ".join(wpre + wpost)))
     out.append("    struct ev_call c;")
+    if hooks:
+        out.append("    int quiet_ = 0;")
     out.append("    if (!ev_enter(&c, TARDY_FN_%s, __builtin_return_address(0), %s)) {"
                % (f.name, layers(f)))
-    out.append("        %s(%s);" % (call_next, fargs))
-    out.append("        return;")
+    if hooks:  # counting is off, the protocol is not: the hooks run untimed
+        out.append("        if (!ws_quiet_enter(&c, TARDY_FN_%s)) {" % f.name)
+        out.append("            %s(%s);" % (call_next, fargs))
+        out.append("            return;")
+        out.append("        }")
+        out.append("        quiet_ = 1;")
+    else:
+        out.append("        %s(%s);" % (call_next, fargs))
+        out.append("        return;")
     out.append("    }")
     for p in f.params:
         loc = fortran_local(p, used)
         if loc:
             out.append("    " + loc)
-    call = fargs
+    call = ", ".join(replace.get(a, a) for a in fargs.split(", "))
     if st:
         out.append("    MPI_Fint own_fstatus_[MPI_F_STATUS_SIZE];")
         out.append("    MPI_Fint *fst_ = status_ == %s ? own_fstatus_ : status_;" % ignore)
         call = call.replace("status_", "fst_")
-    out += ["    " + s for s in pre]
-    out.append("    ev_started(&c);")
+    out += ["    " + s for s in pre + decls]
+    if hooks:
+        out.append("    if (!quiet_) {")
+        out.append("        ev_started(&c);")
+        out.append("        ws_begin(&c);")
+        out.append("    }")
+        out += ["    " + s for s in wpre]
+    else:
+        out.append("    ev_started(&c);")
     out.append("    %s(%s);" % (call_next, call))
-    out.append("    ev_finished(&c);")
-    if post:
+    if hooks:
+        if re.search(r"\brc\b", " ".join(wpost)):
+            out.append("    int rc = %s;" % ("ierr ? *ierr : MPI_SUCCESS" if f08 else "*ierr"))
+        out.append("    if (quiet_)")
+        out.append("        c.t_leave = clk_now();")
+        out.append("    else")
+        out.append("        ev_finished(&c);")
+    else:
+        out.append("    ev_finished(&c);")
+    if st and (post or cst):
+        out.append("    MPI_Status cst_ = {0}, *st_ = &cst_;")
+    if post or cst:
         out.append("    if (%s) {" % ok)
         if st:
-            out.append("        MPI_Status cst_;")
-            out.append("        MPI_Status *st_ = &cst_;")
             out.append("        PMPI_Status_f2c(fst_, st_);")
         out += ["        " + s for s in post]
         out.append("    }")
-    out.append("    ev_leave(&c);")
+    out += ["    " + s for s in wpost]
+    if hooks:
+        out.append("    if (quiet_)")
+        out.append("        ws_quiet_leave(&c);")
+        out.append("    else")
+        out.append("        ev_leave(&c);")
+    else:
+        out.append("    ev_leave(&c);")
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -531,7 +670,8 @@ def main():
         c.write(q_file(funcs))
     with open(out + "/wrappers_f.c", "w") as c:
         c.write(HEADER + '#include <mpi.h>\n#include "event.h"\n#include "bytes.h"\n'
-                '#include "peer.h"\n#include "persistent.h"\n#include "fortran.h"\n\n'
+                '#include "peer.h"\n#include "persistent.h"\n#include "waits.h"\n'
+                '#include "fortran.h"\n\n'
                 '/* Only Fortran callers reach this file; an MPI built without Fortran lacks it. */\n'
                 '#pragma weak PMPI_Status_f2c\n\n' + EXPORTED)
         for f in funcs:

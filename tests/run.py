@@ -1071,9 +1071,9 @@ def wait_truth(out):
     return got
 
 
-def wait_rows(prof, pattern, function, marker):
+def wait_rows(prof, pattern, function, marker, src=WAIT_SRC):
     return [w for w in prof.get("waits", []) if w["pattern"] == pattern and
-            w["function"] == function and at_site(prof, w, WAIT_SRC, marker)]
+            w["function"] == function and at_site(prof, w, src, marker)]
 
 
 def close(got, want):
@@ -1081,11 +1081,11 @@ def close(got, want):
     return abs(got - want) <= max(0.05 * want, 100e-6)
 
 
-def check_wait(prof, scenario, truth):
-    pattern, fn, marker, c_from, c_to = WAIT_SCENARIOS[scenario]
+def check_wait(prof, scenario, truth, scenarios=WAIT_SCENARIOS, src=WAIT_SRC):
+    pattern, fn, marker, c_from, c_to = scenarios[scenario]
     waits, late = truth
     waiting = [w for w in waits if w > 0.02]
-    rows = wait_rows(prof, pattern, fn, marker)
+    rows = wait_rows(prof, pattern, fn, marker, src)
     expect(len(rows) == 1, "%s: %d %s rows at @site %s" % (scenario, len(rows), pattern, marker))
     row = rows[0]
     t = row["time"]
@@ -1097,12 +1097,12 @@ def check_wait(prof, scenario, truth):
     expect(row["late"]["max_rank"] == late, "%s: late rank %s, truth %d" %
            (scenario, row["late"]["max_rank"], late))
     causes = [c for c in prof["wait_causes"] if c["pattern"] == pattern and
-              c["site"]["function"] == fn and at_site(prof, c["site"], WAIT_SRC, marker)]
+              c["site"]["function"] == fn and at_site(prof, c["site"], src, marker)]
     expect(causes, "%s: no causes" % scenario)
     top = max(causes, key=lambda c: c["cost"]["sum"])
     region = top["region"]
-    expect("from" in region and at_site(prof, region["from"], WAIT_SRC, c_from) and
-           at_site(prof, region["to"], WAIT_SRC, c_to),
+    expect("from" in region and at_site(prof, region["from"], src, c_from) and
+           at_site(prof, region["to"], src, c_to),
            "%s: top cause %s, expected @%s -> @%s" % (scenario, region, c_from, c_to))
     share = top["cost"]["sum"] / t["sum"]
     expect(share >= 0.90, "%s: top cause has %.1f%% of the wait" % (scenario, 100 * share))
@@ -1186,6 +1186,26 @@ def test_waits_semantics(ranks):
     finally:
         for r in runs:
             r.cleanup()
+
+
+WAIT_F_SRC = "tests/mpi/waits_fortran.f90"
+WAIT_F_SCENARIOS = {
+    "late_sender": ("late_sender", "MPI_Recv", "ls_recv", "sync_ls", "ls_send"),
+    "barrier": ("wait_at_barrier", "MPI_Barrier", "op_barrier", "sync_bar", "op_barrier"),
+    "waitany": ("late_sender", "MPI_Waitany", "ls2_wait", "sync_irecv", "ls2_send"),
+}
+
+
+def test_waits_fortran(ranks):
+    """Wait states of a `use mpi` program: through the Fortran entry points only."""
+    @with_run([binary("waits_fortran")], ranks, {"TARDY_WAITS": "1"})
+    def _(run):
+        expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        expect(run.profile is not None, "no profile")
+        truth = wait_truth(run.out)
+        expect(set(truth) == set(WAIT_F_SCENARIOS), "scenarios printed: %s" % sorted(truth))
+        for scenario in WAIT_F_SCENARIOS:
+            check_wait(run.profile, scenario, truth[scenario], WAIT_F_SCENARIOS, WAIT_F_SRC)
 
 
 CASES = []
@@ -1299,6 +1319,8 @@ CASES.append(("waits/off by default", lambda: test_waits_off({})))
 CASES.append(("waits/MPI_THREAD_MULTIPLE -n 2", test_waits_threads))
 for _n in (1, 2, 4):
     CASES.append(("waits/semantics unchanged -n %d" % _n, lambda n=_n: test_waits_semantics(n)))
+for _n in (2, 4):
+    CASES.append(("waits/Fortran use mpi -n %d" % _n, lambda n=_n: test_waits_fortran(n)))
 
 
 def main():

@@ -20,8 +20,11 @@ check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked
 
 # Against an MPICH built with QMPI (ci/qmpi): the C programs, tardy attached as a QMPI tool,
 # and a second QMPI tool to stack with it.
-QMPI_TESTS = mpi/p2p_counts counters/ mpit/ qmpi/ mpi/MPI_THREAD_MULTIPLE mpi/exit mpi/output
-qmpi-check: $(filter-out %/cxx %/fortran_mpi %/fortran_f08,$(MPI_BIN)) $(B)/tests/mpi/p2p_linked \
+QMPI_TESTS = mpi/p2p_counts counters/ mpit/ qmpi/ mpi/MPI_THREAD_MULTIPLE mpi/exit mpi/output \
+             waits/accuracy waits/balanced waits/semantics
+F_BIN = $(patsubst tests/mpi/%.f90,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.f90))
+qmpi-check: $(filter-out %/cxx $(F_BIN),$(MPI_BIN)) \
+            $(B)/tests/mpi/p2p_linked \
             $(B)/tests/qmpi/libqtool.so
 	@TARDY_TEST_QMPI=1 $(PYTHON) tests/run.py $(QMPI_TESTS)
 

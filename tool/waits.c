@@ -215,12 +215,15 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record)
 
 /* ---- quiet calls (under MPI_Pcontrol(0)) ----------------------------------------------- */
 
-/* Inside a quiet call (its own flag: the QMPI layer below must still count the call). */
+/* Inside a quiet call: the wrappers it reaches (the MPI library's Fortran binding calling C,
+ * QMPI's entry points) run no hooks. */
 static _Thread_local int quiet_busy;
 
 int ws_quiet_enter(struct ev_call *c, unsigned fn)
 {
-    if (!ws_on || quiet_busy || (ev_self && ev_self->busy))
+    /* While tardy counts as a QMPI tool, its QMPI entry point below runs the hooks. */
+    if (!ws_on || quiet_busy || (ev_self && ev_self->busy) ||
+        (atomic_load_explicit(&ev_on, memory_order_relaxed) & EV_QMPI))
         return 0;
     quiet_busy = 1;
     c->th = NULL;
@@ -478,25 +481,31 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
 
 /* ---- completion ------------------------------------------------------------------------ */
 
-void ws_snap(struct ev_call *c, int n, const MPI_Request reqs[])
+struct ws_rq_ref *ws_snap_room(int n)
 {
-    (void)c;
     struct ws_thread *w = ws_on ? ws_me() : NULL;
     if (!w)
-        return;
+        return NULL;
     w->snap_n = 0;
     if (!atomic_load_explicit(&ws_rq_live, memory_order_relaxed) || n <= 0)
-        return;
+        return NULL;
     if (n > w->snap_cap) {
         struct ws_rq_ref *s = realloc(w->snap, (size_t)n * sizeof *s);
         if (!s)
-            return;
+            return NULL;
         w->snap = s;
         w->snap_cap = n;
     }
-    for (int i = 0; i < n; i++)
-        ws_rq_find(reqs[i], &w->snap[i]);
     w->snap_n = n;
+    return w->snap;
+}
+
+void ws_snap(struct ev_call *c, int n, const MPI_Request reqs[])
+{
+    (void)c;
+    struct ws_rq_ref *snap = ws_snap_room(n);
+    for (int i = 0; snap && i < n; i++)
+        ws_rq_find(reqs[i], &snap[i]);
 }
 
 MPI_Status *ws_status1(MPI_Status *user, MPI_Status *own)
@@ -654,10 +663,12 @@ void ws_finish(MPI_Comm tool_comm)
 {
     if (!ws_on)
         return;
+    quiet_busy = 1; /* tardy's own calls below reach its QMPI entry points: no hooks there */
     ws_for_each_thread(drain, NULL);
     ws_clock_sync(tool_comm, 1); /* every rank is here: all answers have been sent */
     ws_for_each_thread(drain_acks, NULL);
     ws_on = 0;
+    quiet_busy = 0;
     ws_comm_fini();
     ws_coll_fini();
 }

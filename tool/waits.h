@@ -52,6 +52,17 @@ void ws_done_all(struct ev_call *c, int n, const MPI_Status sts[]);
 void ws_done_some(struct ev_call *c, int n, const int idx[], const MPI_Status sts[]);
 void ws_complete(struct ev_call *c);
 
+/* The same for the Fortran entry points (ws_fortran.c): Fortran request handles, Fortran
+ * statuses (`ignore`: the ignored-statuses value of the binding; ws_fstatuses substitutes a
+ * private array for it), 1-based indices. */
+void ws_snap_f(struct ev_call *c, int n, const MPI_Fint reqs[]);
+void ws_start_f(struct ev_call *c, int n, const MPI_Fint reqs[]);
+MPI_Fint *ws_fstatuses(MPI_Fint *user, const MPI_Fint *ignore, int n);
+void ws_done_f(struct ev_call *c, int i, const MPI_Fint *fst, const MPI_Fint *ignore);
+void ws_done_all_f(struct ev_call *c, int n, const MPI_Fint *fsts, const MPI_Fint *ignore);
+void ws_done_some_f(struct ev_call *c, int n, const MPI_Fint idx[], const MPI_Fint *fsts,
+                    const MPI_Fint *ignore);
+
 /* collectives (root = EV_NO_PEER when the collective has none) */
 void ws_coll(struct ev_call *c, int root, int rc);
 void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc);

@@ -144,6 +144,8 @@ struct ws_thread {
     int snap_n, snap_cap;
     MPI_Status *sts;
     int sts_cap;
+    MPI_Fint *fsts;             /* Fortran statuses in place of ignored ones (ws_fortran.c) */
+    int fsts_cap;
     double best_w;              /* largest wait seen in the current call */
     int best_pattern, synced;
     struct ws_msg best;
@@ -160,6 +162,8 @@ void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
 void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m);
 /* Record the largest wait of the call at site, reset the ledger after a sync point. */
 void ws_settle(struct ws_thread *w, uint64_t site, int record);
+/* Room for the snapshot of n requests of a completion call (NULL: nothing to snapshot). */
+struct ws_rq_ref *ws_snap_room(int n);
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
                const struct ws_msg *m);
 void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg);
