@@ -1014,13 +1014,13 @@ def test_extrap_foreign():
 
 def test_extrap_counters():
     """PAPI counters and wait states go through the Extra-P export and back: sde_counters at
-    1 to 4 ranks (its WORK counter grows with the rank; ranks wait at its barriers, for causes
-    that differ from run to run, so some runs lack some rows) predicts the same from the store
-    and from its export."""
+    1 to 4 ranks (its WORK counter grows with the rank; with "late" the last rank makes the
+    others wait at a barrier, and incidental waits elsewhere differ from run to run, so some
+    runs lack some rows) predicts the same from the store and from its export."""
     store = tempfile.mkdtemp(prefix="tardy-store-")
     try:
         for ranks in (1, 2, 3, 4):
-            run = Run([binary("sde_counters")], ranks, {
+            run = Run([binary("sde_counters"), "late"], ranks, {
                 "TARDY_STORE": store, "TARDY_PAPI": WORK + "," + INMPI, "TARDY_WAITS": "1"})
             try:
                 expect(run.rc == 0 and run.profile, "-n %d: exit %d %s" % (
