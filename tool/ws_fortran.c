@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "fortran.h"
 #include "ws.h"
 
 #pragma weak PMPI_Status_f2c
