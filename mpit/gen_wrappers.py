@@ -175,6 +175,14 @@ def layers(f):
     return "EV_PMPI" if has_qmpi(f) else "EV_ANY"
 
 
+def after_call(post, wpost):
+    """Statements after the PMPI call: the annotations' (when it succeeded), then the hooks'."""
+    out = []
+    if post:
+        out += ["    if (rc == MPI_SUCCESS) {"] + ["        " + s for s in post] + ["    }"]
+    return out + ["    " + s for s in wpost]
+
+
 def indent(lines, n=4):
     return "".join(" " * n + s + "\n" for s in lines)
 
@@ -279,11 +287,7 @@ def quiet_wrapper(f, hooks):
     out += ["    " + s for s in decls + pre + wpre]
     out.append("    int rc = P%s(%s);" % (f.name, call_args))
     out.append("    c.t_leave = clk_now();")
-    if post:
-        out.append("    if (rc == MPI_SUCCESS) {")
-        out += ["        " + s for s in post]
-        out.append("    }")
-    out += ["    " + s for s in wpost]
+    out += after_call(post, wpost)
     out.append("    ws_quiet_leave(&c);")
     out.append("    return rc;")
     out.append("}")
@@ -311,11 +315,7 @@ def c_wrapper(f):
     out += ["    " + s for s in wpre]
     out.append("    int rc = P%s(%s);" % (f.name, call_args))
     out.append("    ev_finished(&c);")
-    if post:
-        out.append("    if (rc == MPI_SUCCESS) {")
-        out += ["        " + s for s in post]
-        out.append("    }")
-    out += ["    " + s for s in wpost]
+    out += after_call(post, wpost)
     out.append("    ev_leave(&c);")
     out.append("    return rc;")
     out.append("}")
@@ -366,11 +366,7 @@ def q_wrapper(f):
                 "        ev_finished(&c);"]
     else:
         out.append("    ev_finished(&c);")
-    if post:
-        out.append("    if (rc == MPI_SUCCESS) {")
-        out += ["        " + s for s in post]
-        out.append("    }")
-    out += ["    " + s for s in wpost]
+    out += after_call(post, wpost)
     if hooks:
         out += ["    if (quiet_)", "        ws_quiet_leave(&c);", "    else",
                 "        ev_leave(&c);"]
