@@ -743,6 +743,26 @@ def test_mem_dup(ranks):
                "frees not charged back to the allocating call")
 
 
+def test_mem_unmap(ranks):
+    """munmap of the tail, the head and the middle of a 5-page mapping made inside an MPI call:
+    3 pages freed and 2 still live, all charged to the call that mapped them (before: the
+    head's munmap freed all 5 pages and the others nothing)."""
+    src, page = "tests/mpi/mem_unmap.c", os.sysconf("SC_PAGESIZE")
+
+    @with_run([binary("mem_unmap")], ranks)
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        mapped = len(re.findall(r"^unmap rank \d+: all$", run.out, re.M))
+        expect(mapped >= 1, "the reduction ran on no rank: %r" % run.out)
+        row = one_row(run.profile, "MPI_Allreduce", src, "map")
+        alloc, freed, live = mem(row), mem(row, "freed_bytes"), mem(row, "live_bytes")
+        # The library's own small blocks at this call are allocated and freed within it.
+        extra = alloc - 5 * page * mapped
+        expect(live == 2 * page * mapped and extra >= 0 and freed - extra == 3 * page * mapped,
+               "allocated %d, freed %d, live %d; expected 5, 3, 2 pages (of %d) per rank on %d "
+               "ranks" % (alloc, freed, live, page, mapped))
+
+
 def test_mem_app(ranks):
     """The program's own allocations (64 MiB kept, churn of every allocator function, a thread
     allocating while the main thread waits in MPI_Barrier) are not the MPI library's."""
@@ -1280,6 +1300,7 @@ CASES.append(("memory/unexpected eager messages -n 2",
 for _n in (0, 1, 2):
     CASES.append(("memory/Comm_dup/free pairs %s" % ("singleton" if _n == 0 else "-n %d" % _n),
                   lambda n=_n: test_mem_dup(n)))
+CASES.append(("memory/munmap of part of a mapping -n 2", lambda: test_mem_unmap(2)))
 for _n in (1, 2):
     CASES.append(("memory/application malloc loop -n %d" % _n, lambda n=_n: test_mem_app(n)))
 for _lib in ("libjemalloc.so.2", "libtcmalloc_minimal.so.4"):

@@ -33,7 +33,7 @@
 
 struct live {
     uintptr_t ptr; /* 0 empty */
-    uint64_t size : 48, site : 16;
+    uint64_t size : 47, site : 16, map : 1; /* map: an anonymous mapping (listed in maps) */
 };
 
 static struct {
@@ -191,9 +191,28 @@ static void live_delete(uint32_t i)
     }
 }
 
+/* Starts of the live entries that are mappings, so that a munmap of part of one can find it
+ * (lock held; a mapping beyond MAX_MAPS is released only by a munmap from its start). */
+#define MAX_MAPS 1024
+static uintptr_t maps[MAX_MAPS];
+static atomic_int nmaps;
+
+static void map_forget(uintptr_t p)
+{
+    int n = atomic_load_explicit(&nmaps, memory_order_relaxed);
+    for (int k = 0; k < n; k++)
+        if (maps[k] == p) {
+            maps[k] = maps[n - 1];
+            atomic_store_explicit(&nmaps, n - 1, memory_order_relaxed);
+            return;
+        }
+}
+
 /* Charge the release of the entry at slot i to its site (lock held). */
 static void live_release(uint32_t i)
 {
+    if (live[i].map)
+        map_forget(live[i].ptr);
     struct mem_site *s = &sites[live[i].site];
     s->freed_bytes += (int64_t)live[i].size;
     s->live_bytes -= (int64_t)live[i].size;
@@ -234,6 +253,58 @@ static void record(void *p, size_t size, uint64_t site)
 {
     pthread_mutex_lock(&lock);
     insert(p, size, site_index(site));
+    pthread_mutex_unlock(&lock);
+}
+
+/* insert() for an anonymous mapping: also listed in maps (lock held). */
+static void insert_map(void *p, size_t size, uint32_t s)
+{
+    insert(p, size, s);
+    uint32_t i = live_slot((uintptr_t)p);
+    int n = atomic_load_explicit(&nmaps, memory_order_relaxed);
+    if (live[i].ptr && n < MAX_MAPS) {
+        live[i].map = 1;
+        maps[n] = (uintptr_t)p;
+        atomic_store_explicit(&nmaps, n + 1, memory_order_relaxed);
+    }
+}
+
+static void record_map(void *p, size_t size, uint64_t site)
+{
+    pthread_mutex_lock(&lock);
+    insert_map(p, size, site_index(site));
+    pthread_mutex_unlock(&lock);
+}
+
+/* munmap(lo, len): the part of each listed mapping inside [lo, lo + len) is released and
+ * charged to its site; the parts before and after it stay live, charged to the same site. */
+static void unmap_range(uintptr_t lo, size_t len)
+{
+    if (!atomic_load_explicit(&nmaps, memory_order_relaxed))
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), hi = lo + ((len + page - 1) & ~(page - 1));
+    pthread_mutex_lock(&lock);
+    for (int k = 0; k < atomic_load_explicit(&nmaps, memory_order_relaxed); k++) {
+        uintptr_t m = maps[k];
+        uint32_t i = live_slot(m);
+        uintptr_t end = m + live[i].size;
+        if (!live[i].ptr || end <= lo || m >= hi)
+            continue;
+        uint32_t s = live[i].site;
+        live_release(i); /* maps[k] now holds another mapping: look at k again */
+        k--;
+        /* the pieces that stay mapped are not new allocations, nor freed */
+        uintptr_t piece[2][2] = {{m, m < lo ? lo : m}, {end > hi ? hi : end, end}};
+        for (int j = 0; j < 2; j++) {
+            size_t n = piece[j][1] - piece[j][0];
+            if (!n)
+                continue;
+            insert_map((void *)piece[j][0], n, s);
+            sites[s].allocs--;
+            sites[s].alloc_bytes -= (int64_t)n;
+            sites[s].freed_bytes -= (int64_t)n;
+        }
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -278,16 +349,17 @@ static inline uint64_t charged_site(void)
     return t ? t->mem_site : 0;
 }
 
-/* A block replacing a released one (realloc, mremap): charged to the running call, or, outside
- * MPI, to the site of the block it replaces (old, NO_SITE when that was not the library's). */
-static void record_resized(void *q, size_t n, uint32_t old)
+/* A block replacing a released one (realloc, mremap: map): charged to the running call, or,
+ * outside MPI, to the site of the block it replaces (old, NO_SITE when that was not the
+ * library's). */
+static void record_resized(void *q, size_t n, uint32_t old, int map)
 {
     uint64_t site = charged_site();
     if (site) {
-        record(q, n, site);
+        (map ? record_map : record)(q, n, site);
     } else if (old != NO_SITE && atomic_load_explicit(&tracking, memory_order_relaxed)) {
         pthread_mutex_lock(&lock);
-        insert(q, n, old);
+        (map ? insert_map : insert)(q, n, old);
         pthread_mutex_unlock(&lock);
     }
 }
@@ -347,7 +419,7 @@ void *realloc(void *p, size_t n)
     uint32_t old = release(p, &old_size);
     void *q = real.realloc(p, n);
     if (q)
-        record_resized(q, n, old);
+        record_resized(q, n, old, 0);
     else if (old != NO_SITE && n)
         unrelease(p, old_size, old); /* failed: p is unchanged */
     return q;
@@ -420,8 +492,9 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     in_map = 1;
     void *p = real.mmap(addr, len, prot, flags, fd, off);
     in_map = 0;
-    if (flags & MAP_ANONYMOUS)
-        CHARGE(p != MAP_FAILED ? p : NULL, len);
+    uint64_t site = charged_site();
+    if ((flags & MAP_ANONYMOUS) && __builtin_expect(site != 0, 0) && p != MAP_FAILED)
+        record_map(p, len, site);
     return p;
 }
 
@@ -435,7 +508,7 @@ int munmap(void *addr, size_t len)
     if (__builtin_expect(!real.munmap && resolving, 0))
         return (int)syscall(SYS_munmap, addr, len);
     ENSURE(munmap);
-    release(addr, NULL);
+    unmap_range((uintptr_t)addr, len);
     in_map = 1;
     int rc = real.munmap(addr, len);
     in_map = 0;
@@ -457,7 +530,7 @@ void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
     if (site == NO_SITE)
         return p; /* not the library's anonymous memory */
     if (p != MAP_FAILED)
-        record_resized(p, len, site);
+        record_resized(p, len, site, 1);
     else
         unrelease(old, size, site);
     return p;
@@ -497,7 +570,14 @@ int mem_in_map(void)
 
 void mem_charge_map(void *p, size_t len)
 {
-    CHARGE(p, len);
+    uint64_t site = charged_site();
+    if (__builtin_expect(site != 0, 0) && p)
+        record_map(p, len, site);
+}
+
+void mem_unmap(const void *p, size_t len)
+{
+    unmap_range((uintptr_t)p, len);
 }
 
 void mem_charge_shm(void *p, int id)

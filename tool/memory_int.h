@@ -12,6 +12,8 @@ int mem_in_map(void);
 void mem_charge_map(void *p, size_t len);
 void mem_charge_shm(void *p, int id);
 void mem_release(const void *p);
+/* The pages [p, p + len) are unmapped: the parts of the mappings listed there are released. */
+void mem_unmap(const void *p, size_t len);
 /* Register with UCX's memory events when the process has UCX (memory_ucm.c). */
 void mem_ucm_attach(void);
 

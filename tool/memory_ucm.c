@@ -18,7 +18,7 @@ static void before(ucm_event_type_t type, ucm_event_t *e, void *arg)
     if (mem_in_map())
         return;
     if (type == UCM_EVENT_MUNMAP)
-        mem_release(e->munmap.address);
+        mem_unmap(e->munmap.address, e->munmap.size);
     else if (type == UCM_EVENT_MREMAP)
         mem_release(e->mremap.address);
     else if (type == UCM_EVENT_SHMDT)
