@@ -285,7 +285,16 @@ def test_threads(ranks):
 
 
 def test_exit(mode, code):
-    runs = [Run([binary("exits"), mode, str(code)], 2, tool=t) for t in (True, False)]
+    # A process that exits without MPI_Finalize races the launcher's clean-up of the others:
+    # MPICH's ch3 Hydra then reports SIGHUP's 1 now and then, without tardy too (1 in 60
+    # measured; more with any large library preloaded). So "exit" gets three tries for the
+    # codes to agree; a tool that changed the code would fail all three.
+    for attempt in range(3 if mode == "exit" else 1):
+        runs = [Run([binary("exits"), mode, str(code)], 2, tool=t) for t in (True, False)]
+        if runs[0].rc == runs[1].rc or attempt == (2 if mode == "exit" else 0):
+            break
+        for r in runs:
+            r.cleanup()
     try:
         with_tool, without = runs
         expect(with_tool.rc == without.rc, "exit %d under tardy, %d without (%s %d)" %
