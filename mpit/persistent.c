@@ -4,6 +4,7 @@
 #include "persistent.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "warn.h"
@@ -21,6 +22,7 @@ struct pst {
 
 static struct pst table[PST_SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int ever; /* a persistent request was made: before, starts need no lock */
 
 static unsigned slot_of(MPI_Request r)
 {
@@ -53,6 +55,7 @@ void pst_add(MPI_Request r, const struct ev_call *c, int64_t bytes)
         if (table[s].used != 1)
             p = &table[s];
     if (p) {
+        atomic_store_explicit(&ever, 1, memory_order_relaxed);
         int send = c->dest != EV_NO_PEER;
         *p = (struct pst){.req = r, .used = 1, .send = send, .peer = send ? c->dest : c->src,
                           .tag = c->tag, .comm = c->comm, .bytes = bytes};
@@ -68,7 +71,7 @@ void pst_add(MPI_Request r, const struct ev_call *c, int64_t bytes)
 
 void pst_start(struct ev_call *c, int n, const MPI_Request *reqs)
 {
-    if (!reqs)
+    if (!reqs || !atomic_load_explicit(&ever, memory_order_relaxed))
         return;
     pthread_mutex_lock(&lock);
     for (int i = 0; i < n; i++) {
@@ -93,6 +96,8 @@ void pst_start(struct ev_call *c, int n, const MPI_Request *reqs)
 
 void pst_forget(MPI_Request r)
 {
+    if (!atomic_load_explicit(&ever, memory_order_relaxed))
+        return; /* frees of nonblocking requests in a program without persistent ones */
     pthread_mutex_lock(&lock);
     struct pst *p = find(r);
     if (p)

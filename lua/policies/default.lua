@@ -33,14 +33,22 @@ local function distinct(pts)
   return n
 end
 
+-- Smallest and largest number among values[i][k] (math.huge, -math.huge when there is none).
+local function range(values, k)
+  local lo, hi = math.huge, -math.huge
+  for _, t in ipairs(values) do
+    local x = t[k]
+    if type(x) == "number" then lo, hi = math.min(lo, x), math.max(hi, x) end
+  end
+  return lo, hi
+end
+
 -- The target lies outside the range of the fitted points in some parameter it sets.
 local function extrapolates(pts, target)
+  local xs = {}
+  for i, pt in ipairs(pts) do xs[i] = pt.x end
   for k, v in pairs(target) do
-    local lo, hi = math.huge, -math.huge
-    for _, pt in ipairs(pts) do
-      local x = pt.x[k]
-      if type(x) == "number" then lo, hi = math.min(lo, x), math.max(hi, x) end
-    end
+    local lo, hi = range(xs, k)
     if lo <= hi and (v < lo or v > hi) then return true end
   end
   return false
@@ -292,13 +300,10 @@ tardy.policy("default", function(ctx)
   local function predict_target(target)
     target = complete(target)
     -- a parameter of the target that no run varies cannot be predicted
-    local fixed
+    local fixed, params = nil, {}
+    for i, run in ipairs(runs) do params[i] = run.params end
     for k, v in pairs(target) do
-      local lo, hi = math.huge, -math.huge
-      for _, run in ipairs(runs) do
-        local x = run.params[k]
-        if type(x) == "number" then lo, hi = math.min(lo, x), math.max(hi, x) end
-      end
+      local lo, hi = range(params, k)
       if lo > hi or (lo == hi and v ~= lo) then fixed = k end
     end
     if fixed then
