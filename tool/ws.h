@@ -89,7 +89,7 @@ double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
 int ws_clock_sync(MPI_Comm comm, int final);
 void ws_clock_report(double *offset, double *uncertainty, double *drift);
 
-/* ---- per-thread state and recording (waits.c) ---- */
+/* ---- per-thread state and recording (waits.c; transport in ws_p2p.c, ws_complete.c) ---- */
 #define WS_RING 64
 #define WS_CULPRITS 4
 
@@ -156,12 +156,18 @@ struct ws_thread {
     struct ws_icoll *free_ic;
     struct ws_thread *next;
 };
+/* This thread's state, created on first use (NULL: out of memory). */
 struct ws_thread *ws_me(void);
+extern _Thread_local struct ws_thread *ws_self;   /* NULL until ws_me() made it */
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
 /* A wait of pattern for call c (E, L corrected) against late record m. */
 void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m);
 /* Record the largest wait of the call at site, reset the ledger after a sync point. */
 void ws_settle(struct ws_thread *w, uint64_t site, int record);
+/* A receive on comm completed in call c (NULL th: quiet) with status st; e_post: when it was
+ * posted (corrected). Takes the piggyback, answers a synchronous send. (ws_p2p.c) */
+void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
+                 double e_post);
 /* Room for the snapshot of n requests of a completion call (NULL: nothing to snapshot). */
 struct ws_rq_ref *ws_snap_room(int n);
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,

@@ -1,0 +1,244 @@
+/* Wait states, point-to-point transport: the piggyback each send posts on the shadow
+ * communicator, the answer a synchronous send waits for (Late Receiver), and the taking of
+ * piggybacks when receives complete (Late Sender), blocking, nonblocking and persistent. */
+#include "waits.h"
+
+#include <stdlib.h>
+
+#include "ws.h"
+#include "warn.h"
+
+/* ---- sends ----------------------------------------------------------------------------- */
+
+static int is_sync_send(unsigned fn)
+{
+    return fn == TARDY_FN_MPI_Ssend || fn == TARDY_FN_MPI_Issend || fn == TARDY_FN_MPI_Ssend_init;
+}
+
+/* A ring slot for a small message of the protocol (its previous send has long completed). */
+static struct ws_msg *slot(struct ws_thread *w, MPI_Request **req)
+{
+    unsigned i = w->ring_pos++ % WS_RING;
+    if (w->ring_req[i] != MPI_REQUEST_NULL)
+        PMPI_Wait(&w->ring_req[i], MPI_STATUS_IGNORE); /* eager and long sent: returns at once */
+    *req = &w->ring_req[i];
+    return &w->ring[i];
+}
+
+/* Post the piggyback of a send; a synchronous send also posts the receive of its answer
+ * (returned, or NULL). */
+static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, int dest, int tag,
+                           double e, unsigned fn)
+{
+    MPI_Request *req;
+    struct ws_msg *m = slot(w, &req);
+    ws_fill(w, m, e);
+    m->flags = is_sync_send(fn) ? WS_F_SYNC : 0;
+    PMPI_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, dest, tag, sc->shadow, req);
+    if (!m->flags)
+        return NULL;
+    struct ws_ack *a = w->free_acks;
+    if (a)
+        w->free_acks = a->next;
+    else if (!(a = malloc(sizeof *a)))
+        return NULL; /* the answer stays unreceived: harmless on the answer communicator */
+    a->site = 0;
+    a->e = e;
+    a->l = 0;
+    PMPI_Irecv(&a->m, (int)sizeof a->m, MPI_BYTE, dest, tag, sc->ack, &a->req);
+    a->next = w->acks;
+    w->acks = a;
+    return a;
+}
+
+void ws_send(struct ev_call *c)
+{
+    if (!ws_on || c->dest < 0)
+        return;
+    struct ws_comm *sc = ws_comm_find(c->comm);
+    struct ws_thread *w = sc ? ws_me() : NULL;
+    struct ws_ack *a = w ? post(w, sc, c->dest, c->tag, ws_corr(c->t_enter), c->fn) : NULL;
+    if (a && c->fn == TARDY_FN_MPI_Ssend)
+        w->sync_ack = a;
+}
+
+/* After a blocking synchronous send: its wait for the receiver is known once the answer
+ * (the receive's post time) is in. */
+void ws_sent(struct ev_call *c, int rc)
+{
+    struct ws_thread *w = ws_on && c->dest >= 0 && ws_comm_find(c->comm) ? ws_self : NULL;
+    if (!w)
+        return;
+    struct ws_ack *a = w->sync_ack;
+    w->sync_ack = NULL;
+    if (a && rc == MPI_SUCCESS && c->th) {
+        a->site = SITE(c->fn, c->cp);
+        a->l = ws_corr(c->t_leave);
+    }
+    if (w->acks)
+        ws_poll_acks(w, 0);
+}
+
+void ws_poll_acks(struct ws_thread *w, int final)
+{
+    struct ws_ack **p = &w->acks;
+    while (*p) {
+        struct ws_ack *a = *p;
+        int done = 0;
+        PMPI_Test(&a->req, &done, MPI_STATUS_IGNORE);
+        if (!done && !final) {
+            p = &a->next;
+            continue;
+        }
+        if (!done) { /* never answered (its receive was freed or cancelled) */
+            PMPI_Cancel(&a->req);
+            PMPI_Wait(&a->req, MPI_STATUS_IGNORE);
+        } else if (a->site && a->l > 0) {
+            if (a->m.e > a->l)
+                atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+            double wait = (a->m.e < a->l ? a->m.e : a->l) - a->e;
+            if (wait > 0 && a->m.rank != tardy_rank)
+                ws_record(w, a->site, WS_LATE_RECEIVER, wait, &a->m);
+        }
+        *p = a->next;
+        a->next = w->free_acks;
+        w->free_acks = a;
+    }
+}
+
+/* ---- receives -------------------------------------------------------------------------- */
+
+/* Take the piggyback of the message a receive on comm completed with. */
+static int take(MPI_Comm comm, const MPI_Status *st, struct ws_msg *m)
+{
+    if (st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0)
+        return 0;
+    struct ws_comm *sc = ws_comm_find(comm);
+    if (!sc)
+        return 0;
+    PMPI_Recv(m, (int)sizeof *m, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->shadow,
+              MPI_STATUS_IGNORE);
+    return 1;
+}
+
+/* Answer a synchronous send: when its receive was posted (e_post), with the ledger. */
+static void answer(struct ws_thread *w, MPI_Comm comm, const MPI_Status *st, double e_post)
+{
+    struct ws_comm *sc = ws_comm_find(comm);
+    MPI_Request *req;
+    struct ws_msg *m = sc ? slot(w, &req) : NULL;
+    if (!m)
+        return;
+    ws_fill(w, m, e_post);
+    PMPI_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->ack, req);
+}
+
+void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
+                 double e_post)
+{
+    struct ws_msg m;
+    if (!take(comm, st, &m))
+        return;
+    if (m.flags & WS_F_SYNC)
+        answer(w, comm, st, e_post);
+    w->synced = 1;
+    if (c->th) {
+        ws_consider(w, WS_LATE_SENDER, ws_corr(c->t_enter), ws_corr(c->t_leave), &m);
+        c->t_leave = clk_now(); /* taking the piggyback is part of the call, not compute */
+    }
+}
+
+void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
+{
+    if (!ws_on || rc != MPI_SUCCESS)
+        return;
+    struct ws_thread *w = ws_me();
+    if (!w)
+        return;
+    ws_received(w, c, comm, st, ws_corr(c->t_enter));
+    ws_poll_deferred(w, 0);
+    if (w->acks)
+        ws_poll_acks(w, 0);
+    ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);
+}
+
+void ws_irecv(struct ev_call *c, MPI_Comm comm, MPI_Request req, int rc)
+{
+    if (!ws_on || rc != MPI_SUCCESS || !ws_comm_find(comm))
+        return;
+    struct ws_rq rq = {.kind = WS_RQ_RECV, .fn = c->fn, .dest = c->src, .tag = c->tag,
+                       .comm = comm, .t_post = c->th ? ws_corr(c->t_enter) : 0};
+    ws_rq_add(req, &rq);
+}
+
+void ws_pinit(struct ev_call *c, MPI_Request req, int rc)
+{
+    if (!ws_on || rc != MPI_SUCCESS || !ws_comm_find(c->comm))
+        return;
+    int recv = c->fn == TARDY_FN_MPI_Recv_init;
+    struct ws_rq rq = {.kind = recv ? WS_RQ_PRECV : WS_RQ_PSEND, .fn = c->fn,
+                       .dest = recv ? c->src : c->dest, .tag = c->tag, .comm = c->comm};
+    if (recv || rq.dest >= 0)
+        ws_rq_add(req, &rq);
+}
+
+void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
+{
+    if (!ws_on || !atomic_load_explicit(&ws_rq_live, memory_order_relaxed))
+        return;
+    struct ws_thread *w = ws_me();
+    for (int i = 0; w && i < n; i++) {
+        struct ws_rq_ref ref;
+        if (ws_rq_find(reqs[i], &ref) == 0 && ref.rq.kind == WS_RQ_PSEND) {
+            struct ws_comm *sc = ws_comm_find(ref.rq.comm);
+            if (sc) /* a persistent synchronous send's answer is taken but not recorded */
+                post(w, sc, ref.rq.dest, ref.rq.tag, ws_corr(c->t_enter), ref.rq.fn);
+        }
+    }
+}
+
+void ws_message(MPI_Comm comm, MPI_Message m)
+{
+    if (ws_on && ws_comm_find(comm))
+        ws_msgmap_put(m, comm);
+}
+
+MPI_Comm ws_message_comm(MPI_Message m)
+{
+    return ws_on ? ws_msgmap_take(m) : MPI_COMM_NULL;
+}
+
+void ws_reqfree(struct ev_call *c, MPI_Request req)
+{
+    (void)c;
+    struct ws_rq_ref ref;
+    if (!ws_on || !atomic_load_explicit(&ws_rq_live, memory_order_relaxed) ||
+        ws_rq_find(req, &ref) < 0)
+        return;
+    ws_rq_remove(&ref);
+    if (ref.rq.kind == WS_RQ_ICOLL) {
+        /* The exchange still completes; it is finished later and not recorded. */
+        struct ws_thread *w = ws_me();
+        ref.rq.ic->site = 0;
+        if (w) {
+            ref.rq.ic->next = w->deferred;
+            w->deferred = ref.rq.ic;
+        }
+    } else if (ref.rq.kind == WS_RQ_RECV) {
+        /* A receive freed while active: take its piggyback blind when source and tag are
+         * known (the contents are discarded); a wildcard one cannot be matched. */
+        static struct ws_msg discard;
+        struct ws_comm *sc = ws_comm_find(ref.rq.comm);
+        MPI_Request r;
+        if (sc && ref.rq.dest >= 0 && ref.rq.tag >= 0 &&
+            PMPI_Irecv(&discard, (int)sizeof discard, MPI_BYTE, ref.rq.dest, ref.rq.tag,
+                       sc->shadow, &r) == MPI_SUCCESS) {
+            PMPI_Request_free(&r);
+        } else if (sc && ref.rq.dest != MPI_PROC_NULL) {
+            static atomic_int warned;
+            if (!atomic_exchange(&warned, 1))
+                tardy_warn("a wildcard receive was freed while active; waits on its "
+                           "communicator may be misattributed");
+        }
+    }
+}
