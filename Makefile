@@ -47,7 +47,7 @@ endif
 SPEC      = mpit/mpi.spec
 GENERATOR = mpit/gen_wrappers.py
 GEN_SRC   = $(B)/gen/wrappers_c.c $(B)/gen/wrappers_f.c $(B)/gen/wrappers_q.c $(B)/gen/fn_table.c
-GEN_HDR   = $(B)/gen/fn_table.h
+GEN_HDR   = $(B)/gen/fn_table.h $(B)/gen/own.h
 # The report side (profile model, JSON reader/writer, summary, options) and the prediction
 # engine (lua/, predict/) have no MPI: the offline `tardy` command links them too.
 REPORT_SRC = tool/profile.c tool/profile_json.c tool/summary.c tool/histogram.c tool/strbuf.c \

@@ -4,7 +4,7 @@
 int64_t by_status(const MPI_Status *st)
 {
     MPI_Count n = 0;
-    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+    if (own_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
         return 0;
     return (int64_t)n;
 }
@@ -14,25 +14,25 @@ int64_t by_status(const MPI_Status *st)
 static int group_size(MPI_Comm comm)
 {
     int inter = 0, n = 0;
-    PMPI_Comm_test_inter(comm, &inter);
+    own_Comm_test_inter(comm, &inter);
     if (inter)
-        PMPI_Comm_remote_size(comm, &n);
+        own_Comm_remote_size(comm, &n);
     else
-        PMPI_Comm_size(comm, &n);
+        own_Comm_size(comm, &n);
     return n;
 }
 
 static int my_rank(MPI_Comm comm)
 {
     int r = 0;
-    PMPI_Comm_rank(comm, &r);
+    own_Comm_rank(comm, &r);
     return r;
 }
 
 static int is_inter(MPI_Comm comm)
 {
     int inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
+    own_Comm_test_inter(comm, &inter);
     return inter;
 }
 
@@ -94,7 +94,7 @@ void by_allreduce(struct ev_call *c, int count, MPI_Datatype t)
 void by_reduce_scatter(struct ev_call *c, const int recvcounts[], MPI_Datatype t, MPI_Comm comm)
 {
     int n = 0;
-    PMPI_Comm_size(comm, &n);
+    own_Comm_size(comm, &n);
     c->sent = sum_counts(recvcounts, n, t);
     c->recv = by_count(recvcounts[my_rank(comm)], t);
 }
@@ -102,7 +102,7 @@ void by_reduce_scatter(struct ev_call *c, const int recvcounts[], MPI_Datatype t
 void by_reduce_scatter_block(struct ev_call *c, int recvcount, MPI_Datatype t, MPI_Comm comm)
 {
     int n = 0;
-    PMPI_Comm_size(comm, &n);
+    own_Comm_size(comm, &n);
     c->recv = by_count(recvcount, t);
     c->sent = c->recv * n;
 }
@@ -196,16 +196,16 @@ static void degrees(MPI_Comm comm, int *in, int *out)
 {
     int kind = MPI_UNDEFINED, weighted;
     *in = *out = 0;
-    PMPI_Topo_test(comm, &kind);
+    own_Topo_test(comm, &kind);
     if (kind == MPI_CART) {
-        PMPI_Cartdim_get(comm, in);
+        own_Cartdim_get(comm, in);
         *in *= 2;
         *out = *in;
     } else if (kind == MPI_GRAPH) {
-        PMPI_Graph_neighbors_count(comm, my_rank(comm), in);
+        own_Graph_neighbors_count(comm, my_rank(comm), in);
         *out = *in;
     } else if (kind == MPI_DIST_GRAPH) {
-        PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted);
+        own_Dist_graph_neighbors_count(comm, in, out, &weighted);
     }
 }
 

@@ -9,11 +9,12 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "own.h"
 
 static inline int64_t by_count(MPI_Count count, MPI_Datatype type)
 {
     MPI_Count size = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS)
+    if (count <= 0 || type == MPI_DATATYPE_NULL || own_Type_size_x(type, &size) != MPI_SUCCESS)
         return 0;
     return (int64_t)(count * size);
 }

@@ -1,6 +1,6 @@
 /* MPI_T: control variables written after MPI_Init and recorded at finalize, performance
  * variables started after MPI_Init and read at finalize, events counted per call site. All
- * through the PMPI_T_ names, so an application's own MPI_T use is untouched. */
+ * through own_T_ (tardy's own calls), so an application's own MPI_T use is untouched. */
 #include "mpi_t.h"
 
 #include <ctype.h>
@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "event.h"
+#include "own.h"
 #include "strbuf.h"
 #include "tables.h"
 #include "warn.h"
@@ -140,7 +141,7 @@ static int cvar_info(int index, struct cvar *c)
     int nlen = sizeof c->name, dlen = sizeof c->desc, verbosity;
     c->index = index;
     c->handle = MPI_T_CVAR_HANDLE_NULL;
-    return PMPI_T_cvar_get_info(index, c->name, &nlen, &verbosity, &c->type, &c->en, c->desc,
+    return own_T_cvar_get_info(index, c->name, &nlen, &verbosity, &c->type, &c->en, c->desc,
                                 &dlen, &c->bind, &c->scope);
 }
 
@@ -150,11 +151,11 @@ static int cvar_open(struct cvar *c)
     MPI_Comm world = MPI_COMM_WORLD;
     if (c->bind != MPI_T_BIND_NO_OBJECT && c->bind != MPI_T_BIND_MPI_COMM)
         return -1;
-    if (PMPI_T_cvar_handle_alloc(c->index, c->bind == MPI_T_BIND_MPI_COMM ? &world : NULL,
+    if (own_T_cvar_handle_alloc(c->index, c->bind == MPI_T_BIND_MPI_COMM ? &world : NULL,
                                  &c->handle, &c->count) != MPI_SUCCESS)
         return -1;
     if (c->count < 1 || (size_t)c->count * 8 >= sizeof c->buf) {
-        PMPI_T_cvar_handle_free(&c->handle);
+        own_T_cvar_handle_free(&c->handle);
         return -1;
     }
     return 0;
@@ -163,7 +164,7 @@ static int cvar_open(struct cvar *c)
 static void cvar_close(struct cvar *c)
 {
     if (c->handle != MPI_T_CVAR_HANDLE_NULL)
-        PMPI_T_cvar_handle_free(&c->handle);
+        own_T_cvar_handle_free(&c->handle);
 }
 
 /* The value of an open c as text: an enumeration's item name, a number or a string. */
@@ -171,7 +172,7 @@ static int cvar_text(struct cvar *c, char *out, size_t len)
 {
     double v;
     memset(c->buf, 0, sizeof c->buf);
-    if (PMPI_T_cvar_read(c->handle, c->buf) != MPI_SUCCESS)
+    if (own_T_cvar_read(c->handle, c->buf) != MPI_SUCCESS)
         return -1;
     if (c->type == MPI_CHAR) {
         snprintf(out, len, "%.*s", c->count, c->buf);
@@ -182,11 +183,11 @@ static int cvar_text(struct cvar *c, char *out, size_t len)
     snprintf(out, len, "%.17g", v);
     int items;
     char name[MT_NAME];
-    if (c->en != MPI_T_ENUM_NULL && PMPI_T_enum_get_info(c->en, &items, name,
+    if (c->en != MPI_T_ENUM_NULL && own_T_enum_get_info(c->en, &items, name,
                                                          &(int){sizeof name}) == MPI_SUCCESS) {
         for (int i = 0; i < items; i++) {
             int value, nlen = sizeof name;
-            if (PMPI_T_enum_get_item(c->en, i, &value, name, &nlen) == MPI_SUCCESS &&
+            if (own_T_enum_get_item(c->en, i, &value, name, &nlen) == MPI_SUCCESS &&
                 value == (int)v) {
                 snprintf(out, len, "%s", name);
                 break;
@@ -238,11 +239,11 @@ static int cvar_parse(struct cvar *c, const char *text)
         return store_int(c->type, x, c->buf);
     int items;
     char name[MT_NAME];
-    if (c->en != MPI_T_ENUM_NULL && PMPI_T_enum_get_info(c->en, &items, name,
+    if (c->en != MPI_T_ENUM_NULL && own_T_enum_get_info(c->en, &items, name,
                                                          &(int){sizeof name}) == MPI_SUCCESS) {
         for (int i = 0; i < items; i++) {
             int value, nlen = sizeof name;
-            if (PMPI_T_enum_get_item(c->en, i, &value, name, &nlen) == MPI_SUCCESS &&
+            if (own_T_enum_get_item(c->en, i, &value, name, &nlen) == MPI_SUCCESS &&
                 !strcasecmp(name, text))
                 return store_int(c->type, value, c->buf);
         }
@@ -268,7 +269,7 @@ static const char *write_one(const char *name, const char *value, char *why, siz
     if (!c)
         return "out of memory";
     c->handle = MPI_T_CVAR_HANDLE_NULL;
-    if (PMPI_T_cvar_get_index(name, &index) != MPI_SUCCESS || cvar_info(index, c) != MPI_SUCCESS)
+    if (own_T_cvar_get_index(name, &index) != MPI_SUCCESS || cvar_info(index, c) != MPI_SUCCESS)
         snprintf(why, len, "this MPI library has no control variable %.200s", name);
     else if (c->scope == MPI_T_SCOPE_CONSTANT || c->scope == MPI_T_SCOPE_READONLY)
         snprintf(why, len, "%.200s is %.200s", name, scope_name(c->scope));
@@ -276,7 +277,7 @@ static const char *write_one(const char *name, const char *value, char *why, siz
         snprintf(why, len, "%.200s belongs to an object tardy cannot bind", name);
     else if (cvar_text(c, before, sizeof before), cvar_parse(c, value) < 0)
         snprintf(why, len, "'%.200s' is not a value of %.200s", value, name);
-    else if (PMPI_T_cvar_write(c->handle, c->buf) != MPI_SUCCESS)
+    else if (own_T_cvar_write(c->handle, c->buf) != MPI_SUCCESS)
         snprintf(why, len, "%.200s cannot be set now (MPI_T_cvar_write failed)", name);
     else
         fail = NULL;
@@ -361,34 +362,34 @@ static void start_pvars(void)
         MPI_T_enum en;
         MPI_Comm world = MPI_COMM_WORLD;
         double v;
-        if (PMPI_T_pvar_get_info(i, p->name, &nlen, &verbosity, &p->cls, &p->type, &en, desc,
+        if (own_T_pvar_get_info(i, p->name, &nlen, &verbosity, &p->cls, &p->type, &en, desc,
                                  &dlen, &bind, &readonly, &continuous, &atomic) != MPI_SUCCESS ||
             !matches(cfg.pvars, p->name))
             continue;
         if (mt.npv == MT_MAX_PVARS || (bind != MPI_T_BIND_NO_OBJECT &&
                                        bind != MPI_T_BIND_MPI_COMM) ||
             as_number(p->type, &(long long){0}, &v) < 0 ||
-            PMPI_Type_size(p->type, &p->size) != MPI_SUCCESS ||
+            own_Type_size(p->type, &p->size) != MPI_SUCCESS ||
             p->size > (int)sizeof mt.elems[0]) {
             skipped++;
             continue;
         }
-        if (!mt.session_open && PMPI_T_pvar_session_create(&mt.session) != MPI_SUCCESS)
+        if (!mt.session_open && own_T_pvar_session_create(&mt.session) != MPI_SUCCESS)
             return;
         mt.session_open = 1;
-        if (PMPI_T_pvar_handle_alloc(mt.session, i, bind == MPI_T_BIND_MPI_COMM ? &world : NULL,
+        if (own_T_pvar_handle_alloc(mt.session, i, bind == MPI_T_BIND_MPI_COMM ? &world : NULL,
                                      &p->handle, &p->count) != MPI_SUCCESS) {
             skipped++;
             continue;
         }
         if (p->count < 1 || (p->count > 1 && !combinable(p->cls)) ||
             (size_t)p->count * (size_t)p->size > sizeof mt.elems) {
-            PMPI_T_pvar_handle_free(mt.session, &p->handle);
+            own_T_pvar_handle_free(mt.session, &p->handle);
             skipped++;
             continue;
         }
         if (!continuous)
-            PMPI_T_pvar_start(mt.session, p->handle);
+            own_T_pvar_start(mt.session, p->handle);
         mt.npv++;
     }
     if (skipped)
@@ -406,7 +407,7 @@ void mt_pvar_rows(struct rowset *rs, int rank)
         const char *e = (const char *)mt.elems;
         double v, sum = 0;
         memset(mt.elems, 0, (size_t)p->count * (size_t)p->size);
-        if (PMPI_T_pvar_read(mt.session, p->handle, mt.elems) != MPI_SUCCESS ||
+        if (own_T_pvar_read(mt.session, p->handle, mt.elems) != MPI_SUCCESS ||
             as_number(p->type, e, &sum) < 0)
             continue;
         for (int k = 1; k < p->count && as_number(p->type, e + (size_t)k * p->size, &v) == 0; k++)
@@ -447,18 +448,18 @@ static void start_events(void)
         int nlen = MT_NAME, dlen = sizeof desc, verbosity, nelem = 0, bind;
         MPI_T_enum en;
         MPI_Info info = MPI_INFO_NULL;
-        if (PMPI_T_event_get_info(i, name, &nlen, &verbosity, NULL, NULL, &nelem, &en, &info,
+        if (own_T_event_get_info(i, name, &nlen, &verbosity, NULL, NULL, &nelem, &en, &info,
                                   desc, &dlen, &bind) != MPI_SUCCESS)
             continue;
         if (info != MPI_INFO_NULL)
-            PMPI_Info_free(&info);
+            own_Info_free(&info);
         MPI_T_event_registration *reg = &mt.events[mt.nev];
         if (bind != MPI_T_BIND_NO_OBJECT ||
-            PMPI_T_event_handle_alloc(i, NULL, MPI_INFO_NULL, reg) != MPI_SUCCESS)
+            own_T_event_handle_alloc(i, NULL, MPI_INFO_NULL, reg) != MPI_SUCCESS)
             continue;
-        if (PMPI_T_event_register_callback(*reg, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL,
+        if (own_T_event_register_callback(*reg, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL,
                                            (void *)(uintptr_t)mt.nev, event_cb) != MPI_SUCCESS) {
-            PMPI_T_event_handle_free(*reg, NULL, NULL);
+            own_T_event_handle_free(*reg, NULL, NULL);
             continue;
         }
         mt.nev++;
@@ -496,19 +497,19 @@ void mt_start(int rank)
     mt.ncvars = mt.npvars = mt.nevents = -1;
     if (!cfg.mpit)
         return;
-    if (PMPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+    if (own_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
         if (rank == 0)
             tardy_warn("MPI_T_init_thread failed; control and performance variables are not "
                        "recorded");
         return;
     }
     mt.on = 1;
-    PMPI_T_cvar_get_num(&mt.ncvars);
-    PMPI_T_pvar_get_num(&mt.npvars);
+    own_T_cvar_get_num(&mt.ncvars);
+    own_T_pvar_get_num(&mt.npvars);
     write_cvars(cfg.cvars);
     start_pvars();
 #if MPI_VERSION >= 4
-    if (PMPI_T_event_get_num(&mt.nevents) != MPI_SUCCESS)
+    if (own_T_event_get_num(&mt.nevents) != MPI_SUCCESS)
         mt.nevents = 0;
     start_events();
 #else
@@ -566,21 +567,21 @@ void mt_stop(void)
         return;
 #if MPI_VERSION >= 4
     for (int i = 0; i < mt.nev; i++)
-        PMPI_T_event_handle_free(mt.events[i], NULL, NULL);
+        own_T_event_handle_free(mt.events[i], NULL, NULL);
     mt.nev = 0;
     tab_free(&mt.counts);
 #endif
     for (int i = 0; i < mt.npv; i++)
-        PMPI_T_pvar_handle_free(mt.session, &mt.pvars[i].handle);
+        own_T_pvar_handle_free(mt.session, &mt.pvars[i].handle);
     mt.npv = 0;
     if (mt.session_open)
-        PMPI_T_pvar_session_free(&mt.session);
+        own_T_pvar_session_free(&mt.session);
     for (int i = 0; i < mt.nwrites; i++) {
         free(mt.writes[i].name);
         free(mt.writes[i].asked);
         free(mt.writes[i].before);
     }
     mt.nwrites = 0;
-    PMPI_T_finalize();
+    own_T_finalize();
     mt.on = 0;
 }

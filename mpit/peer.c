@@ -5,6 +5,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "own.h"
+
 #define CACHE_SLOTS 256
 
 struct entry {
@@ -19,13 +21,13 @@ static _Thread_local struct entry cache[CACHE_SLOTS];
 
 void pr_init(void)
 {
-    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    own_Comm_group(MPI_COMM_WORLD, &world_group);
 }
 
 void pr_fini(void)
 {
     if (world_group != MPI_GROUP_NULL)
-        PMPI_Group_free(&world_group);
+        own_Group_free(&world_group);
 }
 
 void pr_forget(MPI_Comm comm)
@@ -38,13 +40,13 @@ static int translate(MPI_Comm comm, int r)
 {
     int inter = 0, world = r;
     MPI_Group g;
-    PMPI_Comm_test_inter(comm, &inter);
-    if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
+    own_Comm_test_inter(comm, &inter);
+    if ((inter ? own_Comm_remote_group(comm, &g) : own_Comm_group(comm, &g)) != MPI_SUCCESS)
         return r;
-    if (PMPI_Group_translate_ranks(g, 1, &r, world_group, &world) != MPI_SUCCESS ||
+    if (own_Group_translate_ranks(g, 1, &r, world_group, &world) != MPI_SUCCESS ||
         world == MPI_UNDEFINED)
         world = r;
-    PMPI_Group_free(&g);
+    own_Group_free(&g);
     return world;
 }
 

@@ -3,13 +3,13 @@
 
 #include <mpi.h>
 
-static int active;
+int qm_tool;
 
 #ifdef QMPI_MAX_TOOL_NAME_LENGTH
 static void qm_init(int tool_id)
 {
     qm_register_functions(tool_id);
-    active = 1;
+    qm_tool = tool_id;
 }
 
 /* Runs when the library is loaded (preloaded or linked), before main and MPI_Init. The
@@ -23,5 +23,5 @@ __attribute__((constructor)) static void qm_load(void)
 
 int qm_active(void)
 {
-    return active;
+    return qm_tool != 0;
 }

@@ -7,6 +7,9 @@
 #ifndef TARDY_QMPI_H
 #define TARDY_QMPI_H
 
+/* tardy's QMPI tool id once MPICH activated it (tools count from 1; 0: not a QMPI tool). */
+extern int qm_tool;
+
 /* 1 once MPICH activated tardy as a QMPI tool. */
 int qm_active(void);
 

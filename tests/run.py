@@ -664,35 +664,72 @@ def test_qmpi_compiled_out():
         expect("tardy" not in run.err, "warnings: %s" % run.err[-600:])
 
 
-def qtool_lines(run):
-    return sorted(line for line in run.err.splitlines() if line.startswith("qtool rank"))
+def qtool_counts(run):
+    """{rank: {function: calls}} from the lines qtool prints at MPI_Finalize."""
+    out = {}
+    for line in run.err.splitlines():
+        m = re.match(r"qtool rank (\d+): (.*)$", line)
+        if m:
+            out[int(m.group(1))] = {k: int(v) for k, v in
+                                    (kv.split("=") for kv in m.group(2).split())}
+    return out
 
 
-def test_qmpi_stack(order):
-    """A second QMPI tool in front of or behind tardy: both see every call of the program once,
-    tardy's call paths still point at the program (not at the other tool's frames)."""
-    base = Run([binary("p2p_counts")], 2, {"LD_PRELOAD": QTOOL,
-                                           "MPIR_CVAR_QMPI_TOOL_LIST": "qtool"}, tool=False)
+# Functions tardy does not call itself with TARDY_WAITS=0 (p2p_counts calls them all).
+TARDY_NEVER_CALLS = ("MPI_Barrier", "MPI_Send", "MPI_Recv", "MPI_Comm_split")
+
+
+def test_own_calls():
+    """tardy's own MPI calls go through own_X (build/gen/own.h), never PMPI_X: only the entry
+    points themselves (generated, and Init/Finalize) call PMPI_X, and handle conversions
+    (PMPI_X_f2c/c2f, which QMPI does not reach)."""
+    bad = []
+    for path in sorted(glob.glob("tool/*.[ch]") + glob.glob("mpit/*.[ch]")):
+        if os.path.basename(path) == "init_finalize.c":
+            continue
+        for i, line in enumerate(open(path), 1):
+            code = re.sub(r"/\*.*?(\*/|$)|^\s*\*.*", "", line)
+            for m in re.finditer(r"\bPMPI_(\w+)\s*\(", code):
+                if not re.search(r"_(f2c|c2f)$", m.group(1)):
+                    bad.append("%s:%d: PMPI_%s" % (path, i, m.group(1)))
+    expect(not bad, "call own_X instead: %s" % ", ".join(bad[:10]))
+
+
+def test_qmpi_stack(order, ranks, waits):
+    """A second QMPI tool in front of or behind tardy. tardy's own calls go to the tool after
+    tardy's slot: a tool in front sees exactly the program's calls, a tool behind sees the
+    program's calls plus tardy's own (as QMPI intends), and tardy's call paths still point at
+    the program (not at the other tool's frames)."""
+    env = {"TARDY_WAITS": str(waits)}
+    base = Run([binary("p2p_counts")], ranks, dict(env, LD_PRELOAD=QTOOL,
+                                                   MPIR_CVAR_QMPI_TOOL_LIST="qtool"), tool=False)
     try:
-        want = qtool_lines(base)
-        expect(base.rc == 0 and len(want) == 2, "qtool alone: %s" % base.err[-600:])
+        want = qtool_counts(base)
+        expect(base.rc == 0 and len(want) == ranks, "qtool alone: %s" % base.err[-600:])
     finally:
         base.cleanup()
 
-    @with_run([binary("p2p_counts")], 2, {"LD_PRELOAD": QTOOL + " " + LIB,
-                                          "MPIR_CVAR_QMPI_TOOL_LIST": order})
+    @with_run([binary("p2p_counts")], ranks, dict(env, LD_PRELOAD=QTOOL + " " + LIB,
+                                                  MPIR_CVAR_QMPI_TOOL_LIST=order))
     def _(run):
-        check_p2p(run, 2)
-        # The program's barriers reach the other tool exactly as without tardy. Its sends do
-        # too, but tardy's own sends at finalize (the tree reduction) still pass through the
-        # QMPI chain, so those counts may exceed the program's by tardy's messages.
-        got = qtool_lines(run)
-        barriers = lambda lines: [re.sub(r" sends \d+$", "", x) for x in lines]
-        sends = lambda lines: [int(x.rsplit(" ", 1)[1]) for x in lines]
-        expect(len(got) == 2 and barriers(got) == barriers(want), "qtool with tardy (%s): %s, "
-               "alone: %s" % (order, got, want))
-        expect(all(a >= b for a, b in zip(sends(got), sends(want))),
-               "qtool missed sends with tardy (%s): %s, alone: %s" % (order, got, want))
+        check_p2p(run, ranks)
+        got = qtool_counts(run)
+        expect(set(got) == set(want), "qtool with tardy (%s): %s" % (order, run.err[-600:]))
+        for rank in sorted(want):
+            g, w = got[rank], want[rank]
+            diff = {f: (g[f], w[f]) for f in w if g.get(f) != w[f]}
+            if order.startswith("qtool:"):
+                expect(not diff, "rank %d: the tool in front saw other calls with tardy behind "
+                       "it (with, without): %s" % (rank, diff))
+                continue
+            expect(all(g[f] >= w[f] for f in w), "rank %d: the tool behind missed calls of the "
+                   "program: %s" % (rank, diff))
+            expect(not any(f in diff for f in TARDY_NEVER_CALLS), "rank %d: calls tardy never "
+                   "makes itself differ: %s" % (rank, diff))
+            expect(g["MPI_Comm_dup"] > w["MPI_Comm_dup"], "rank %d: tardy's private "
+                   "communicator did not reach the tool behind it: %s" % (rank, diff))
+
+
 def test_broken_at_init():
     """A script that fails its check at MPI_Init: one warning, no second one at finalize."""
     @with_run([binary("exits"), "return", "3"], 2, {
@@ -1293,9 +1330,14 @@ CASES.append(("mpit/control variables recorded singleton", lambda: test_mpit_rec
 CASES.append(("mpit/TARDY_CVARS writes after MPI_Init", test_mpit_write))
 CASES.append(("mpit/TARDY_CVARS bad names and values", test_mpit_bad_writes))
 CASES.append(("mpit/TARDY_MPIT=0", test_mpit_off))
+CASES.append(("qmpi/tardy's own calls go through own_X", test_own_calls))
 if QMPI:
-    CASES.append(("qmpi/second tool in front of tardy", lambda: test_qmpi_stack("qtool:tardy")))
-    CASES.append(("qmpi/second tool behind tardy", lambda: test_qmpi_stack("tardy:qtool")))
+    for _n, _w in ((2, 0), (2, 1), (4, 1)):
+        CASES.append(("qmpi/second tool in front of tardy sees the program's calls only -n %d%s"
+                      % (_n, " TARDY_WAITS=1" if _w else ""),
+                      lambda n=_n, w=_w: test_qmpi_stack("qtool:tardy", n, w)))
+    CASES.append(("qmpi/second tool behind tardy sees the program's and tardy's calls -n 2",
+                  lambda: test_qmpi_stack("tardy:qtool", 2, 0)))
 else:
     CASES.append(("qmpi/tool list on an MPICH without QMPI", test_qmpi_compiled_out))
 # Messages below the eager limit, or the sends wait for receives that come after them: MPICH's

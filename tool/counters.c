@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "own.h"
 #include "papi_api.h"
 #include "warn.h"
 
@@ -143,14 +144,14 @@ int ctr_start(const char *spec, int multiplex, MPI_Comm comm)
     sb_init(&ctr.note);
     ctr.multiplex = multiplex;
     int n = parse_spec(spec, names);
-    PMPI_Comm_rank(comm, &rank);
+    own_Comm_rank(comm, &rank);
     if (n)
         check_events(names, n, status, why);
     for (int i = 0; i < PROF_COUNTERS; i++)
         mine[i] = i < n && status[i] == PAPI_OK ? INT_MAX : rank;
     mine[PROF_COUNTERS] = -n;
     mine[PROF_COUNTERS + 1] = ctr.multiplex;
-    PMPI_Allreduce(mine, all, PROF_COUNTERS + 2, MPI_INT, MPI_MIN, comm);
+    own_Allreduce(mine, all, PROF_COUNTERS + 2, MPI_INT, MPI_MIN, comm);
     if (ctr.multiplex && !all[PROF_COUNTERS + 1])
         sb_puts(&ctr.note, "multiplexing is off: not possible on every rank\n");
     ctr.multiplex = all[PROF_COUNTERS + 1];

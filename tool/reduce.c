@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "own.h"
 #include "strbuf.h"
 #include "warn.h"
 #include "yield.h"
@@ -73,18 +74,18 @@ static int receive_from(struct rowset *rs, int child, MPI_Comm comm)
     MPI_Status st;
     MPI_Count n = 0;
     yw_probe(child, TAG_ROWS, comm, &st);
-    PMPI_Get_elements_x(&st, MPI_BYTE, &n);
+    own_Get_elements_x(&st, MPI_BYTE, &n);
     char *buf = malloc(n > 0 ? (size_t)n : 1);
     if (!buf) {
         /* Still receive, so the child is not left hanging; its rows are lost. */
         char dummy;
         MPI_Request r;
-        PMPI_Irecv(&dummy, 0, MPI_BYTE, child, TAG_ROWS, comm, &r);
+        own_Irecv(&dummy, 0, MPI_BYTE, child, TAG_ROWS, comm, &r);
         yw_wait(&r);
         return -1;
     }
     MPI_Request r;
-    PMPI_Irecv(buf, (int)n, MPI_BYTE, child, TAG_ROWS, comm, &r);
+    own_Irecv(buf, (int)n, MPI_BYTE, child, TAG_ROWS, comm, &r);
     yw_wait(&r);
     int rc = unpack_merge(rs, buf, (size_t)n);
     free(buf);
@@ -94,8 +95,8 @@ static int receive_from(struct rowset *rs, int child, MPI_Comm comm)
 int red_tree(struct rowset *rs, MPI_Comm comm)
 {
     int rank, size, rc = 0;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
+    own_Comm_rank(comm, &rank);
+    own_Comm_size(comm, &size);
     for (int step = 1; step < size; step <<= 1) {
         if (rank & step) {
             struct strbuf out;
@@ -108,7 +109,7 @@ int red_tree(struct rowset *rs, MPI_Comm comm)
                 rc = -1;
             }
             MPI_Request r;
-            PMPI_Isend(out.data ? out.data : "", (int)out.len, MPI_BYTE, rank - step, TAG_ROWS,
+            own_Isend(out.data ? out.data : "", (int)out.len, MPI_BYTE, rank - step, TAG_ROWS,
                        comm, &r);
             yw_wait(&r);
             sb_free(&out);
@@ -127,7 +128,7 @@ void red_rank_histogram(double v, MPI_Comm comm, double *lo, double *hi,
 {
     double ends[2] = {-v, v}, all[2];
     MPI_Request r;
-    PMPI_Iallreduce(ends, all, 2, MPI_DOUBLE, MPI_MAX, comm, &r);
+    own_Iallreduce(ends, all, 2, MPI_DOUBLE, MPI_MAX, comm, &r);
     yw_wait(&r);
     *lo = -all[0];
     *hi = all[1];
@@ -135,6 +136,6 @@ void red_rank_histogram(double v, MPI_Comm comm, double *lo, double *hi,
     double width = (*hi - *lo) / RANK_HIST_BINS;
     int b = width > 0 ? (int)((v - *lo) / width) : 0;
     mine[b < RANK_HIST_BINS ? b : RANK_HIST_BINS - 1] = 1;
-    PMPI_Ireduce(mine, bins, RANK_HIST_BINS, MPI_UINT64_T, MPI_SUM, 0, comm, &r);
+    own_Ireduce(mine, bins, RANK_HIST_BINS, MPI_UINT64_T, MPI_SUM, 0, comm, &r);
     yw_wait(&r);
 }

@@ -19,6 +19,7 @@
 #include "forecast.h"
 #include "memory.h"
 #include "mpi_t.h"
+#include "own.h"
 #include "peer.h"
 #include "profile_json.h"
 #include "qmpi.h"
@@ -71,7 +72,7 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     rt.thread_level = thread_level;
     if (ev_self)
         ev_self->mem_site = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &tardy_rank);
+    own_Comm_rank(MPI_COMM_WORLD, &tardy_rank);
     if (tardy_rank == 0 && rt.warnings.len) {
         for (char *line = strtok(rt.warnings.data, "\n"); line; line = strtok(NULL, "\n"))
             tardy_warn("%s", line);
@@ -81,7 +82,7 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
         fc_check();
     /* Every rank takes part in the collectives below and at finalize, whatever its options,
      * so that a rank with a different environment cannot hang the job. */
-    PMPI_Comm_dup(MPI_COMM_WORLD, &rt.comm);
+    own_Comm_dup(MPI_COMM_WORLD, &rt.comm);
     time_t now = time(NULL);
     strftime(rt.start_time, sizeof rt.start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
@@ -151,7 +152,7 @@ static int count_hosts(void)
     unsigned bit = (unsigned)(h % HOST_BITS);
     mine[bit / 64] |= 1ull << (bit % 64);
     MPI_Request r;
-    PMPI_Ireduce(mine, all, HOST_BITS / 64, MPI_UINT64_T, MPI_BOR, 0, rt.comm, &r);
+    own_Ireduce(mine, all, HOST_BITS / 64, MPI_UINT64_T, MPI_BOR, 0, rt.comm, &r);
     yw_wait(&r);
     int set = 0;
     for (int i = 0; i < HOST_BITS / 64; i++)
@@ -166,9 +167,9 @@ static void fill_metadata(struct profile *p)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING], ver[16], host[256];
     int len = 0, v = 0, sv = 0;
     read_cmdline(p);
-    PMPI_Comm_size(MPI_COMM_WORLD, &p->ranks);
-    PMPI_Get_library_version(lib, &len);
-    PMPI_Get_version(&v, &sv);
+    own_Comm_size(MPI_COMM_WORLD, &p->ranks);
+    own_Get_library_version(lib, &len);
+    own_Get_version(&v, &sv);
     snprintf(ver, sizeof ver, "%d.%d", v, sv);
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "?");
@@ -257,5 +258,5 @@ void rt_finish(void *ra)
     profile_free(&p);
     mt_stop();
     pr_fini();
-    PMPI_Comm_free(&rt.comm);
+    own_Comm_free(&rt.comm);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "own.h"
 #include "ws.h"
 #include "warn.h"
 
@@ -272,7 +273,7 @@ static void test_shift(void)
 void ws_init(MPI_Comm tool_comm)
 {
     int want = cfg.enable && cfg.waits, all = 0;
-    PMPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, tool_comm);
+    own_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, tool_comm);
     if (!all)
         return;
     test_shift();
@@ -282,7 +283,7 @@ void ws_init(MPI_Comm tool_comm)
     ws_coll_init();
     ws_clock_sync(tool_comm, 0);
     double base = ws_corr(clk_now());
-    PMPI_Bcast(&base, 1, MPI_DOUBLE, 0, tool_comm);
+    own_Bcast(&base, 1, MPI_DOUBLE, 0, tool_comm);
     ws_coll_base(base);
     ws_comm_add(MPI_COMM_WORLD);
     ws_comm_add(MPI_COMM_SELF);
@@ -305,7 +306,7 @@ static void drain(struct ws_thread *w, void *arg)
     ws_poll_deferred(w, 1);
     for (int i = 0; i < WS_RING; i++)
         if (w->ring_req[i] != MPI_REQUEST_NULL)
-            PMPI_Wait(&w->ring_req[i], MPI_STATUS_IGNORE);
+            own_Wait(&w->ring_req[i], MPI_STATUS_IGNORE);
 }
 
 static void drain_acks(struct ws_thread *w, void *arg)

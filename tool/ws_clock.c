@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "clock.h"
+#include "own.h"
 
 #define PINGS_MIN 10
 #define PINGS_MAX 1000
@@ -35,8 +36,8 @@ static double now_ref(double off)
 static double measure(MPI_Comm comm, double *rtt)
 {
     int rank, size, top = 1;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &size);
+    own_Comm_rank(comm, &rank);
+    own_Comm_size(comm, &size);
     while (top < size)
         top <<= 1;
     double off = 0;
@@ -44,11 +45,11 @@ static double measure(MPI_Comm comm, double *rtt)
         if (rank % (2 * step) == 0 && rank + step < size) {
             for (;;) { /* answer pings until the child says stop (NaN) */
                 double t;
-                PMPI_Recv(&t, 1, MPI_DOUBLE, rank + step, TAG_PING, comm, MPI_STATUS_IGNORE);
+                own_Recv(&t, 1, MPI_DOUBLE, rank + step, TAG_PING, comm, MPI_STATUS_IGNORE);
                 if (isnan(t))
                     break;
                 t = now_ref(off);
-                PMPI_Send(&t, 1, MPI_DOUBLE, rank + step, TAG_PING, comm);
+                own_Send(&t, 1, MPI_DOUBLE, rank + step, TAG_PING, comm);
             }
         } else if (rank % (2 * step) == step) {
             double best = DBL_MAX, start = clk_now();
@@ -58,8 +59,8 @@ static double measure(MPI_Comm comm, double *rtt)
                                                               spent > PING_LIMIT))
                     break;
                 double a = clk_now() + ws_shift, tp;
-                PMPI_Send(&a, 1, MPI_DOUBLE, rank - step, TAG_PING, comm);
-                PMPI_Recv(&tp, 1, MPI_DOUBLE, rank - step, TAG_PING, comm, MPI_STATUS_IGNORE);
+                own_Send(&a, 1, MPI_DOUBLE, rank - step, TAG_PING, comm);
+                own_Recv(&tp, 1, MPI_DOUBLE, rank - step, TAG_PING, comm, MPI_STATUS_IGNORE);
                 double b = clk_now() + ws_shift;
                 if (b - a < best) {
                     best = b - a;
@@ -68,7 +69,7 @@ static double measure(MPI_Comm comm, double *rtt)
                 *rtt = best;
             }
             double stop = NAN;
-            PMPI_Send(&stop, 1, MPI_DOUBLE, rank - step, TAG_PING, comm);
+            own_Send(&stop, 1, MPI_DOUBLE, rank - step, TAG_PING, comm);
         }
     }
     return off;

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "own.h"
 #include "peer.h"
 #include "ws.h"
 #include "warn.h"
@@ -67,17 +68,17 @@ void ws_coll_init(void)
 {
     for (unsigned f = 0; f < TARDY_FN_COUNT; f++)
         pattern_of[f] = (unsigned char)classify(tardy_fn_name[f]);
-    PMPI_Type_contiguous((int)sizeof(struct ws_msg), MPI_BYTE, &msg_type);
-    PMPI_Type_commit(&msg_type);
-    PMPI_Op_create(later, 1, &max_op);
+    own_Type_contiguous((int)sizeof(struct ws_msg), MPI_BYTE, &msg_type);
+    own_Type_commit(&msg_type);
+    own_Op_create(later, 1, &max_op);
 }
 
 void ws_coll_fini(void)
 {
     if (msg_type != MPI_DATATYPE_NULL)
-        PMPI_Type_free(&msg_type);
+        own_Type_free(&msg_type);
     if (max_op != MPI_OP_NULL)
-        PMPI_Op_free(&max_op);
+        own_Op_free(&max_op);
 }
 
 static enum xchg exchange_of(int pattern)
@@ -168,7 +169,7 @@ static void exchange_two_step(struct ev_call *c, enum xchg x, int root, struct w
     double e = ws_corr(c->t_enter);
     in[0] = isfinite(mine->e) ? pack(mine->e, sc->rank) : NONE; /* NONE: cannot be late */
     in[1] = x == X_ALL ? -pack(e, 0) : is_root ? pack(e, 0) : NONE; /* -(min E), root's E */
-    PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, sc->shadow);
+    own_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, sc->shadow);
     int late = (int)(out[0] & ((1 << RANK_BITS) - 1));
     double latest = base + (double)(out[0] >> RANK_BITS) * 1e-6;
     double early = base + (double)((x == X_ALL ? -out[1] : out[1]) >> RANK_BITS) * 1e-6;
@@ -176,7 +177,7 @@ static void exchange_two_step(struct ev_call *c, enum xchg x, int root, struct w
         late < sc->size) {
         if (sc->rank == late)
             *res = *mine;
-        PMPI_Bcast(res, 1, msg_type, late, sc->shadow);
+        own_Bcast(res, 1, msg_type, late, sc->shadow);
         return;
     }
     memset(res, 0, sizeof *res);
@@ -200,18 +201,18 @@ void ws_coll(struct ev_call *c, int root, int rc)
         exchange_two_step(c, x, root, sc, &mine, &res);
     } else switch (x) {
     case X_ALL:
-        PMPI_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
+        own_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
         break;
     case X_BCAST:
         res = mine;
-        PMPI_Bcast(&res, 1, msg_type, root, sc->shadow);
+        own_Bcast(&res, 1, msg_type, root, sc->shadow);
         break;
     case X_REDUCE:
         res.e = -INFINITY;
-        PMPI_Reduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow);
+        own_Reduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow);
         break;
     default:
-        PMPI_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
+        own_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
         break;
     }
     if (c->th) {
@@ -253,13 +254,13 @@ void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
         /* The exchange must happen on every rank: fall back to a blocking one. */
         struct ws_msg res = mine;
         if (x == X_BCAST)
-            PMPI_Bcast(&res, 1, msg_type, root, sc->shadow);
+            own_Bcast(&res, 1, msg_type, root, sc->shadow);
         else if (x == X_REDUCE)
-            PMPI_Reduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow);
+            own_Reduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow);
         else if (x == X_SCAN)
-            PMPI_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
+            own_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
         else
-            PMPI_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
+            own_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
         return;
     }
     ic->mine = mine;
@@ -268,13 +269,13 @@ void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
     ic->waiter = waiter && c->th;
     ic->site = 0;
     if (x == X_BCAST)
-        PMPI_Ibcast(&ic->res, 1, msg_type, root, sc->shadow, &ic->req);
+        own_Ibcast(&ic->res, 1, msg_type, root, sc->shadow, &ic->req);
     else if (x == X_REDUCE)
-        PMPI_Ireduce(&ic->mine, &ic->res, 1, msg_type, max_op, root, sc->shadow, &ic->req);
+        own_Ireduce(&ic->mine, &ic->res, 1, msg_type, max_op, root, sc->shadow, &ic->req);
     else if (x == X_SCAN)
-        PMPI_Iscan(&ic->mine, &ic->res, 1, msg_type, max_op, sc->shadow, &ic->req);
+        own_Iscan(&ic->mine, &ic->res, 1, msg_type, max_op, sc->shadow, &ic->req);
     else
-        PMPI_Iallreduce(&ic->mine, &ic->res, 1, msg_type, max_op, sc->shadow, &ic->req);
+        own_Iallreduce(&ic->mine, &ic->res, 1, msg_type, max_op, sc->shadow, &ic->req);
     struct ws_rq rq = {.kind = WS_RQ_ICOLL, .fn = c->fn, .comm = c->comm, .ic = ic};
     if (ws_rq_add(req, &rq) < 0) {
         ic->next = w->deferred; /* untracked: finished later, not recorded */
@@ -289,7 +290,7 @@ void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c)
     ic->l = ws_corr(c->t_leave);
     ic->site = c->th ? SITE(c->fn, c->cp) : 0;
     int done = 0;
-    PMPI_Test(&ic->req, &done, MPI_STATUS_IGNORE);
+    own_Test(&ic->req, &done, MPI_STATUS_IGNORE);
     if (!done) {
         ic->next = w->deferred;
         w->deferred = ic;
@@ -309,9 +310,9 @@ void ws_poll_deferred(struct ws_thread *w, int block)
         struct ws_icoll *ic = *p;
         int done = 0;
         if (block)
-            PMPI_Wait(&ic->req, MPI_STATUS_IGNORE);
+            own_Wait(&ic->req, MPI_STATUS_IGNORE);
         else
-            PMPI_Test(&ic->req, &done, MPI_STATUS_IGNORE);
+            own_Test(&ic->req, &done, MPI_STATUS_IGNORE);
         if (!block && !done) {
             p = &ic->next;
             continue;

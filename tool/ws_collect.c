@@ -3,6 +3,7 @@
  * rank-independent key; it is named here from this rank's own intervals and MPI call sites
  * (the same code on every rank gives the same key). */
 #include "ws.h"
+#include "own.h"
 #include "waits.h"
 
 #include <inttypes.h>
@@ -312,12 +313,12 @@ void ws_resolve(struct rowset *rs, MPI_Comm comm)
         return;
     int rank;
     uint64_t keys[MAX_UNNAMED];
-    PMPI_Comm_rank(comm, &rank);
+    own_Comm_rank(comm, &rank);
     int n = rank == 0 ? unnamed_keys(rs, keys) : 0;
-    PMPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    own_Bcast(&n, 1, MPI_INT, 0, comm);
     if (!n)
         return;
-    PMPI_Bcast(keys, n, MPI_UINT64_T, 0, comm);
+    own_Bcast(keys, n, MPI_UINT64_T, 0, comm);
     struct rowset names;
     rowset_init(&names);
     name_keys(&names, keys, n);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "own.h"
 #include "warn.h"
 
 #define COMM_SLOTS 4096
@@ -73,19 +74,19 @@ int ws_comm_add(MPI_Comm comm)
     /* A split, not a dup: a dup would run the application's attribute copy callbacks. */
     MPI_Comm shadow = MPI_COMM_NULL;
     int me = 0;
-    PMPI_Comm_rank(comm, &me);
-    PMPI_Comm_split(comm, 0, me, &shadow);
+    own_Comm_rank(comm, &me);
+    own_Comm_split(comm, 0, me, &shadow);
     /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
     MPI_Comm ack = MPI_COMM_NULL;
-    PMPI_Comm_split(comm, 0, me, &ack);
+    own_Comm_split(comm, 0, me, &ack);
     int ok = slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL, all = 0;
     if (shadow != MPI_COMM_NULL)
-        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shadow);
+        own_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shadow);
     if (!all) {
         if (shadow != MPI_COMM_NULL)
-            PMPI_Comm_free(&shadow);
+            own_Comm_free(&shadow);
         if (ack != MPI_COMM_NULL)
-            PMPI_Comm_free(&ack);
+            own_Comm_free(&ack);
         if (slot)
             atomic_store(&slot->key, 1);
         static atomic_int warned;
@@ -96,12 +97,12 @@ int ws_comm_add(MPI_Comm comm)
     }
     slot->shadow = shadow;
     slot->ack = ack;
-    PMPI_Comm_test_inter(comm, &slot->inter);
+    own_Comm_test_inter(comm, &slot->inter);
     if (slot->inter)
-        PMPI_Comm_remote_size(comm, &slot->size);
+        own_Comm_remote_size(comm, &slot->size);
     else
-        PMPI_Comm_size(comm, &slot->size);
-    PMPI_Comm_rank(comm, &slot->rank);
+        own_Comm_size(comm, &slot->size);
+    own_Comm_rank(comm, &slot->rank);
     atomic_store(&slot->ncoll, 0);
     atomic_store_explicit(&slot->key, k, memory_order_release);
     return 0;
@@ -112,8 +113,8 @@ void ws_comm_remove(MPI_Comm comm)
     pthread_mutex_lock(&comm_lock);
     struct ws_comm *s = ws_comm_find(comm);
     if (s) {
-        PMPI_Comm_free(&s->shadow);
-        PMPI_Comm_free(&s->ack);
+        own_Comm_free(&s->shadow);
+        own_Comm_free(&s->ack);
         atomic_store(&s->key, 1);
     }
     pthread_mutex_unlock(&comm_lock);
@@ -124,8 +125,8 @@ void ws_comm_fini(void)
     pthread_mutex_lock(&comm_lock);
     for (int i = 0; i < COMM_SLOTS; i++) {
         if (atomic_load(&comms[i].key) > 1) {
-            PMPI_Comm_free(&comms[i].shadow);
-            PMPI_Comm_free(&comms[i].ack);
+            own_Comm_free(&comms[i].shadow);
+            own_Comm_free(&comms[i].ack);
         }
         atomic_store(&comms[i].key, 0);
     }

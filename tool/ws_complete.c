@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "own.h"
 #include "ws.h"
 
 /* ---- completion ------------------------------------------------------------------------ */
@@ -72,7 +73,7 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
         if (ref->rq.kind == WS_RQ_RECV)
             ws_rq_remove(ref);
         if (st != MPI_STATUS_IGNORE)
-            PMPI_Test_cancelled(st, &cancelled);
+            own_Test_cancelled(st, &cancelled);
         if (!cancelled)
             ws_received(w, c, ref->rq.comm, st,
                      ref->rq.kind == WS_RQ_RECV ? ref->rq.t_post : ws_corr(c->t_enter));

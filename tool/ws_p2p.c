@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "own.h"
 #include "ws.h"
 #include "warn.h"
 
@@ -20,7 +21,7 @@ static struct ws_msg *slot(struct ws_thread *w, MPI_Request **req)
 {
     unsigned i = w->ring_pos++ % WS_RING;
     if (w->ring_req[i] != MPI_REQUEST_NULL)
-        PMPI_Wait(&w->ring_req[i], MPI_STATUS_IGNORE); /* eager and long sent: returns at once */
+        own_Wait(&w->ring_req[i], MPI_STATUS_IGNORE); /* eager and long sent: returns at once */
     *req = &w->ring_req[i];
     return &w->ring[i];
 }
@@ -34,7 +35,7 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, int de
     struct ws_msg *m = slot(w, &req);
     ws_fill(w, m, e);
     m->flags = is_sync_send(fn) ? WS_F_SYNC : 0;
-    PMPI_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, dest, tag, sc->shadow, req);
+    own_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, dest, tag, sc->shadow, req);
     if (!m->flags)
         return NULL;
     struct ws_ack *a = w->free_acks;
@@ -45,7 +46,7 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, int de
     a->site = 0;
     a->e = e;
     a->l = 0;
-    PMPI_Irecv(&a->m, (int)sizeof a->m, MPI_BYTE, dest, tag, sc->ack, &a->req);
+    own_Irecv(&a->m, (int)sizeof a->m, MPI_BYTE, dest, tag, sc->ack, &a->req);
     a->next = w->acks;
     w->acks = a;
     return a;
@@ -85,14 +86,14 @@ void ws_poll_acks(struct ws_thread *w, int final)
     while (*p) {
         struct ws_ack *a = *p;
         int done = 0;
-        PMPI_Test(&a->req, &done, MPI_STATUS_IGNORE);
+        own_Test(&a->req, &done, MPI_STATUS_IGNORE);
         if (!done && !final) {
             p = &a->next;
             continue;
         }
         if (!done) { /* never answered (its receive was freed or cancelled) */
-            PMPI_Cancel(&a->req);
-            PMPI_Wait(&a->req, MPI_STATUS_IGNORE);
+            own_Cancel(&a->req);
+            own_Wait(&a->req, MPI_STATUS_IGNORE);
         } else if (a->site && a->l > 0) {
             if (a->m.e > a->l)
                 atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
@@ -116,7 +117,7 @@ static int take(MPI_Comm comm, const MPI_Status *st, struct ws_msg *m)
     struct ws_comm *sc = ws_comm_find(comm);
     if (!sc)
         return 0;
-    PMPI_Recv(m, (int)sizeof *m, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->shadow,
+    own_Recv(m, (int)sizeof *m, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->shadow,
               MPI_STATUS_IGNORE);
     return 1;
 }
@@ -130,7 +131,7 @@ static void answer(struct ws_thread *w, MPI_Comm comm, const MPI_Status *st, dou
     if (!m)
         return;
     ws_fill(w, m, e_post);
-    PMPI_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->ack, req);
+    own_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->ack, req);
 }
 
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
@@ -231,9 +232,9 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
         struct ws_comm *sc = ws_comm_find(ref.rq.comm);
         MPI_Request r;
         if (sc && ref.rq.dest >= 0 && ref.rq.tag >= 0 &&
-            PMPI_Irecv(&discard, (int)sizeof discard, MPI_BYTE, ref.rq.dest, ref.rq.tag,
+            own_Irecv(&discard, (int)sizeof discard, MPI_BYTE, ref.rq.dest, ref.rq.tag,
                        sc->shadow, &r) == MPI_SUCCESS) {
-            PMPI_Request_free(&r);
+            own_Request_free(&r);
         } else if (sc && ref.rq.dest != MPI_PROC_NULL) {
             static atomic_int warned;
             if (!atomic_exchange(&warned, 1))

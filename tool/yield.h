@@ -7,10 +7,10 @@
 
 #include <mpi.h>
 
-/* Complete request r (PMPI_Test, sched_yield between tests). */
+/* Complete request r (MPI_Test, sched_yield between tests). */
 void yw_wait(MPI_Request *r);
 
-/* PMPI_Probe, yielding between polls. */
+/* MPI_Iprobe until a message matches, yielding between polls. */
 void yw_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 
 #endif
