@@ -4,7 +4,6 @@
 #include "mpi_t.h"
 
 #include <ctype.h>
-#include <fnmatch.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 
 #include "config.h"
 #include "event.h"
+#include "globlist.h"
 #include "own.h"
 #include "strbuf.h"
 #include "tables.h"
@@ -62,29 +62,6 @@ static struct {
     struct table counts;
 #endif
 } mt;
-
-/* Does name match one of the comma-separated glob patterns (case-insensitive) and none of
- * those written !pattern? */
-static int matches(const char *patterns, const char *name)
-{
-    char pat[MT_NAME];
-    int yes = 0;
-    for (const char *s = patterns; *s;) {
-        size_t len = strcspn(s, ",");
-        if (len && len < sizeof pat) {
-            memcpy(pat, s, len);
-            pat[len] = '\0';
-            int neg = pat[0] == '!';
-            if (!fnmatch(pat + neg, name, FNM_CASEFOLD)) {
-                if (neg)
-                    return 0;
-                yes = 1;
-            }
-        }
-        s += len + (s[len] == ',');
-    }
-    return yes;
-}
 
 /* The value in buf of an integer or floating-point MPI_T type, as a double; -1 if the type
  * is not one of those. */
@@ -364,7 +341,7 @@ static void start_pvars(void)
         double v;
         if (own_T_pvar_get_info(i, p->name, &nlen, &verbosity, &p->cls, &p->type, &en, desc,
                                  &dlen, &bind, &readonly, &continuous, &atomic) != MPI_SUCCESS ||
-            !matches(cfg.pvars, p->name))
+            !gl_match(cfg.pvars, p->name))
             continue;
         if (mt.npv == MT_MAX_PVARS || (bind != MPI_T_BIND_NO_OBJECT &&
                                        bind != MPI_T_BIND_MPI_COMM) ||
@@ -545,7 +522,7 @@ void mt_describe(struct profile *p)
         if (cvar_info(i, c) != MPI_SUCCESS)
             continue;
         int w = find_write(c->name);
-        if ((w < 0 && !matches(cfg.cvars_record, c->name)) || cvar_open(c) < 0)
+        if ((w < 0 && !gl_match(cfg.cvars_record, c->name)) || cvar_open(c) < 0)
             continue;
         if (cvar_text(c, value, sizeof value) == 0) {
             struct prof_cvar *pc = &p->cvars[p->ncvars++];
