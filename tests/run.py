@@ -1274,6 +1274,62 @@ def test_waits_fortran(ranks):
             check_wait(run.profile, scenario, truth[scenario], WAIT_F_SCENARIOS, WAIT_F_SRC)
 
 
+# ---- MPI_T per call: performance variables as counter columns -----------------------------
+
+PVC_SRC = "tests/mpi/pvar_counters.c"
+# The unexpected-message queue of each library: MPICH's ch3 (the QMPI build, configured with
+# --enable-mpit-pvars=all) counts every communicator's; Open MPI's ob1 one element per peer of
+# MPI_COMM_WORLD. Debian's MPICH (ch4) has no performance variables at all.
+PVC_NAME = "unexpected_recvq_length" if mpich_like() else "pml_ob1_unexpected_msgq_length"
+PVC_HAS = QMPI or not mpich_like()
+
+
+def test_pvar_counters(ranks):
+    """A performance variable read at every MPI call: the queue of unexpected messages grows by
+    exactly the messages that arrived in the marked barrier and shrinks by one per receive; no
+    other call or interval of the receiving ranks changes it. Where the library has no such
+    variable: no column, a note, no warning."""
+    @with_run([binary("pvar_counters")], ranks, {"TARDY_PVAR_COUNTERS": PVC_NAME})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        expect("tardy" not in run.err, "warnings: %s" % run.err[-600:])
+        meta, col, pairs = run.profile["counters"], "mpi_t:" + PVC_NAME, ranks // 2
+        if not PVC_HAS:
+            expect(meta["events"] == [] and "no performance variable matching" in meta["note"],
+                   "counters %s" % meta)
+            expect(not any("counters" in r for r in run.profile["mpi"]), "counter columns")
+            return
+        expect(meta["events"] == [col] and meta["source"] == "MPI_T", "counters %s" % meta)
+        prof = run.profile
+        got = {m: one_row(prof, f, PVC_SRC, m)["counters"][col] for f, m in (
+            ("MPI_Ssend", "go"), ("MPI_Barrier", "arrive"), ("MPI_Recv", "drain"),
+            ("MPI_Send", "done"))}
+        for marker, want in (("go", 0), ("arrive", 5), ("drain", -5), ("done", 0)):
+            c = got[marker]
+            expect(c["sum"] == want * pairs and c["min"] == want and c["max"] == want and
+                   c["ranks"] == pairs, "%s at @site %s: %s" % (col, marker, c))
+        even = ("go", "arrive", "drain", "done")
+        ivs = [i for i in prof["intervals"] if any(at_site(prof, i["from"], PVC_SRC, a)
+                                                   for a in even)
+               and any(at_site(prof, i["to"], PVC_SRC, b) for b in even)]
+        expect(len(ivs) == 4 and all(i["counters"][col]["sum"] == 0 for i in ivs),
+               "intervals between the receiving ranks' calls: %s" % [
+                   i["counters"][col] for i in ivs])
+        expect("MPI_T performance variables per call" in run.summary, "summary")
+
+
+def test_pvar_counters_with_sde():
+    """PAPI events and a performance variable share the counter columns: the SDE counts stay
+    exact, the variable comes after them (where the library has it)."""
+    @with_run([binary("sde_counters")], 2, {"TARDY_PAPI": WORK + "," + INMPI,
+                                            "TARDY_PVAR_COUNTERS": PVC_NAME})
+    def _(run):
+        check_sde(run, 2, [WORK, INMPI] + (["mpi_t:" + PVC_NAME] if PVC_HAS else []))
+        src = run.profile["counters"]["source"]
+        expect(src == ("PAPI,MPI_T" if PVC_HAS else "PAPI"), "source %s" % src)
+        expect("tardy" not in run.err, "warnings: %s" % run.err[-600:])
+
+
 CASES = []
 
 
@@ -1393,6 +1449,11 @@ for _n in (1, 2, 4):
     CASES.append(("waits/semantics unchanged -n %d" % _n, lambda n=_n: test_waits_semantics(n)))
 for _n in (2, 4):
     CASES.append(("waits/Fortran use mpi -n %d" % _n, lambda n=_n: test_waits_fortran(n)))
+for _n in (2, 4):
+    CASES.append(("mpit/performance variable per call site (TARDY_PVAR_COUNTERS) -n %d" % _n,
+                  lambda n=_n: test_pvar_counters(n)))
+CASES.append(("counters/SDE events and a performance variable share the columns -n 2",
+              test_pvar_counters_with_sde))
 
 
 def main():

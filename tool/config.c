@@ -62,6 +62,9 @@ static const struct option options[] = {
      * transport in use. */
     {"TARDY_PVARS", OPT_STRING, "*,!mtl_psm2_*", 0, 0, FIELD(pvars),
      "performance variables read at finalize (globs, any case; !glob excludes)"},
+    {"TARDY_PVAR_COUNTERS", OPT_STRING, "", 0, 0, FIELD(pvar_counters),
+     "performance variables read at every MPI call, counted per interval and call site like "
+     "TARDY_PAPI events (globs; integer ones; they share its 8 columns)"},
     /* Off by default: about +0.9 us per point-to-point call and one more small collective
      * per collective here (make bench), above the 400 ns budget of an always-on tool. */
     {"TARDY_WAITS", OPT_BOOL, "0", 0, 1, FIELD(waits),

@@ -26,6 +26,7 @@ struct cfg {
     const char *cvars;   /* TARDY_CVARS: control variables written after MPI_Init, N=V,... */
     const char *cvars_record; /* TARDY_CVARS_RECORD: control variables recorded (globs) */
     const char *pvars;   /* TARDY_PVARS: performance variables read at finalize (globs) */
+    const char *pvar_counters; /* TARDY_PVAR_COUNTERS: ... read at every MPI call (globs) */
     int waits;           /* TARDY_WAITS: wait states and their root causes */
     int waits_sample;    /* TARDY_WAITS_SAMPLE: exchange at every Nth collective per comm */
     int waits_hotspot;   /* TARDY_WAITS_HOTSPOT: % of a late rank's time to be a hotspot */

@@ -1,5 +1,5 @@
-/* PAPI counters: event checks agreed across ranks, one event set per thread, reads at MPI
- * enter and leave, deltas per call site and per interval. */
+/* Counter columns: PAPI event checks and performance variables agreed across ranks, one
+ * event set per thread, reads at MPI enter and leave, deltas per call site and interval. */
 #include "counters.h"
 
 #include <limits.h>
@@ -16,8 +16,9 @@
 int ctr_count;
 
 static struct {
-    int codes[PROF_COUNTERS];
+    int codes[PROF_COUNTERS];  /* PAPI events: columns [0, npapi) */
     char *names[PROF_COUNTERS];
+    int npapi;                 /* performance variables: columns [npapi, ctr_count) */
     int multiplex;
     struct strbuf note;
 } ctr;
@@ -133,12 +134,25 @@ static void check_events(char **names, int n, int *status, char why[][256])
     }
 }
 
-int ctr_start(const char *spec, int multiplex, MPI_Comm comm)
+/* A hash of names[from, to), the same on ranks whose lists are the same. */
+static int names_hash(char **names, int from, int to)
 {
-    /* Per event, the lowest rank that cannot read it (INT_MAX: none); last, -(most events
-     * any rank asked for), and whether every rank can multiplex. One fixed-size reduction, so ranks whose TARDY_PAPI differs
-     * still meet. */
-    int mine[PROF_COUNTERS + 2], all[PROF_COUNTERS + 2], status[PROF_COUNTERS], rank;
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (int i = from; i < to; i++)
+        for (const char *c = names[i]; *c; c++)
+            h = (h ^ (unsigned char)*c) * 16777619u;
+    return (int)(h & 0x3fffffff);
+}
+
+int ctr_start(const char *spec, const char *pvars, int multiplex, MPI_Comm comm)
+{
+    /* Per column, the lowest rank that cannot read it (INT_MAX: none); then -(most columns
+     * any rank asked for), whether every rank can multiplex, and the hash of the performance
+     * variables' names and its negation (min and -max: every rank found the same ones). One
+     * fixed-size reduction, so ranks whose options differ still meet. */
+    enum { NCOLS = PROF_COUNTERS, MPX, HASH, NHASH, NSLOTS };
+    int mine[NCOLS + NSLOTS], all[NCOLS + NSLOTS], status[PROF_COUNTERS], rank;
+    int keep[PROF_COUNTERS] = {0};
     char *names[PROF_COUNTERS] = {0};
     static char why[PROF_COUNTERS][256];
     sb_init(&ctr.note);
@@ -147,33 +161,48 @@ int ctr_start(const char *spec, int multiplex, MPI_Comm comm)
     own_Comm_rank(comm, &rank);
     if (n)
         check_events(names, n, status, why);
+    int total = n + pc_start(pvars, PROF_COUNTERS - n, names + n, &ctr.note);
     for (int i = 0; i < PROF_COUNTERS; i++)
-        mine[i] = i < n && status[i] == PAPI_OK ? INT_MAX : rank;
-    mine[PROF_COUNTERS] = -n;
-    mine[PROF_COUNTERS + 1] = ctr.multiplex;
-    own_Allreduce(mine, all, PROF_COUNTERS + 2, MPI_INT, MPI_MIN, comm);
-    if (ctr.multiplex && !all[PROF_COUNTERS + 1])
+        mine[i] = i < total && (i >= n || status[i] == PAPI_OK) ? INT_MAX : rank;
+    mine[NCOLS] = -total;
+    mine[MPX] = ctr.multiplex;
+    mine[HASH] = names_hash(names, n, total);
+    mine[NHASH] = -mine[HASH];
+    own_Allreduce(mine, all, NCOLS + NSLOTS, MPI_INT, MPI_MIN, comm);
+    if (ctr.multiplex && !all[MPX])
         sb_puts(&ctr.note, "multiplexing is off: not possible on every rank\n");
-    ctr.multiplex = all[PROF_COUNTERS + 1];
+    ctr.multiplex = all[MPX];
     if (multiplex && !ctr.multiplex && n && rank == 0)
         tardy_warn("TARDY_PAPI_MULTIPLEX: these events cannot be multiplexed; they are read "
                    "directly");
-    for (int i = 0; i < -all[PROF_COUNTERS]; i++) {
-        if (all[i] == INT_MAX) {
-            ctr.codes[ctr_count] = ctr.codes[i];
+    int same_pvars = all[HASH] == -all[NHASH];
+    if (!same_pvars && total > n)
+        sb_puts(&ctr.note, "TARDY_PVAR_COUNTERS: the ranks found different performance "
+                           "variables; none is read per call\n");
+    for (int i = 0; i < -all[NCOLS]; i++) {
+        if (all[i] == INT_MAX && (i < n || same_pvars)) {
+            if (i < n)
+                ctr.codes[ctr.npapi++] = ctr.codes[i];
+            else
+                keep[i - n] = 1;
             ctr.names[ctr_count++] = names[i];
             continue;
         }
         if (all[i] == rank && i < n)
             tardy_warn("PAPI event %s is not read: %s", names[i], why[i]);
-        else if (all[i] == rank)
-            tardy_warn("TARDY_PAPI differs between ranks: its event %d is not read", i + 1);
+        else if (all[i] == rank && i >= total)
+            tardy_warn("TARDY_PAPI or TARDY_PVAR_COUNTERS differs between ranks: counter %d is "
+                       "not read", i + 1);
         if (i < n)
             sb_printf(&ctr.note, "%s: not available on rank %d%s%s%s\n", names[i], all[i],
                       all[i] == rank ? " (" : "", all[i] == rank ? why[i] : "",
                       all[i] == rank ? ")" : "");
-        free(names[i]);
+        else if (i < total && same_pvars)
+            sb_printf(&ctr.note, "%s: not available on rank %d\n", names[i], all[i]);
+        if (i < total)
+            free(names[i]);
     }
+    pc_keep(keep);
     return ctr_count;
 }
 
@@ -183,10 +212,14 @@ struct ctr_thread *ctr_thread_new(void)
     if (!ctr_count)
         return NULL;
     struct ctr_thread *c = calloc(1, sizeof *c);
-    int bad = -1, rc = c ? make_eventset(&c->eventset, ctr.codes, ctr_count, ctr.multiplex, &bad)
-                    : PAPI_ENOMEM;
-    if (rc == PAPI_OK)
-        rc = papi.start(c->eventset);
+    int bad = -1, rc = c ? PAPI_OK : PAPI_ENOMEM;
+    if (c)
+        c->eventset = PAPI_NULL;
+    if (c && ctr.npapi) {
+        rc = make_eventset(&c->eventset, ctr.codes, ctr.npapi, ctr.multiplex, &bad);
+        if (rc == PAPI_OK)
+            rc = papi.start(c->eventset);
+    }
     if (rc != PAPI_OK) {
         if (!atomic_exchange(&warned, 1))
             tardy_warn("a thread's PAPI counters cannot start (%s%s%s); that thread has no "
@@ -201,20 +234,26 @@ struct ctr_thread *ctr_thread_new(void)
     }
     tab_init(&c->mpi, sizeof(struct ctr_row), ctr_row_init);
     tab_init(&c->intervals, sizeof(struct ctr_row), ctr_row_init);
-    papi.read(c->eventset, c->last);
-    memcpy(c->at_enter, c->last, sizeof c->last);
-    memcpy(c->at_leave, c->last, sizeof c->last);
+    ctr_enter(c);
+    memcpy(c->last, c->at_enter, sizeof c->last);
+    memcpy(c->at_leave, c->at_enter, sizeof c->last);
     return c;
 }
 
 void ctr_enter(struct ctr_thread *c)
 {
-    papi.read(c->eventset, c->at_enter);
+    if (ctr.npapi)
+        papi.read(c->eventset, c->at_enter);
+    if (ctr_count > ctr.npapi)
+        pc_read(c->at_enter + ctr.npapi, c->pvar_buf);
 }
 
 void ctr_leave(struct ctr_thread *c)
 {
-    papi.read(c->eventset, c->at_leave);
+    if (ctr.npapi)
+        papi.read(c->eventset, c->at_leave);
+    if (ctr_count > ctr.npapi)
+        pc_read(c->at_leave + ctr.npapi, c->pvar_buf);
 }
 
 void ctr_account(struct ctr_thread *c, uint64_t from, uint64_t site)

@@ -1,7 +1,9 @@
-/* PAPI counters per compute interval and per MPI call site (TARDY_PAPI). Each thread has its
- * own event set and reads it at every MPI enter and leave into fixed arrays; the deltas are
- * summed into per-thread tables keyed like the event core's. With TARDY_PAPI unset PAPI is
- * never initialised and no thread has counter state (the hot path tests one pointer). */
+/* Counters per compute interval and per MPI call site: PAPI events (TARDY_PAPI) and MPI_T
+ * performance variables (TARDY_PVAR_COUNTERS, mpit/pvar_ctr.c) share the columns. Each thread
+ * has its own event set and reads the columns at every MPI enter and leave into fixed arrays;
+ * the deltas are summed into per-thread tables keyed like the event core's. With neither
+ * option set PAPI is never initialised and no thread has counter state (the hot path tests
+ * one pointer). */
 #ifndef TARDY_COUNTERS_H
 #define TARDY_COUNTERS_H
 
@@ -9,6 +11,7 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "pvar_ctr.h"
 #include "strbuf.h"
 #include "tables.h"
 
@@ -19,8 +22,9 @@ struct ctr_row {
 };
 
 struct ctr_thread {
-    int eventset;
+    int eventset;          /* PAPI's, PAPI_NULL without PAPI events */
     long long at_enter[PROF_COUNTERS], at_leave[PROF_COUNTERS], last[PROF_COUNTERS];
+    unsigned long long pvar_buf[PC_MAX_ELEMS]; /* scratch for reading a performance variable */
     struct table mpi, intervals;
 };
 
@@ -30,9 +34,11 @@ void ctr_row_init(void *row);
 extern int ctr_count;
 
 /* After MPI_Init, collective over comm: initialise PAPI, check the events of spec
- * ("EV,EV,...") on every rank and keep those available everywhere (one warning per event
- * that is not, from the lowest rank that lacks it, with PAPI's reason). Returns ctr_count. */
-int ctr_start(const char *spec, int multiplex, MPI_Comm comm);
+ * ("EV,EV,...") on every rank, add the performance variables matching pvars (after the
+ * events, in the columns left) and keep the columns available everywhere (one warning per
+ * PAPI event that is not, from the lowest rank that lacks it, with PAPI's reason; missing
+ * performance variables only go into the note). Returns ctr_count. */
+int ctr_start(const char *spec, const char *pvars, int multiplex, MPI_Comm comm);
 
 /* Counter state for the calling thread (NULL when counters are off or its event set could
  * not be started; one warning then). */
@@ -45,8 +51,8 @@ void ctr_leave(struct ctr_thread *c);
  * from the previous call's end to this call's start to (from, site). */
 void ctr_account(struct ctr_thread *c, uint64_t from, uint64_t site);
 
-/* The event names kept (valid after ctr_start), and the reasons the others were dropped
- * (a note for the profile, or NULL). */
+/* The column names kept (valid after ctr_start: PAPI events, then "mpi_t:NAME"), and the
+ * reasons the others were dropped (a note for the profile, or NULL). */
 const char *ctr_name(int i);
 const char *ctr_note(void);
 int ctr_multiplexed(void);

@@ -59,12 +59,17 @@ static json_t *counters_json(const struct profile *p, const struct prof_nums *n)
     return o;
 }
 
+/* "source": where the columns come from, PAPI and/or MPI_T ("mpi_t:NAME" columns). */
 static json_t *counter_meta_json(const struct profile *p)
 {
     json_t *names = json_array();
-    for (int k = 0; k < p->ncounters; k++)
+    int pvars = 0;
+    for (int k = 0; k < p->ncounters; k++) {
         json_array_append_new(names, json_string(p->counters[k]));
-    json_t *o = json_pack("{s:s,s:o,s:b}", "source", "PAPI", "events", names, "multiplex",
+        pvars += !strncmp(p->counters[k], "mpi_t:", 6);
+    }
+    const char *source = !pvars ? "PAPI" : pvars == p->ncounters ? "MPI_T" : "PAPI,MPI_T";
+    json_t *o = json_pack("{s:s,s:o,s:b}", "source", source, "events", names, "multiplex",
                           p->counter_multiplex);
     if (p->counter_note)
         json_object_set_new(o, "note", json_string(p->counter_note));

@@ -22,6 +22,7 @@
 #include "own.h"
 #include "peer.h"
 #include "profile_json.h"
+#include "pvar_ctr.h"
 #include "qmpi.h"
 #include "reduce.h"
 #include "summary.h"
@@ -90,7 +91,7 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     if (!cfg.enable)
         return;
     pr_init();
-    if (ctr_start(cfg.papi, cfg.papi_multiplex, rt.comm) && ev_self)
+    if (ctr_start(cfg.papi, cfg.pvar_counters, cfg.papi_multiplex, rt.comm) && ev_self)
         ev_self->ctr = ctr_thread_new();
     mt_start(tardy_rank);
     ev_record(fn, ra, t_enter, t_leave);
@@ -256,6 +257,7 @@ void rt_finish(void *ra)
         emit(&p);
     }
     profile_free(&p);
+    pc_stop();
     mt_stop();
     pr_fini();
     own_Comm_free(&rt.comm);

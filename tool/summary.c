@@ -480,7 +480,12 @@ static void counter_section(const struct profile *p, int top, struct strbuf *out
 {
     if (!p->ncounters && !p->counter_note)
         return;
-    heading(out, p->counter_multiplex ? "PAPI counters (multiplexed)" : "PAPI counters");
+    int pvars = 0;
+    for (int k = 0; k < p->ncounters; k++)
+        pvars += !strncmp(p->counters[k], "mpi_t:", 6);
+    heading(out, p->counter_multiplex ? "PAPI counters (multiplexed)"
+                 : pvars == p->ncounters && pvars ? "MPI_T performance variables per call"
+                 : pvars ? "PAPI counters and MPI_T performance variables" : "PAPI counters");
     if (p->counter_note)
         sb_puts(out, p->counter_note);
     if (!p->ncounters)
