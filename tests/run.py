@@ -1330,6 +1330,50 @@ def test_pvar_counters_with_sde():
         expect("tardy" not in run.err, "warnings: %s" % run.err[-600:])
 
 
+# ---- MPI_T events, from a test library (no MPI library here has any) ------------------------
+
+FAKE_EVENTS = os.path.abspath(os.path.join(B, "tests", "mpit", "libfake_events.so"))
+
+
+def test_mpit_events(ranks):
+    """tests/mpit/fake_events.c preloaded in front of tardy provides three MPI_T events and
+    fires them inside PMPI_Barrier (2 each), PMPI_Send (1 each) and at registration (3, outside
+    any call of the program): tardy counts each per call path, exactly."""
+    if not mpich_like():
+        raise Skip("Open MPI 4.1 implements MPI 3.1: no MPI_T events interface")
+    if QMPI:
+        raise Skip("as a QMPI tool tardy's MPI_T calls reach MPICH through QMPI, not the "
+                   "preloaded PMPI_T_event_* of the test library")
+    src = "tests/mpi/mpit_events.c"
+
+    @with_run([binary("mpit_events")], ranks, {"LD_PRELOAD": FAKE_EVENTS + " " + LIB})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        mt = run.profile["mpi_t"]
+        expect(mt["events_total"] == 3, "events_total %s" % mt["events_total"])
+        procs = max(ranks, 1)
+        want = {("fake_barrier", "ev_barrier"): (6, procs), ("fake_outside", None): (3, procs)}
+        if procs > 1:
+            want[("fake_send", "ev_send")] = (4, 1)
+        got = {}
+        for e in mt["events"]:
+            if e["function"] == "(outside MPI calls)":
+                key = (e["event"], None)
+            else:
+                marker = "ev_barrier" if e["function"] == "MPI_Barrier" else "ev_send"
+                expect(at_site(run.profile, e, src, marker), "%s at another site: %s" %
+                       (e["event"], frames_of(run.profile, e["callpath"])))
+                key = (e["event"], marker)
+            expect(key not in got, "two rows for %s" % (key,))
+            got[key] = e["count"]
+        expect(set(got) == set(want), "event rows %s, expected %s" % (sorted(got), sorted(want)))
+        for key, (per_rank, nranks) in want.items():
+            c = got[key]
+            expect(c["min"] == per_rank and c["max"] == per_rank and c["ranks"] == nranks and
+                   c["sum"] == per_rank * nranks, "%s: %s" % (key, c))
+        expect("fake_barrier" in run.summary, "summary lacks the events")
+
+
 CASES = []
 
 
@@ -1454,6 +1498,10 @@ for _n in (2, 4):
                   lambda n=_n: test_pvar_counters(n)))
 CASES.append(("counters/SDE events and a performance variable share the columns -n 2",
               test_pvar_counters_with_sde))
+for _n in (1, 2, 4):
+    CASES.append(("mpit/events per call path (test library) -n %d" % _n,
+                  lambda n=_n: test_mpit_events(n)))
+CASES.append(("mpit/events per call path (test library) singleton", lambda: test_mpit_events(0)))
 
 
 def main():

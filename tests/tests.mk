@@ -15,7 +15,7 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
            $(patsubst tests/mpi/%.cc,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.cc)) \
            $(patsubst tests/mpi/%.f90,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.f90))
 
-check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked
+check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so
 	@$(PYTHON) tests/run.py
 
 # Against an MPICH built with QMPI (ci/qmpi): the C programs, tardy attached as a QMPI tool,
@@ -27,6 +27,11 @@ qmpi-check: $(filter-out %/cxx $(F_BIN),$(MPI_BIN)) \
             $(B)/tests/mpi/p2p_linked \
             $(B)/tests/qmpi/libqtool.so
 	@TARDY_TEST_QMPI=1 $(PYTHON) tests/run.py $(QMPI_TESTS)
+
+# MPI_T events for the tests (no library here has any), preloaded in front of tardy.
+$(B)/tests/mpit/libfake_events.so: tests/mpit/fake_events.c
+	@mkdir -p $(dir $@)
+	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
 $(B)/tests/qmpi/libqtool.so: tests/qmpi/qtool.c
 	@mkdir -p $(dir $@)

@@ -544,8 +544,10 @@ static void mpit_section(const struct profile *p, int top, struct strbuf *out)
             sb_printf(out, "%12s  %-30s %s\n", "events", "MPI_T event", "inside MPI call");
         label.len = 0;
         sb_add(&label, r->b ? r->b : "", r->b ? site_function_len(r->b) : 0);
-        sb_puts(&label, " at ");
-        site_label(r->b ? r->b : "", &label);
+        if (*site_frames(r->b ? r->b : "")) { /* "(outside MPI calls)@" has no frames */
+            sb_puts(&label, " at ");
+            site_label(r->b, &label);
+        }
         size_t start = out->len;
         sb_printf(out, "%12.0f  %-30.30s ", r->n.count.sum, r->a);
         finish_line(out, start, &label);
