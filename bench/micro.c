@@ -1,5 +1,5 @@
 /* MPI micro-benchmarks for `make bench`, independent of tardy. Usage: micro KIND ITERATIONS
- * KIND: pingpong (8 bytes), pingpong64k (64 KiB), deep (the ping-pong 12 frames down the stack), allreduce (1 double), ring (1 KiB Isend/Irecv/Waitall),
+ * KIND: pingpong (8 bytes), pingpong64k (64 KiB), deep (the ping-pong 12 frames down the stack), allreduce (1 double), allreduce1m (1 MiB of doubles), ring (1 KiB Isend/Irecv/Waitall),
  * iprobe (nothing pending), malloc (malloc/free pairs outside MPI), finalize (many call
  * sites, then times MPI_Finalize). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
  * max over ranks). Registers two software-defined counters (libsde) that tardy can read with
@@ -105,6 +105,13 @@ int main(int argc, char **argv)
         double x = 1, y;
         for (long i = 0; i < n; i++)
             MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    } else if (!strcmp(kind, "allreduce1m")) {
+        int count = (1 << 20) / (int)sizeof(double);
+        double *x = calloc((size_t)count, sizeof *x), *y = calloc((size_t)count, sizeof *y);
+        for (long i = 0; x && y && i < n; i++)
+            MPI_Allreduce(x, y, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        free(x);
+        free(y);
     } else if (!strcmp(kind, "ring")) {
         ring(rank, size, n);
         calls = 3 * n;

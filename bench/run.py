@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """make bench: overhead of tardy per MPI call, with and without the tool in alternating pairs
 in one invocation, peak RSS, RSS after 10^5 and 10^6 calls, the reduction at finalize at
-8 ranks, the cost of malloc/free outside MPI, and the predictions (bench/predict.py): their
-error against a real run, and their cost for 1,000 intervals x 10 runs. Not a test: prints
-figures and ratios."""
+8 ranks, the cost of malloc/free outside MPI, the effect of a control variable written through
+TARDY_CVARS, and the predictions (bench/predict.py): their error against a real run, and their
+cost for 1,000 intervals x 10 runs. Not a test: prints figures and ratios. BENCH_ONLY=predict or BENCH_ONLY=cvars runs only those rows."""
 import os
 import statistics
 import subprocess
@@ -16,7 +16,8 @@ MICRO = os.path.abspath(os.path.join(B, "bench", "micro"))
 PAIRS = int(os.environ.get("BENCH_PAIRS", "10"))
 
 
-def run(kind, n, ranks=2, tool=False, env=None):
+def run(kind, n, ranks=2, tool=False, env=None, quiet=False):
+    """ns per call, peak RSS (KiB), MPI_Finalize seconds; quiet: a warning of tardy's fails."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
     e.update({"TARDY_PROFILE": "none", "TARDY_SUMMARY": "none"})
     if tool:
@@ -24,7 +25,7 @@ def run(kind, n, ranks=2, tool=False, env=None):
     e.update(env or {})
     cmd = ["timeout", "300", MPIEXEC, "-n", str(ranks), MICRO, kind, str(n)]
     out = subprocess.run(cmd, env=e, capture_output=True, text=True)
-    if out.returncode != 0:
+    if out.returncode != 0 or (quiet and "tardy" in out.stderr):
         sys.exit("bench: %s failed: %s" % (" ".join(cmd), out.stderr[-500:]))
     f = out.stdout.split()
     return float(f[1]), int(f[3]), float(f[5])
@@ -108,8 +109,38 @@ def main():
               "PASS" if added <= 0.2 else "MISS"))
 
 
+def cvar_rows():
+    """A control variable written after MPI_Init through TARDY_CVARS (MPICH's allreduce
+    algorithm) against the same value set in the environment before MPI_Init and against the
+    library's default: 1 MiB MPI_Allreduce at 8 ranks, oversubscribed on the 2 cores here."""
+    if "openmpi" in MPIEXEC:
+        print("TARDY_CVARS row: MPICH's MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM only; skipped")
+        return
+    cvar, rounds, n = "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", max(3, PAIRS // 2), 10
+    algs = ("recursive_doubling", "reduce_scatter_allgather")
+    setups = [("library default, no tardy", False, None)]
+    for a in algs:
+        setups += [("%s in the environment, no tardy" % a, False, {cvar: a}),
+                   ("%s written by tardy (TARDY_CVARS)" % a, True, {"TARDY_CVARS": cvar + "=" + a})]
+    times = {name: [] for name, _t, _e in setups}
+    load = os.getloadavg()[0]
+    for _ in range(rounds):  # interleaved, so that load changes hit every setup alike
+        for name, tool, env in setups:
+            times[name].append(run("allreduce1m", n, 8, tool, env, quiet=True)[0] / 1e6)
+    load = (load + os.getloadavg()[0]) / 2
+    print("1 MiB MPI_Allreduce at 8 ranks (2 cores, load average %.1f), %s; median of %d runs "
+          "of %d calls:" % (load, cvar, rounds, n))
+    for name, _t, _e in setups:
+        print("  %-56s %7.1f ms per call (%.1f..%.1f)" % (name, statistics.median(times[name]),
+                                                          min(times[name]), max(times[name])))
+
+
 if __name__ == "__main__":
+    if os.environ.get("BENCH_ONLY") == "cvars":
+        cvar_rows()
+        sys.exit(0)
     if os.environ.get("BENCH_ONLY") != "predict":
         main()
+        cvar_rows()
     import predict
     predict.main()
