@@ -71,6 +71,11 @@ def main():
              200),
             ("ping-pong, 2 SDE counters", "pingpong", 100000,
              {"TARDY_PAPI": "sde:::BENCH::A,sde:::BENCH::B"}, None),
+            # one performance variable per call: MPICH ch3's or Open MPI's unexpected queue
+            # (Debian's MPICH has none: then the cost of one configured but unavailable)
+            ("ping-pong, 1 pvar per call", "pingpong", 100000,
+             {"TARDY_PVAR_COUNTERS": "unexpected_recvq_length,pml_ob1_unexpected_msgq_length"},
+             None),
             ("malloc/free pair outside MPI", "malloc", 5000000, None, 5),
             # wait states (issue 3, TARDY_WAITS=1; off by default): exact, sampled
             ("ping-pong, wait states on", "pingpong", 100000, {"TARDY_WAITS": "1"}, 400),
