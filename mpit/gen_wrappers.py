@@ -221,6 +221,8 @@ def ws_hooks(f):
         pre = ["ws_send(&c);"]
         if n == "MPI_Ssend":
             post = ["ws_sent(&c, rc);"]
+        elif n == "MPI_Issend":
+            post = ["ws_isent(&c, *request, rc);"]
     elif k == "sendrecv":
         pre, post = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"]
     elif k in ("recv", "irecv"):
@@ -478,6 +480,9 @@ def ws_fhooks(f, ign, igns):
         pre = ["ws_send(&c);"]
         if n == "MPI_Ssend":
             post = ["ws_sent(&c, rc);"]
+        elif n == "MPI_Issend":
+            post = ["ws_isent(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
+                    "MPI_REQUEST_NULL, rc);"]
     elif k == "sendrecv":
         pre, post, cst = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"], True
     elif k in ("recv", "irecv"):

@@ -1086,6 +1086,9 @@ WAIT_SCENARIOS = {
     "alltoallv": ("wait_at_nxn", "MPI_Alltoallv", "op_a2av", "sync_a2av", "op_a2av"),
     "irecv": ("late_sender", "MPI_Waitall", "ls2_wait", "sync_irecv", "ls2_send"),
     "ssend": ("late_receiver", "MPI_Ssend", "lr_ssend", "sync_lr", "lr_recv"),
+    "issend": ("late_receiver", "MPI_Wait", "lr2_wait", "sync_lr2", "lr2_recv"),
+    "ssend_init": ("late_receiver", "MPI_Waitall", "lr3_wait", "sync_lr3", "lr3_recv"),
+    "issend_pair": ("late_receiver", "MPI_Waitall", "lr4_wait", "sync_lr4", "lr4_irecv"),
 }
 
 

@@ -55,15 +55,17 @@ void ws_msgmap_put(MPI_Message m, MPI_Comm comm);
 MPI_Comm ws_msgmap_take(MPI_Message m);
 
 /* ---- request table (ws_req.c) ---- */
-enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL };
+enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_SSEND };
 struct ws_icoll;
+struct ws_ack;
 struct ws_rq {
     int kind;
     unsigned fn;
     int dest, tag;
     MPI_Comm comm;
-    double t_post;          /* receives: corrected enter time of the call that posted it */
+    double t_post;          /* receives: corrected enter time of the call that posted (started) it */
     struct ws_icoll *ic;
+    struct ws_ack *ack;     /* synchronous sends (Issend, started Ssend_init): the answer */
 };
 /* Copy of a table entry for one request of a completion call (Wait, Test, ...). */
 struct ws_rq_ref {
@@ -74,6 +76,8 @@ struct ws_rq_ref {
 int ws_rq_add(MPI_Request r, const struct ws_rq *rq);
 int ws_rq_find(MPI_Request r, struct ws_rq_ref *out);
 void ws_rq_remove(const struct ws_rq_ref *ref);
+/* Replace the tracked entry's contents (a persistent request at its start). */
+void ws_rq_set(const struct ws_rq_ref *ref, const struct ws_rq *rq);
 extern atomic_int ws_rq_live;   /* tracked requests now (0: completions need no snapshot) */
 void ws_rq_fini(void);
 
@@ -121,13 +125,28 @@ struct ws_icoll {
     struct ws_icoll *next;
 };
 
-/* The answer a synchronous send waits for: when its receive was posted, by whom. */
+/* The answer a synchronous send waits for: when its receive was posted, by whom. A
+ * nonblocking one's wait is in the call that completes its request: until then the user
+ * holds the answer (`held`), which the owning thread then neither records nor reuses. */
 struct ws_ack {
     struct ws_msg m;
     MPI_Request req;
-    uint64_t site;             /* the sending call, 0 = do not record */
+    uint64_t site;             /* the sending or completing call, 0 = do not record */
     double e, l;               /* its corrected enter and leave */
+    atomic_int held;           /* the request is still the user's */
+    struct ws_thread *owner;   /* the thread whose list holds it */
+    struct ws_lrgroup *group;  /* one call completed several: its largest wait counts */
     struct ws_ack *next;
+};
+
+/* Synchronous sends completed by one call (Waitall of several Issends): they are recorded
+ * as one wait, the largest, once all their answers are in. */
+struct ws_lrgroup {
+    int left;                  /* answers still to come */
+    uint64_t site;
+    double best_w;
+    struct ws_msg best;
+    struct ws_lrgroup *next;   /* free list */
 };
 
 struct ws_thread {
@@ -153,6 +172,8 @@ struct ws_thread {
     struct ws_ack *acks;        /* answers to synchronous sends still in flight */
     struct ws_ack *sync_ack;    /* the answer of the blocking Ssend in progress */
     struct ws_ack *free_acks;
+    struct ws_ack *call_ack;    /* the first synchronous send completed in the current call */
+    struct ws_lrgroup *call_group, *free_groups;
     struct ws_icoll *free_ic;
     struct ws_thread *next;
 };
@@ -186,6 +207,9 @@ void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
 void ws_poll_deferred(struct ws_thread *w, int block);
 /* Answers to synchronous sends: finish those that arrived (at finalize: cancel the rest). */
 void ws_poll_acks(struct ws_thread *w, int final);
+/* A nonblocking synchronous send's request completed in call c (NULL th: quiet), or was
+ * freed or cancelled (c NULL): its answer is recorded against c once it is in. */
+void ws_ssend_done(struct ws_thread *w, struct ws_ack *a, struct ev_call *c);
 
 /* ---- rows at finalize (ws_collect.c) ---- */
 struct rowset;
