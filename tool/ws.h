@@ -14,7 +14,7 @@
 
 enum ws_pattern {
     WS_NONE, WS_LATE_SENDER, WS_LATE_RECEIVER, WS_BARRIER, WS_NXN, WS_LATE_BCAST,
-    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_NPATTERNS
+    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_LATE_SENDER_WO, WS_NPATTERNS
 };
 extern const char *const ws_pattern_name[WS_NPATTERNS];
 
@@ -149,6 +149,22 @@ struct ws_lrgroup {
     struct ws_lrgroup *next;   /* free list */
 };
 
+/* A region's share of one wait (key 0: no hotspot region explains it). */
+struct ws_share {
+    uint64_t key;
+    double cost;
+};
+
+/* A Late Sender wait held back until it is known whether it was in the wrong order
+ * (ws_order.c): its call site, length, late rank, the send it waited for, and its causes. */
+#define WS_HELD 8
+struct ws_held {
+    uint64_t site;
+    double wait, e_send;
+    int32_t rank, nsh;          /* nsh 0: slot empty */
+    struct ws_share sh[WS_K];
+};
+
 struct ws_thread {
     struct ws_reg led[WS_K];
     int nled;
@@ -175,6 +191,9 @@ struct ws_thread {
     struct ws_ack *call_ack;    /* the first synchronous send completed in the current call */
     struct ws_lrgroup *call_group, *free_groups;
     struct ws_icoll *free_ic;
+    struct ws_held held[WS_HELD];
+    unsigned held_next;
+    double held_max;            /* the latest send a held wait was for (-inf: none held) */
     struct ws_thread *next;
 };
 /* This thread's state, created on first use (NULL: out of memory). */
@@ -193,6 +212,26 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
 struct ws_rq_ref *ws_snap_room(int n);
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
                const struct ws_msg *m);
+/* The root-cause shares of a wait against late record m, from this thread's own ledger now;
+ * returns how many (1 to WS_K). */
+int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K]);
+void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
+                      const struct ws_share *sh, int n);
+
+/* ---- Late Sender, wrong order (ws_order.c) ---- */
+/* Hold a Late Sender wait (the oldest held one is recorded as Late Sender to make room). */
+void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws_msg *m);
+/* A message sent at e_send (corrected) was received: held waits for later sends were in
+ * the wrong order. */
+void ws_ls_reorder(struct ws_thread *w, double e_send);
+static inline void ws_ls_check(struct ws_thread *w, double e_send)
+{
+    if (e_send < w->held_max)
+        ws_ls_reorder(w, e_send);
+}
+/* Record every held wait as Late Sender (at finalize). */
+void ws_ls_flush(struct ws_thread *w);
 void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg);
 extern atomic_ullong ws_violations;
 extern int ws_hotspot_permille;

@@ -231,6 +231,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     struct ws_msg m;
     if (!take(comm, st, &m))
         return;
+    ws_ls_check(w, m.e);
     if (m.flags & WS_F_SYNC)
         answer(w, comm, st, e_post);
     w->synced = 1;

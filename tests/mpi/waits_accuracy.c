@@ -286,6 +286,48 @@ int main(int argc, char **argv)
         m = max_enter(re, 0);
         truth("issend_pair", e, rank == last && size > 1 ? clampw((m < l ? m : l) - e) : 0, 0);
     }
+    /* Late Sender, wrong order, same source: the last rank sends tag 9, computes, sends
+     * tag 8; rank 0 receives tag 8 first, waiting while tag 9 was there. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_wo */
+    if (rank == last && size > 1) {
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD); /* @site wo_early */
+        busy(DELAY);
+        e = now();
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD); /* @site wo_late */
+    } else if (rank == 0 && size > 1) {
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site wo_recv */
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        e = now();
+    }
+    {
+        double se = e;
+        MPI_Bcast(&se, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc7 */
+        truth("wrong_order", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+    }
+    /* Late Sender, wrong order, different sources (3 ranks or more): rank 1 sends at once,
+     * the last rank late; rank 0 receives from the last rank first. */
+    if (size > 2) {
+        MPI_Barrier(MPI_COMM_WORLD); /* @site sync_wo2 */
+        if (rank == last) {
+            busy(DELAY);
+            e = now();
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 14, MPI_COMM_WORLD); /* @site wo2_late */
+        } else if (rank == 1) {
+            e = now();
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 14, MPI_COMM_WORLD);
+        } else if (rank == 0) {
+            e = now();
+            MPI_Recv(&y, 1, MPI_DOUBLE, last, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site wo2_recv */
+            MPI_Recv(&y, 1, MPI_DOUBLE, 1, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            e = now();
+        }
+        double se = e;
+        MPI_Bcast(&se, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc8 */
+        truth("wrong_order_src", e, rank == 0 ? clampw(se - e) : 0, last);
+    }
     fflush(stdout);
     MPI_Finalize();
     return 0;
