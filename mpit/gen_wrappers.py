@@ -251,10 +251,14 @@ def ws_hooks(f):
             replace = {"array_of_statuses": "ws_sts_"}
         pre = ["ws_snap(&c, %s, %s);" % (count, reqs)]
         post = [done, "ws_complete(&c);"]
-    elif k in ("coll", "neighbor"):
+    elif k == "coll":
         post = ["ws_coll(&c, %s, rc);" % root]
-    elif k in ("icoll", "ineighbor"):
+    elif k == "icoll":
         post = ["ws_icoll(&c, %s, *request, rc);" % root]
+    elif k == "neighbor":
+        post = ["ws_neighbor(&c, rc);"]
+    elif k == "ineighbor":
+        post = ["ws_ineighbor(&c, *request, rc);"]
     elif k == "comm":
         if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
             pre = ["ws_comm_free(*comm);"]
@@ -513,11 +517,16 @@ def ws_fhooks(f, ign, igns):
             replace = {"array_of_statuses_": "ws_fsts_"}
         pre = ["ws_snap_f(&c, %s, %s);" % (count, reqs)]
         post = [done.replace("@IGNS@", igns).replace("@IGN@", ign), "ws_complete(&c);"]
-    elif k in ("coll", "neighbor"):
+    elif k == "coll":
         post = ["ws_coll(&c, %s, rc);" % root]
-    elif k in ("icoll", "ineighbor"):
+    elif k == "icoll":
         post = ["ws_icoll(&c, %s, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
                 "MPI_REQUEST_NULL, rc);" % root]
+    elif k == "neighbor":
+        post = ["ws_neighbor(&c, rc);"]
+    elif k == "ineighbor":
+        post = ["ws_ineighbor(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
+                "MPI_REQUEST_NULL, rc);"]
     elif k == "comm":
         if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
             pre = ["ws_comm_free(PMPI_Comm_f2c(*comm_));"]

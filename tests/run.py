@@ -1248,6 +1248,28 @@ def test_waits_fortran(ranks):
             check_wait(run.profile, scenario, truth[scenario], WAIT_F_SCENARIOS, WAIT_F_SRC)
 
 
+WAIT_N_SRC = "tests/mpi/waits_neighbor.c"
+WAIT_N_SCENARIOS = {
+    "cart": ("wait_at_nxn", "MPI_Neighbor_allgather", "op_cart", "sync_cart", "op_cart"),
+    "graph": ("wait_at_nxn", "MPI_Neighbor_alltoall", "op_graph", "sync_graph", "op_graph"),
+    "dist_graph": ("wait_at_nxn", "MPI_Wait", "op_dgwait", "sync_dg", "op_dg"),
+}
+
+
+def test_waits_neighbor(ranks, env=None):
+    """Neighbourhood collectives on cartesian, graph and distributed-graph topologies: each
+    rank waits for its latest in-neighbour only (ranks whose neighbours are early wait not)."""
+    @with_run([binary("waits_neighbor")], ranks, dict(env or {}, TARDY_WAITS="1"))
+    def _(run):
+        expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        expect(run.profile is not None, "no profile")
+        expect("data ok" in run.out, "wrong data under tardy: %s" % run.out[-800:])
+        truth = wait_truth(run.out)
+        expect(set(truth) == set(WAIT_N_SCENARIOS), "scenarios printed: %s" % sorted(truth))
+        for scenario in WAIT_N_SCENARIOS:
+            check_wait(run.profile, scenario, truth[scenario], WAIT_N_SCENARIOS, WAIT_N_SRC)
+
+
 CASES = []
 
 
@@ -1362,6 +1384,11 @@ for _n in (1, 2, 4):
     CASES.append(("waits/semantics unchanged -n %d" % _n, lambda n=_n: test_waits_semantics(n)))
 for _n in (2, 4):
     CASES.append(("waits/Fortran use mpi -n %d" % _n, lambda n=_n: test_waits_fortran(n)))
+for _n in (2, 4):
+    CASES.append(("waits/neighbourhood collectives -n %d" % _n,
+                  lambda n=_n: test_waits_neighbor(n)))
+CASES.append(("waits/neighbourhood collectives -n 4, rank 1's clock -0.4 s",
+              lambda: test_waits_neighbor(4, {"TARDY_TEST_CLOCK_SHIFT": "1:-0.4"})))
 
 
 def main():

@@ -45,6 +45,8 @@ struct ws_comm {
     MPI_Comm ack;           /* receivers of synchronous sends answer here (Late Receiver) */
     int inter, size, rank;
     atomic_uint ncoll;      /* collectives so far (sampling) */
+    int nbr_in;             /* a topology's in-neighbours of this rank (-1: no topology) */
+    struct ws_msg *nbuf;    /* their records in a neighbourhood collective */
 };
 struct ws_comm *ws_comm_find(MPI_Comm comm);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
@@ -118,6 +120,8 @@ struct ws_cost {
 
 struct ws_icoll {
     struct ws_msg mine, res;
+    struct ws_msg *nb;         /* neighbourhood collectives: the in-neighbours' records */
+    int nnb, nb_cap;           /* records to reduce into res when done (0: res is final) */
     MPI_Request req;
     int pattern, waiter;       /* waiter: this rank can wait in this collective */
     double e, l;               /* corrected enter/leave of the completing call (deferred) */
@@ -249,6 +253,17 @@ void ws_poll_acks(struct ws_thread *w, int final);
 /* A nonblocking synchronous send's request completed in call c (NULL th: quiet), or was
  * freed or cancelled (c NULL): its answer is recorded against c once it is in. */
 void ws_ssend_done(struct ws_thread *w, struct ws_ack *a, struct ev_call *c);
+
+struct ws_icoll *ws_ic_get(struct ws_thread *w);   /* NULL: out of memory */
+void ws_ic_put(struct ws_thread *w, struct ws_icoll *ic);
+
+/* ---- neighbourhood collectives (ws_neigh.c) ---- */
+/* Collective over comm: when comm has a topology, replace its new shadow by one with the
+ * same neighbours (n_in: this rank's in-neighbours, buf: room for their records; -1 and
+ * NULL when comm has none or the copy failed). */
+void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **buf);
+/* The exchange of a nonblocking one is complete: its latest in-neighbour into ic->res. */
+void ws_neigh_latest(struct ws_icoll *ic);
 
 /* ---- rows at finalize (ws_collect.c) ---- */
 struct rowset;
