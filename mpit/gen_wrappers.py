@@ -222,6 +222,8 @@ def ws_hooks(f):
         pre = ["ws_send(&c);"]
         if n == "MPI_Ssend":
             post = ["ws_sent(&c, rc);"]
+        elif n == "MPI_Issend":
+            post = ["ws_isent(&c, *request, rc);"]
     elif k == "sendrecv":
         pre, post = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"]
     elif k in ("recv", "irecv"):
@@ -250,10 +252,14 @@ def ws_hooks(f):
             replace = {"array_of_statuses": "ws_sts_"}
         pre = ["ws_snap(&c, %s, %s);" % (count, reqs)]
         post = [done, "ws_complete(&c);"]
-    elif k in ("coll", "neighbor"):
+    elif k == "coll":
         post = ["ws_coll(&c, %s, rc);" % root]
-    elif k in ("icoll", "ineighbor"):
+    elif k == "icoll":
         post = ["ws_icoll(&c, %s, *request, rc);" % root]
+    elif k == "neighbor":
+        post = ["ws_neighbor(&c, rc);"]
+    elif k == "ineighbor":
+        post = ["ws_ineighbor(&c, *request, rc);"]
     elif k == "comm":
         if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
             pre = ["ws_comm_free(*comm);"]
@@ -529,6 +535,9 @@ def ws_fhooks(f, ign, igns):
         pre = ["ws_send(&c);"]
         if n == "MPI_Ssend":
             post = ["ws_sent(&c, rc);"]
+        elif n == "MPI_Issend":
+            post = ["ws_isent(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
+                    "MPI_REQUEST_NULL, rc);"]
     elif k == "sendrecv":
         pre, post, cst = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"], True
     elif k in ("recv", "irecv"):
@@ -559,11 +568,16 @@ def ws_fhooks(f, ign, igns):
             replace = {"array_of_statuses_": "ws_fsts_"}
         pre = ["ws_snap_f(&c, %s, %s);" % (count, reqs)]
         post = [done.replace("@IGNS@", igns).replace("@IGN@", ign), "ws_complete(&c);"]
-    elif k in ("coll", "neighbor"):
+    elif k == "coll":
         post = ["ws_coll(&c, %s, rc);" % root]
-    elif k in ("icoll", "ineighbor"):
+    elif k == "icoll":
         post = ["ws_icoll(&c, %s, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
                 "MPI_REQUEST_NULL, rc);" % root]
+    elif k == "neighbor":
+        post = ["ws_neighbor(&c, rc);"]
+    elif k == "ineighbor":
+        post = ["ws_ineighbor(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
+                "MPI_REQUEST_NULL, rc);"]
     elif k == "comm":
         if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
             pre = ["ws_comm_free(PMPI_Comm_f2c(*comm_));"]

@@ -1123,7 +1123,14 @@ WAIT_SCENARIOS = {
     "alltoallv": ("wait_at_nxn", "MPI_Alltoallv", "op_a2av", "sync_a2av", "op_a2av"),
     "irecv": ("late_sender", "MPI_Waitall", "ls2_wait", "sync_irecv", "ls2_send"),
     "ssend": ("late_receiver", "MPI_Ssend", "lr_ssend", "sync_lr", "lr_recv"),
+    "issend": ("late_receiver", "MPI_Wait", "lr2_wait", "sync_lr2", "lr2_recv"),
+    "ssend_init": ("late_receiver", "MPI_Waitall", "lr3_wait", "sync_lr3", "lr3_recv"),
+    "issend_pair": ("late_receiver", "MPI_Waitall", "lr4_wait", "sync_lr4", "lr4_irecv"),
+    "wrong_order": ("late_sender_wrong_order", "MPI_Recv", "wo_recv", "wo_early", "wo_late"),
+    "wrong_order_src": ("late_sender_wrong_order", "MPI_Recv", "wo2_recv", "sync_wo2",
+                        "wo2_late"),
 }
+WAIT_SCENARIOS_3 = ("wrong_order_src",)   # need 3 ranks or more
 
 
 def wait_truth(out):
@@ -1180,9 +1187,13 @@ def test_waits(ranks, env=None):
         expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
         expect(run.profile is not None, "no profile")
         truth = wait_truth(run.out)
-        expect(set(truth) == set(WAIT_SCENARIOS), "scenarios printed: %s" % sorted(truth))
-        for scenario in WAIT_SCENARIOS:
+        want = set(s for s in WAIT_SCENARIOS if ranks > 2 or s not in WAIT_SCENARIOS_3)
+        expect(set(truth) == want, "scenarios printed: %s" % sorted(truth))
+        for scenario in sorted(want):
             check_wait(run.profile, scenario, truth[scenario])
+        for marker in ("wo_recv", "wo2_recv"):   # moved from late_sender, not counted twice
+            expect(not wait_rows(run.profile, "late_sender", "MPI_Recv", marker),
+                   "a wrong-order wait also counted as late_sender at @site %s" % marker)
         expect("== wait states" in run.summary, "no wait-state section in the summary")
         section = run.summary.split("== wait states")[1].split("\n== ")[0]
         width = max(len(line) for line in section.splitlines())
@@ -1372,6 +1383,26 @@ def test_mpit_events(ranks):
             expect(c["min"] == per_rank and c["max"] == per_rank and c["ranks"] == nranks and
                    c["sum"] == per_rank * nranks, "%s: %s" % (key, c))
         expect("fake_barrier" in run.summary, "summary lacks the events")
+WAIT_N_SRC = "tests/mpi/waits_neighbor.c"
+WAIT_N_SCENARIOS = {
+    "cart": ("wait_at_nxn", "MPI_Neighbor_allgather", "op_cart", "sync_cart", "op_cart"),
+    "graph": ("wait_at_nxn", "MPI_Neighbor_alltoall", "op_graph", "sync_graph", "op_graph"),
+    "dist_graph": ("wait_at_nxn", "MPI_Wait", "op_dgwait", "sync_dg", "op_dg"),
+}
+
+
+def test_waits_neighbor(ranks, env=None):
+    """Neighbourhood collectives on cartesian, graph and distributed-graph topologies: each
+    rank waits for its latest in-neighbour only (ranks whose neighbours are early wait not)."""
+    @with_run([binary("waits_neighbor")], ranks, dict(env or {}, TARDY_WAITS="1"))
+    def _(run):
+        expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        expect(run.profile is not None, "no profile")
+        expect("data ok" in run.out, "wrong data under tardy: %s" % run.out[-800:])
+        truth = wait_truth(run.out)
+        expect(set(truth) == set(WAIT_N_SCENARIOS), "scenarios printed: %s" % sorted(truth))
+        for scenario in WAIT_N_SCENARIOS:
+            check_wait(run.profile, scenario, truth[scenario], WAIT_N_SCENARIOS, WAIT_N_SRC)
 
 
 CASES = []
@@ -1502,6 +1533,11 @@ for _n in (1, 2, 4):
     CASES.append(("mpit/events per call path (test library) -n %d" % _n,
                   lambda n=_n: test_mpit_events(n)))
 CASES.append(("mpit/events per call path (test library) singleton", lambda: test_mpit_events(0)))
+for _n in (2, 4):
+    CASES.append(("waits/neighbourhood collectives -n %d" % _n,
+                  lambda n=_n: test_waits_neighbor(n)))
+CASES.append(("waits/neighbourhood collectives -n 4, rank 1's clock -0.4 s",
+              lambda: test_waits_neighbor(4, {"TARDY_TEST_CLOCK_SHIFT": "1:-0.4"})))
 
 
 def main():

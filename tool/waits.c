@@ -21,7 +21,7 @@ int ws_sample = 1;
 
 const char *const ws_pattern_name[WS_NPATTERNS] = {
     "none", "late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn",
-    "late_broadcast", "early_reduce", "early_scan"};
+    "late_broadcast", "early_reduce", "early_scan", "late_sender_wrong_order"};
 
 _Thread_local struct ws_thread *ws_self;
 static struct ws_thread *threads;
@@ -55,6 +55,7 @@ struct ws_thread *ws_me(void)
     tab_init(&w->costs, sizeof(struct ws_cost), ws_cost_init);
     for (int i = 0; i < WS_RING; i++)
         w->ring_req[i] = MPI_REQUEST_NULL;
+    w->held_max = -HUGE_VAL;
     pthread_mutex_lock(&threads_lock);
     w->next = threads;
     threads = w;
@@ -137,28 +138,30 @@ static void add_cost(struct ws_thread *w, uint64_t k1, uint64_t region, double c
     }
 }
 
-/* H-CWP-DM: the excess σ of each hotspot region of the late rank over this rank, in the
- * same synchronisation interval, shares out the wait. */
-static void root_causes(struct ws_thread *w, uint64_t k1, double wait, const struct ws_msg *m)
+int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K])
 {
+    /* H-CWP-DM: the excess σ of each hotspot region of the late rank over this rank, in the
+     * same synchronisation interval, shares out the wait. */
     double sigma[WS_K], sum = 0, floor_t = m->total * ws_hotspot_permille / 1000.0;
-    int n = m->nreg < WS_K ? m->nreg : WS_K;
+    int n = m->nreg < WS_K ? m->nreg : WS_K, k = 0;
     for (int i = 0; i < n; i++) {
         double s = m->reg[i].t - own_time(w, m->reg[i].key);
         sigma[i] = m->reg[i].t >= floor_t && s > 0 ? s : 0;
         sum += sigma[i];
     }
     if (!(sum > 0)) {
-        add_cost(w, k1, 0, wait);
-        return;
+        out[0] = (struct ws_share){0, wait};
+        return 1;
     }
     for (int i = 0; i < n; i++)
         if (sigma[i] > 0)
-            add_cost(w, k1, m->reg[i].key, sigma[i] / sum * wait);
+            out[k++] = (struct ws_share){m->reg[i].key, sigma[i] / sum * wait};
+    return k;
 }
 
-void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
-               const struct ws_msg *m)
+void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
+                      const struct ws_share *sh, int n)
 {
     uint64_t k1 = WS_ROWKEY(site, pattern);
     struct ws_row *r = tab_get(&w->rows, k1, 0);
@@ -171,7 +174,7 @@ void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
         /* the ranks that caused the most here (a full list replaces its smallest) */
         int slot = -1, spare = -1, min = 0;
         for (int i = 0; i < WS_CULPRITS; i++) {
-            if (r->culprit[i] == m->rank)
+            if (r->culprit[i] == rank)
                 slot = i;
             else if (r->culprit[i] < 0 && spare < 0)
                 spare = i;
@@ -180,12 +183,21 @@ void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
         }
         if (slot < 0) {
             slot = spare >= 0 ? spare : min;
-            r->culprit[slot] = m->rank;
+            r->culprit[slot] = rank;
             r->culprit_t[slot] = 0;
         }
         r->culprit_t[slot] += wait;
     }
-    root_causes(w, k1, wait, m);
+    for (int i = 0; i < n; i++)
+        add_cost(w, k1, sh[i].key, sh[i].cost);
+}
+
+void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
+               const struct ws_msg *m)
+{
+    struct ws_share sh[WS_K];
+    int n = ws_shares(w, wait, m, sh);
+    ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
 }
 
 void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m)
@@ -202,8 +214,12 @@ void ws_consider(struct ws_thread *w, int pattern, double e, double l, const str
 
 void ws_settle(struct ws_thread *w, uint64_t site, int record)
 {
-    if (w->best_w > 0 && record)
-        ws_record(w, site, w->best_pattern, w->best_w, &w->best);
+    if (w->best_w > 0 && record) {
+        if (w->best_pattern == WS_LATE_SENDER)
+            ws_ls_hold(w, site, w->best_w, &w->best);
+        else
+            ws_record(w, site, w->best_pattern, w->best_w, &w->best);
+    }
     if (w->synced) {
         w->nled = 0;
         w->led_total = 0;
@@ -303,6 +319,7 @@ int ws_rows(struct rowset *rs, int rank)
 static void drain(struct ws_thread *w, void *arg)
 {
     (void)arg;
+    ws_ls_flush(w);
     ws_poll_deferred(w, 1);
     for (int i = 0; i < WS_RING; i++)
         if (w->ring_req[i] != MPI_REQUEST_NULL)

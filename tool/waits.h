@@ -34,6 +34,7 @@ void ws_quiet_leave(struct ev_call *c);
 /* point-to-point */
 void ws_send(struct ev_call *c);                       /* before a send of any mode */
 void ws_sent(struct ev_call *c, int rc);               /* after a blocking MPI_Ssend */
+void ws_isent(struct ev_call *c, MPI_Request req, int rc);   /* after MPI_Issend */
 void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc);
 void ws_irecv(struct ev_call *c, MPI_Comm comm, MPI_Request req, int rc);
 void ws_pinit(struct ev_call *c, MPI_Request req, int rc);
@@ -66,6 +67,8 @@ void ws_done_some_f(struct ev_call *c, int n, const MPI_Fint idx[], const MPI_Fi
 /* collectives (root = EV_NO_PEER when the collective has none) */
 void ws_coll(struct ev_call *c, int root, int rc);
 void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc);
+void ws_neighbor(struct ev_call *c, int rc);             /* MPI_Neighbor_* */
+void ws_ineighbor(struct ev_call *c, MPI_Request req, int rc);   /* MPI_Ineighbor_* */
 
 /* communicators */
 void ws_comm_new(MPI_Comm comm, int rc);

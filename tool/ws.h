@@ -14,7 +14,7 @@
 
 enum ws_pattern {
     WS_NONE, WS_LATE_SENDER, WS_LATE_RECEIVER, WS_BARRIER, WS_NXN, WS_LATE_BCAST,
-    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_NPATTERNS
+    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_LATE_SENDER_WO, WS_NPATTERNS
 };
 extern const char *const ws_pattern_name[WS_NPATTERNS];
 
@@ -45,6 +45,8 @@ struct ws_comm {
     MPI_Comm ack;           /* receivers of synchronous sends answer here (Late Receiver) */
     int inter, size, rank;
     atomic_uint ncoll;      /* collectives so far (sampling) */
+    int nbr_in;             /* a topology's in-neighbours of this rank (-1: no topology) */
+    struct ws_msg *nbuf;    /* their records in a neighbourhood collective */
 };
 struct ws_comm *ws_comm_find(MPI_Comm comm);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
@@ -55,15 +57,17 @@ void ws_msgmap_put(MPI_Message m, MPI_Comm comm);
 MPI_Comm ws_msgmap_take(MPI_Message m);
 
 /* ---- request table (ws_req.c) ---- */
-enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL };
+enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_SSEND };
 struct ws_icoll;
+struct ws_ack;
 struct ws_rq {
     int kind;
     unsigned fn;
     int dest, tag;
     MPI_Comm comm;
-    double t_post;          /* receives: corrected enter time of the call that posted it */
+    double t_post;          /* receives: corrected enter time of the call that posted (started) it */
     struct ws_icoll *ic;
+    struct ws_ack *ack;     /* synchronous sends (Issend, started Ssend_init): the answer */
 };
 /* Copy of a table entry for one request of a completion call (Wait, Test, ...). */
 struct ws_rq_ref {
@@ -74,6 +78,8 @@ struct ws_rq_ref {
 int ws_rq_add(MPI_Request r, const struct ws_rq *rq);
 int ws_rq_find(MPI_Request r, struct ws_rq_ref *out);
 void ws_rq_remove(const struct ws_rq_ref *ref);
+/* Replace the tracked entry's contents (a persistent request at its start). */
+void ws_rq_set(const struct ws_rq_ref *ref, const struct ws_rq *rq);
 extern atomic_int ws_rq_live;   /* tracked requests now (0: completions need no snapshot) */
 void ws_rq_fini(void);
 
@@ -114,6 +120,8 @@ struct ws_cost {
 
 struct ws_icoll {
     struct ws_msg mine, res;
+    struct ws_msg *nb;         /* neighbourhood collectives: the in-neighbours' records */
+    int nnb, nb_cap;           /* records to reduce into res when done (0: res is final) */
     MPI_Request req;
     int pattern, waiter;       /* waiter: this rank can wait in this collective */
     double e, l;               /* corrected enter/leave of the completing call (deferred) */
@@ -121,13 +129,44 @@ struct ws_icoll {
     struct ws_icoll *next;
 };
 
-/* The answer a synchronous send waits for: when its receive was posted, by whom. */
+/* The answer a synchronous send waits for: when its receive was posted, by whom. A
+ * nonblocking one's wait is in the call that completes its request: until then the user
+ * holds the answer (`held`), which the owning thread then neither records nor reuses. */
 struct ws_ack {
     struct ws_msg m;
     MPI_Request req;
-    uint64_t site;             /* the sending call, 0 = do not record */
+    uint64_t site;             /* the sending or completing call, 0 = do not record */
     double e, l;               /* its corrected enter and leave */
+    atomic_int held;           /* the request is still the user's */
+    struct ws_thread *owner;   /* the thread whose list holds it */
+    struct ws_lrgroup *group;  /* one call completed several: its largest wait counts */
     struct ws_ack *next;
+};
+
+/* Synchronous sends completed by one call (Waitall of several Issends): they are recorded
+ * as one wait, the largest, once all their answers are in. */
+struct ws_lrgroup {
+    int left;                  /* answers still to come */
+    uint64_t site;
+    double best_w;
+    struct ws_msg best;
+    struct ws_lrgroup *next;   /* free list */
+};
+
+/* A region's share of one wait (key 0: no hotspot region explains it). */
+struct ws_share {
+    uint64_t key;
+    double cost;
+};
+
+/* A Late Sender wait held back until it is known whether it was in the wrong order
+ * (ws_order.c): its call site, length, late rank, the send it waited for, and its causes. */
+#define WS_HELD 8
+struct ws_held {
+    uint64_t site;
+    double wait, e_send;
+    int32_t rank, nsh;          /* nsh 0: slot empty */
+    struct ws_share sh[WS_K];
 };
 
 struct ws_thread {
@@ -153,7 +192,12 @@ struct ws_thread {
     struct ws_ack *acks;        /* answers to synchronous sends still in flight */
     struct ws_ack *sync_ack;    /* the answer of the blocking Ssend in progress */
     struct ws_ack *free_acks;
+    struct ws_ack *call_ack;    /* the first synchronous send completed in the current call */
+    struct ws_lrgroup *call_group, *free_groups;
     struct ws_icoll *free_ic;
+    struct ws_held held[WS_HELD];
+    unsigned held_next;
+    double held_max;            /* the latest send a held wait was for (-inf: none held) */
     struct ws_thread *next;
 };
 /* This thread's state, created on first use (NULL: out of memory). */
@@ -172,6 +216,26 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
 struct ws_rq_ref *ws_snap_room(int n);
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
                const struct ws_msg *m);
+/* The root-cause shares of a wait against late record m, from this thread's own ledger now;
+ * returns how many (1 to WS_K). */
+int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K]);
+void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
+                      const struct ws_share *sh, int n);
+
+/* ---- Late Sender, wrong order (ws_order.c) ---- */
+/* Hold a Late Sender wait (the oldest held one is recorded as Late Sender to make room). */
+void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws_msg *m);
+/* A message sent at e_send (corrected) was received: held waits for later sends were in
+ * the wrong order. */
+void ws_ls_reorder(struct ws_thread *w, double e_send);
+static inline void ws_ls_check(struct ws_thread *w, double e_send)
+{
+    if (e_send < w->held_max)
+        ws_ls_reorder(w, e_send);
+}
+/* Record every held wait as Late Sender (at finalize). */
+void ws_ls_flush(struct ws_thread *w);
 void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg);
 extern atomic_ullong ws_violations;
 extern int ws_hotspot_permille;
@@ -186,6 +250,20 @@ void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
 void ws_poll_deferred(struct ws_thread *w, int block);
 /* Answers to synchronous sends: finish those that arrived (at finalize: cancel the rest). */
 void ws_poll_acks(struct ws_thread *w, int final);
+/* A nonblocking synchronous send's request completed in call c (NULL th: quiet), or was
+ * freed or cancelled (c NULL): its answer is recorded against c once it is in. */
+void ws_ssend_done(struct ws_thread *w, struct ws_ack *a, struct ev_call *c);
+
+struct ws_icoll *ws_ic_get(struct ws_thread *w);   /* NULL: out of memory */
+void ws_ic_put(struct ws_thread *w, struct ws_icoll *ic);
+
+/* ---- neighbourhood collectives (ws_neigh.c) ---- */
+/* Collective over comm: when comm has a topology, replace its new shadow by one with the
+ * same neighbours (n_in: this rank's in-neighbours, buf: room for their records; -1 and
+ * NULL when comm has none or the copy failed). */
+void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **buf);
+/* The exchange of a nonblocking one is complete: its latest in-neighbour into ic->res. */
+void ws_neigh_latest(struct ws_icoll *ic);
 
 /* ---- rows at finalize (ws_collect.c) ---- */
 struct rowset;

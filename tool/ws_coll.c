@@ -45,9 +45,7 @@ static int classify(const char *name)
         {"barrier", WS_BARRIER}, {"allreduce", WS_NXN}, {"allgather", WS_NXN},
         {"allgatherv", WS_NXN}, {"alltoall", WS_NXN}, {"alltoallv", WS_NXN},
         {"alltoallw", WS_NXN}, {"reduce_scatter", WS_NXN}, {"reduce_scatter_block", WS_NXN},
-        {"neighbor_allgather", WS_NXN}, {"neighbor_allgatherv", WS_NXN},
-        {"neighbor_alltoall", WS_NXN}, {"neighbor_alltoallv", WS_NXN},
-        {"neighbor_alltoallw", WS_NXN}, {"bcast", WS_LATE_BCAST}, {"scatter", WS_LATE_BCAST},
+        {"bcast", WS_LATE_BCAST}, {"scatter", WS_LATE_BCAST},
         {"scatterv", WS_LATE_BCAST}, {"reduce", WS_EARLY_REDUCE}, {"gather", WS_EARLY_REDUCE},
         {"gatherv", WS_EARLY_REDUCE}, {"scan", WS_EARLY_SCAN}, {"exscan", WS_EARLY_SCAN}};
     if (strncmp(name, "MPI_", 4))
@@ -224,17 +222,17 @@ void ws_coll(struct ev_call *c, int root, int rc)
     ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);
 }
 
-static struct ws_icoll *ic_get(struct ws_thread *w)
+struct ws_icoll *ws_ic_get(struct ws_thread *w)
 {
     struct ws_icoll *ic = w->free_ic;
     if (ic)
         w->free_ic = ic->next;
     else
-        ic = malloc(sizeof *ic);
+        ic = calloc(1, sizeof *ic);
     return ic;
 }
 
-static void ic_put(struct ws_thread *w, struct ws_icoll *ic)
+void ws_ic_put(struct ws_thread *w, struct ws_icoll *ic)
 {
     ic->next = w->free_ic;
     w->free_ic = ic;
@@ -249,7 +247,7 @@ void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
     enum xchg x = w ? prepare(w, c, root, &sc, &mine, &waiter) : X_NONE;
     if (x == X_NONE)
         return;
-    struct ws_icoll *ic = ic_get(w);
+    struct ws_icoll *ic = ws_ic_get(w);
     if (!ic) {
         /* The exchange must happen on every rank: fall back to a blocking one. */
         struct ws_msg res = mine;
@@ -265,6 +263,7 @@ void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
     }
     ic->mine = mine;
     ic->res = mine;
+    ic->nnb = 0;
     ic->pattern = pattern_of[c->fn];
     ic->waiter = waiter && c->th;
     ic->site = 0;
@@ -296,9 +295,11 @@ void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c)
         w->deferred = ic;
         return;
     }
+    if (ic->nnb)
+        ws_neigh_latest(ic);
     if (ic->waiter && c->th)
         judge(w, ic->pattern, 1, ic->e, ic->l, &ic->res);
-    ic_put(w, ic);
+    ws_ic_put(w, ic);
 }
 
 /* Finish exchanges still in flight; those that are done are recorded against the call that
@@ -318,6 +319,8 @@ void ws_poll_deferred(struct ws_thread *w, int block)
             continue;
         }
         *p = ic->next;
+        if (ic->nnb)
+            ws_neigh_latest(ic);
         if (ic->site && ic->waiter && isfinite(ic->res.e) && ic->res.rank != tardy_rank) {
             double wait = (ic->res.e < ic->l ? ic->res.e : ic->l) - ic->e;
             if (ic->res.e > ic->l)
@@ -325,6 +328,6 @@ void ws_poll_deferred(struct ws_thread *w, int block)
             if (wait > 0)
                 ws_record(w, ic->site, ic->pattern, wait * ws_sample, &ic->res);
         }
-        ic_put(w, ic);
+        ws_ic_put(w, ic);
     }
 }

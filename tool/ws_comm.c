@@ -1,9 +1,10 @@
-/* Shadow communicators: one private copy (same groups, same ranks) per user communicator, found by the user's
+/* Shadow communicators: one private copy (same groups, same ranks, same topology) per user communicator, found by the user's
  * handle in a fixed table (lock-free lookups; additions and removals take a lock, they happen
  * only when communicators are created or freed). Also the matched-probe message -> comm map. */
 #include "ws.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "own.h"
@@ -73,9 +74,12 @@ int ws_comm_add(MPI_Comm comm)
     pthread_mutex_unlock(&comm_lock);
     /* A split, not a dup: a dup would run the application's attribute copy callbacks. */
     MPI_Comm shadow = MPI_COMM_NULL;
-    int me = 0;
+    int me = 0, nbr_in = -1;
+    struct ws_msg *nbuf = NULL;
     own_Comm_rank(comm, &me);
     own_Comm_split(comm, 0, me, &shadow);
+    if (shadow != MPI_COMM_NULL) /* with the topology, if any: neighbourhood collectives */
+        ws_topo_shadow(comm, &shadow, &nbr_in, &nbuf);
     /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
     MPI_Comm ack = MPI_COMM_NULL;
     own_Comm_split(comm, 0, me, &ack);
@@ -89,6 +93,7 @@ int ws_comm_add(MPI_Comm comm)
             own_Comm_free(&ack);
         if (slot)
             atomic_store(&slot->key, 1);
+        free(nbuf);
         static atomic_int warned;
         if (!atomic_exchange(&warned, 1))
             tardy_warn("too many communicators for wait-state tracking; waits on further "
@@ -97,6 +102,8 @@ int ws_comm_add(MPI_Comm comm)
     }
     slot->shadow = shadow;
     slot->ack = ack;
+    slot->nbr_in = nbr_in;
+    slot->nbuf = nbuf;
     own_Comm_test_inter(comm, &slot->inter);
     if (slot->inter)
         own_Comm_remote_size(comm, &slot->size);
@@ -115,6 +122,8 @@ void ws_comm_remove(MPI_Comm comm)
     if (s) {
         own_Comm_free(&s->shadow);
         own_Comm_free(&s->ack);
+        free(s->nbuf);
+        s->nbuf = NULL;
         atomic_store(&s->key, 1);
     }
     pthread_mutex_unlock(&comm_lock);
@@ -127,6 +136,8 @@ void ws_comm_fini(void)
         if (atomic_load(&comms[i].key) > 1) {
             own_Comm_free(&comms[i].shadow);
             own_Comm_free(&comms[i].ack);
+            free(comms[i].nbuf);
+            comms[i].nbuf = NULL;
         }
         atomic_store(&comms[i].key, 0);
     }

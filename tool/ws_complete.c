@@ -1,6 +1,7 @@
 /* Wait states at completion calls (Wait*, Test*): the snapshot of the requests before the
  * call, the statuses tardy needs where the user ignores them, and what each completed request
- * means (a receive's piggyback, a nonblocking collective's exchange). */
+ * means (a receive's piggyback, a synchronous send's answer, a nonblocking collective's
+ * exchange). */
 #include "waits.h"
 
 #include <stdlib.h>
@@ -75,12 +76,26 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
         if (st != MPI_STATUS_IGNORE)
             own_Test_cancelled(st, &cancelled);
         if (!cancelled)
-            ws_received(w, c, ref->rq.comm, st,
-                     ref->rq.kind == WS_RQ_RECV ? ref->rq.t_post : ws_corr(c->t_enter));
+            ws_received(w, c, ref->rq.comm, st, ref->rq.t_post);
         break;
     case WS_RQ_ICOLL:
         ws_rq_remove(ref);
         ws_icoll_done(w, ref->rq.ic, c);
+        break;
+    case WS_RQ_SSEND:
+    case WS_RQ_PSEND:
+        if (ref->rq.kind == WS_RQ_SSEND)
+            ws_rq_remove(ref);
+        if (!ref->rq.ack)
+            break;
+        if (st != MPI_STATUS_IGNORE)
+            own_Test_cancelled(st, &cancelled);
+        ws_ssend_done(w, ref->rq.ack, cancelled ? NULL : c);
+        if (ref->rq.kind == WS_RQ_PSEND) { /* inactive again until its next start */
+            struct ws_rq rq = ref->rq;
+            rq.ack = NULL;
+            ws_rq_set(ref, &rq);
+        }
         break;
     default:
         break;
@@ -108,6 +123,8 @@ void ws_complete(struct ev_call *c)
     if (!w)
         return;
     w->snap_n = 0;
+    w->call_ack = NULL;
+    w->call_group = NULL;
     if (w->deferred)
         ws_poll_deferred(w, 0);
     if (w->acks)

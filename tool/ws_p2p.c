@@ -1,6 +1,7 @@
 /* Wait states, point-to-point transport: the piggyback each send posts on the shadow
- * communicator, the answer a synchronous send waits for (Late Receiver), and the taking of
- * piggybacks when receives complete (Late Sender), blocking, nonblocking and persistent. */
+ * communicator, the answer a synchronous send waits for (Late Receiver: blocking, or in the
+ * call completing an Issend or a started Ssend_init), and the taking of piggybacks when
+ * receives complete (Late Sender), blocking, nonblocking and persistent. */
 #include "waits.h"
 
 #include <stdlib.h>
@@ -46,6 +47,10 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, int de
     a->site = 0;
     a->e = e;
     a->l = 0;
+    a->owner = w;
+    a->group = NULL;
+    /* a nonblocking one's wait is known when its request completes */
+    atomic_store_explicit(&a->held, fn != TARDY_FN_MPI_Ssend, memory_order_relaxed);
     own_Irecv(&a->m, (int)sizeof a->m, MPI_BYTE, dest, tag, sc->ack, &a->req);
     a->next = w->acks;
     w->acks = a;
@@ -58,9 +63,65 @@ void ws_send(struct ev_call *c)
         return;
     struct ws_comm *sc = ws_comm_find(c->comm);
     struct ws_thread *w = sc ? ws_me() : NULL;
+    if (w && w->sync_ack) { /* the last Ssend or Issend failed: its answer is not awaited */
+        atomic_store_explicit(&w->sync_ack->held, 0, memory_order_release);
+        w->sync_ack = NULL;
+    }
     struct ws_ack *a = w ? post(w, sc, c->dest, c->tag, ws_corr(c->t_enter), c->fn) : NULL;
-    if (a && c->fn == TARDY_FN_MPI_Ssend)
+    if (a && (c->fn == TARDY_FN_MPI_Ssend || c->fn == TARDY_FN_MPI_Issend))
         w->sync_ack = a;
+}
+
+/* After MPI_Issend: its request leads to its answer when a Wait or Test completes it. */
+void ws_isent(struct ev_call *c, MPI_Request req, int rc)
+{
+    struct ws_thread *w = ws_on ? ws_self : NULL;
+    struct ws_ack *a = w ? w->sync_ack : NULL;
+    if (!a)
+        return;
+    w->sync_ack = NULL;
+    struct ws_rq rq = {.kind = WS_RQ_SSEND, .fn = c->fn, .dest = c->dest, .tag = c->tag,
+                       .comm = c->comm, .ack = a};
+    if (rc != MPI_SUCCESS || ws_rq_add(req, &rq) < 0)
+        atomic_store_explicit(&a->held, 0, memory_order_release);
+}
+
+/* Several synchronous sends completed by one call of this thread share one group. */
+static void join_group(struct ws_thread *w, struct ws_ack *a)
+{
+    if (!w->call_ack) {
+        w->call_ack = a;
+        return;
+    }
+    struct ws_lrgroup *g = w->call_group;
+    if (!g) {
+        g = w->free_groups;
+        if (g)
+            w->free_groups = g->next;
+        else if (!(g = malloc(sizeof *g)))
+            return; /* recorded on its own */
+        g->left = 1;
+        g->site = a->site;
+        g->best_w = 0;
+        w->call_ack->group = g;
+        w->call_group = g;
+    }
+    a->group = g;
+    g->left++;
+}
+
+void ws_ssend_done(struct ws_thread *w, struct ws_ack *a, struct ev_call *c)
+{
+    if (c && c->th) {
+        a->site = SITE(c->fn, c->cp);
+        a->e = ws_corr(c->t_enter);
+        a->l = ws_corr(c->t_leave);
+        if (a->owner == w)
+            join_group(w, a);
+    } else {
+        a->site = 0;
+    }
+    atomic_store_explicit(&a->held, 0, memory_order_release);
 }
 
 /* After a blocking synchronous send: its wait for the receiver is known once the answer
@@ -80,12 +141,46 @@ void ws_sent(struct ev_call *c, int rc)
         ws_poll_acks(w, 0);
 }
 
+/* An answer is in (done) or never will be: record the sender's wait, alone or as part of
+ * the group of its completing call. */
+static void finish_ack(struct ws_thread *w, struct ws_ack *a, int done)
+{
+    double wait = 0;
+    if (done && a->site) {
+        if (a->m.e > a->l)
+            atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+        wait = (a->m.e < a->l ? a->m.e : a->l) - a->e;
+        if (a->m.rank == tardy_rank)
+            wait = 0;
+    }
+    struct ws_lrgroup *g = a->group;
+    if (!g) {
+        if (wait > 0)
+            ws_record(w, a->site, WS_LATE_RECEIVER, wait, &a->m);
+        return;
+    }
+    if (wait > g->best_w) {
+        g->best_w = wait;
+        g->best = a->m;
+    }
+    if (--g->left == 0) {
+        if (g->best_w > 0)
+            ws_record(w, g->site, WS_LATE_RECEIVER, g->best_w, &g->best);
+        g->next = w->free_groups;
+        w->free_groups = g;
+    }
+}
+
 void ws_poll_acks(struct ws_thread *w, int final)
 {
     struct ws_ack **p = &w->acks;
     while (*p) {
         struct ws_ack *a = *p;
         int done = 0;
+        if (!final && atomic_load_explicit(&a->held, memory_order_acquire)) {
+            p = &a->next;
+            continue;
+        }
         own_Test(&a->req, &done, MPI_STATUS_IGNORE);
         if (!done && !final) {
             p = &a->next;
@@ -94,13 +189,10 @@ void ws_poll_acks(struct ws_thread *w, int final)
         if (!done) { /* never answered (its receive was freed or cancelled) */
             own_Cancel(&a->req);
             own_Wait(&a->req, MPI_STATUS_IGNORE);
-        } else if (a->site && a->l > 0) {
-            if (a->m.e > a->l)
-                atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
-            double wait = (a->m.e < a->l ? a->m.e : a->l) - a->e;
-            if (wait > 0 && a->m.rank != tardy_rank)
-                ws_record(w, a->site, WS_LATE_RECEIVER, wait, &a->m);
         }
+        if (atomic_load_explicit(&a->held, memory_order_acquire))
+            a->site = 0; /* at finalize, never completed by the user */
+        finish_ack(w, a, done);
         *p = a->next;
         a->next = w->free_acks;
         w->free_acks = a;
@@ -140,6 +232,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     struct ws_msg m;
     if (!take(comm, st, &m))
         return;
+    ws_ls_check(w, m.e);
     if (m.flags & WS_F_SYNC)
         answer(w, comm, st, e_post);
     w->synced = 1;
@@ -190,10 +283,17 @@ void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
     struct ws_thread *w = ws_me();
     for (int i = 0; w && i < n; i++) {
         struct ws_rq_ref ref;
-        if (ws_rq_find(reqs[i], &ref) == 0 && ref.rq.kind == WS_RQ_PSEND) {
-            struct ws_comm *sc = ws_comm_find(ref.rq.comm);
-            if (sc) /* a persistent synchronous send's answer is taken but not recorded */
-                post(w, sc, ref.rq.dest, ref.rq.tag, ws_corr(c->t_enter), ref.rq.fn);
+        if (ws_rq_find(reqs[i], &ref) < 0)
+            continue;
+        struct ws_rq rq = ref.rq;
+        if (rq.kind == WS_RQ_PSEND) {
+            struct ws_comm *sc = ws_comm_find(rq.comm);
+            rq.ack = sc ? post(w, sc, rq.dest, rq.tag, ws_corr(c->t_enter), rq.fn) : NULL;
+            if (rq.ack) /* a synchronous one: its answer waits for the completing call */
+                ws_rq_set(&ref, &rq);
+        } else if (rq.kind == WS_RQ_PRECV) {
+            rq.t_post = c->th ? ws_corr(c->t_enter) : 0;
+            ws_rq_set(&ref, &rq);
         }
     }
 }
@@ -217,7 +317,11 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
         ws_rq_find(req, &ref) < 0)
         return;
     ws_rq_remove(&ref);
-    if (ref.rq.kind == WS_RQ_ICOLL) {
+    if (ref.rq.ack) { /* a synchronous send freed while active: its wait is not measured */
+        struct ws_thread *w = ws_me();
+        if (w)
+            ws_ssend_done(w, ref.rq.ack, NULL);
+    } else if (ref.rq.kind == WS_RQ_ICOLL) {
         /* The exchange still completes; it is finished later and not recorded. */
         struct ws_thread *w = ws_me();
         ref.rq.ic->site = 0;

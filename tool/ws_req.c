@@ -1,6 +1,6 @@
 /* The request table: what the wait-state protocol must do when a request completes (a
- * receive takes its piggyback, a persistent send posts one at each start, a nonblocking
- * collective finishes its exchange). Fixed size, open addressing, slots claimed with
+ * receive takes its piggyback, a persistent send posts one at each start, a synchronous send
+ * awaits its answer, a nonblocking collective finishes its exchange). Fixed size, open addressing, slots claimed with
  * compare-and-swap; a generation number makes removal safe when the library reuses a
  * handle at once. Memory is bounded; past the bound a request is not tracked (one warning). */
 #include "ws.h"
@@ -87,6 +87,16 @@ void ws_rq_remove(const struct ws_rq_ref *ref)
     if (k > 1 && !(k >> 63) && atomic_load(&s->gen) == ref->gen &&
         atomic_compare_exchange_strong(&s->key, &k, 1))
         atomic_fetch_sub(&ws_rq_live, 1);
+}
+
+void ws_rq_set(const struct ws_rq_ref *ref, const struct ws_rq *rq)
+{
+    if (ref->slot < 0)
+        return;
+    struct slot *s = &slots[ref->slot];
+    uint64_t k = atomic_load(&s->key);
+    if (k > 1 && !(k >> 63) && atomic_load(&s->gen) == ref->gen)
+        s->rq = *rq;
 }
 
 void ws_rq_fini(void)

@@ -217,6 +217,117 @@ int main(int argc, char **argv)
         MPI_Bcast(&re, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tbc4 */
         truth("ssend", e, rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
     }
+    /* Late Receiver through MPI_Issend: the wait shows in the MPI_Wait completing it. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_lr2 */
+    if (rank == 0 && size > 1) {
+        busy(DELAY);
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site lr2_recv */
+    } else if (rank == last && size > 1) {
+        MPI_Request r3;
+        MPI_Issend(&x, 1, MPI_DOUBLE, 0, 10, MPI_COMM_WORLD, &r3); /* @site lr2_issend */
+        e = now();
+        MPI_Wait(&r3, MPI_STATUS_IGNORE); /* @site lr2_wait */
+        l = now();
+    } else {
+        e = now();
+    }
+    {
+        double re = e;
+        MPI_Bcast(&re, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tbc5 */
+        truth("issend", e, rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
+    }
+    /* Late Receiver through a persistent synchronous send, completed by MPI_Waitall. */
+    MPI_Request r4 = MPI_REQUEST_NULL;
+    if (rank == last && size > 1)
+        MPI_Ssend_init(&x, 1, MPI_DOUBLE, 0, 11, MPI_COMM_WORLD, &r4); /* @site lr3_init */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_lr3 */
+    if (rank == 0 && size > 1) {
+        busy(DELAY);
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site lr3_recv */
+    } else if (rank == last && size > 1) {
+        MPI_Start(&r4); /* @site lr3_start */
+        e = now();
+        MPI_Waitall(1, &r4, MPI_STATUSES_IGNORE); /* @site lr3_wait */
+        l = now();
+        MPI_Request_free(&r4);
+    } else {
+        e = now();
+    }
+    {
+        double re = e;
+        MPI_Bcast(&re, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tbc6 */
+        truth("ssend_init", e, rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
+    }
+    /* Two Issends completed by one MPI_Waitall: rank 0 posts its receive DELAY late, the
+     * other receiver (rank 1, or rank 0 again at 2 ranks) DELAY/2 late; the Waitall's wait is
+     * the larger one, counted once. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_lr4 */
+    {
+        int other = size > 2 ? 1 : 0, n = 0;
+        MPI_Request r5[2];
+        double re = 0;
+        if (size > 1 && (rank == 0 || rank == other)) {
+            busy(rank == 0 ? DELAY : DELAY / 2);
+            re = now();
+            if (rank == 0)
+                MPI_Irecv(&y, 1, MPI_DOUBLE, last, 12, MPI_COMM_WORLD, &r5[n++]); /* @site lr4_irecv */
+            if (rank == other)
+                MPI_Irecv(&y, 1, MPI_DOUBLE, last, 13, MPI_COMM_WORLD, &r5[n++]);
+            MPI_Waitall(n, r5, MPI_STATUSES_IGNORE);
+        } else if (rank == last && size > 1) {
+            MPI_Issend(&x, 1, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD, &r5[0]);
+            MPI_Issend(&x, 1, MPI_DOUBLE, other, 13, MPI_COMM_WORLD, &r5[1]);
+            e = now();
+            MPI_Waitall(2, r5, MPI_STATUSES_IGNORE); /* @site lr4_wait */
+            l = now();
+        }
+        m = max_enter(re, 0);
+        truth("issend_pair", e, rank == last && size > 1 ? clampw((m < l ? m : l) - e) : 0, 0);
+    }
+    /* Late Sender, wrong order, same source: the last rank sends tag 9, computes, sends
+     * tag 8; rank 0 receives tag 8 first, waiting while tag 9 was there. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_wo */
+    if (rank == last && size > 1) {
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD); /* @site wo_early */
+        busy(DELAY);
+        e = now();
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD); /* @site wo_late */
+    } else if (rank == 0 && size > 1) {
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site wo_recv */
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        e = now();
+    }
+    {
+        double se = e;
+        MPI_Bcast(&se, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc7 */
+        truth("wrong_order", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+    }
+    /* Late Sender, wrong order, different sources (3 ranks or more): rank 1 sends at once,
+     * the last rank late; rank 0 receives from the last rank first. */
+    if (size > 2) {
+        MPI_Barrier(MPI_COMM_WORLD); /* @site sync_wo2 */
+        if (rank == last) {
+            busy(DELAY);
+            e = now();
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 14, MPI_COMM_WORLD); /* @site wo2_late */
+        } else if (rank == 1) {
+            e = now();
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 14, MPI_COMM_WORLD);
+        } else if (rank == 0) {
+            e = now();
+            MPI_Recv(&y, 1, MPI_DOUBLE, last, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site wo2_recv */
+            MPI_Recv(&y, 1, MPI_DOUBLE, 1, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            e = now();
+        }
+        double se = e;
+        MPI_Bcast(&se, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc8 */
+        truth("wrong_order_src", e, rank == 0 ? clampw(se - e) : 0, last);
+    }
     fflush(stdout);
     MPI_Finalize();
     return 0;

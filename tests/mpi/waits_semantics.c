@@ -238,6 +238,36 @@ static void cancel_ssend_free(void)
     MPI_Barrier(MPI_COMM_WORLD); /* the freed send's buffer stays valid until here */
 }
 
+/* Synchronous sends whose answer arrives after their request completed: persistent ones
+ * started three times, an Issend completed by a Test loop, one freed while active. */
+static void sync_sends(void)
+{
+    int out = rank, in = -1, flag = 0, v = rank, w = -1;
+    MPI_Request r[2], s;
+    MPI_Status st[2];
+    MPI_Ssend_init(&out, 1, MPI_INT, next, 80, MPI_COMM_WORLD, &r[0]);
+    MPI_Recv_init(&in, 1, MPI_INT, prev, 80, MPI_COMM_WORLD, &r[1]);
+    for (int i = 0; i < 3; i++) {
+        out = rank * 100 + i;
+        MPI_Startall(2, r);
+        MPI_Waitall(2, r, st);
+        note("ssend_init %d src %d tag %d\n", in, st[1].MPI_SOURCE, st[1].MPI_TAG);
+    }
+    MPI_Request_free(&r[0]);
+    MPI_Request_free(&r[1]);
+    MPI_Issend(&v, 1, MPI_INT, next, 81, MPI_COMM_WORLD, &s);
+    MPI_Irecv(&w, 1, MPI_INT, prev, 81, MPI_COMM_WORLD, &r[0]);
+    for (int idx; !flag;)
+        MPI_Testany(1, &s, &idx, &flag, MPI_STATUS_IGNORE);
+    MPI_Wait(&r[0], &st[0]);
+    note("issend test %d src %d\n", w, st[0].MPI_SOURCE);
+    MPI_Issend(&v, 1, MPI_INT, next, 82, MPI_COMM_WORLD, &s);
+    MPI_Request_free(&s);
+    MPI_Recv(&w, 1, MPI_INT, prev, 82, MPI_COMM_WORLD, &st[0]);
+    note("freed issend %d\n", w);
+    MPI_Barrier(MPI_COMM_WORLD); /* the freed send's buffer stays valid until here */
+}
+
 /* One side counts, the other does not: the protocol must still pair the messages. */
 static void pcontrol_one_side(void)
 {
@@ -269,6 +299,7 @@ int main(int argc, char **argv)
     two_comms();
     intercomm();
     cancel_ssend_free();
+    sync_sends();
     pcontrol_one_side();
     char *all = rank == 0 ? malloc((size_t)size * REC) : NULL;
     MPI_Gather(rec, REC, MPI_CHAR, all, REC, MPI_CHAR, 0, MPI_COMM_WORLD);
