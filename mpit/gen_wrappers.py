@@ -253,7 +253,7 @@ def ws_hooks(f):
         pre = ["ws_snap(&c, %s, %s);" % (count, reqs)]
         post = [done, "ws_complete(&c);"]
     elif k == "coll":
-        post = ["ws_coll(&c, %s, rc);" % root]
+        post = ["ws_coll(&c, %s, rc);" % root, "ws_clock_tick(&c, rc);"]
     elif k == "icoll":
         post = ["ws_icoll(&c, %s, *request, rc);" % root]
     elif k == "neighbor":
@@ -569,7 +569,7 @@ def ws_fhooks(f, ign, igns):
         pre = ["ws_snap_f(&c, %s, %s);" % (count, reqs)]
         post = [done.replace("@IGNS@", igns).replace("@IGN@", ign), "ws_complete(&c);"]
     elif k == "coll":
-        post = ["ws_coll(&c, %s, rc);" % root]
+        post = ["ws_coll(&c, %s, rc);" % root, "ws_clock_tick(&c, rc);"]
     elif k == "icoll":
         post = ["ws_icoll(&c, %s, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
                 "MPI_REQUEST_NULL, rc);" % root]

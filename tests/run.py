@@ -1181,8 +1181,8 @@ def check_wait(prof, scenario, truth, scenarios=WAIT_SCENARIOS, src=WAIT_SRC):
     expect(share >= 0.90, "%s: top cause has %.1f%% of the wait" % (scenario, 100 * share))
 
 
-def test_waits(ranks, env=None):
-    @with_run([binary("waits_accuracy")], ranks, dict(env or {}, TARDY_WAITS="1"))
+def test_waits(ranks, env=None, args=()):
+    @with_run([binary("waits_accuracy")] + list(args), ranks, dict(env or {}, TARDY_WAITS="1"))
     def _(run):
         expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
         expect(run.profile is not None, "no profile")
@@ -1205,6 +1205,9 @@ def test_waits(ranks, env=None):
         again = p.stdout.split("== wait states")[1].split("\n== ")[0]
         expect(again == section, "tardy report's wait states differ:\n%s---\n%s" %
                (again, section))
+        if "TARDY_WAITS_RESYNC_MS" in (env or {}):
+            resyncs = run.profile["ranks"].get("clock_resyncs", {}).get("max", 0)
+            expect(resyncs >= 3, "clocks resynchronised %s times" % resyncs)
 
 
 def test_waits_balanced(ranks):
@@ -1516,6 +1519,14 @@ CASES.append(("waits/accuracy -n 4, rank 2's clock +0.5 s", lambda: test_waits(
     4, {"TARDY_TEST_CLOCK_SHIFT": "2:0.5"})))
 CASES.append(("waits/accuracy -n 2, rank 1's clock -0.3 s", lambda: test_waits(
     2, {"TARDY_TEST_CLOCK_SHIFT": "1:-0.3"})))
+# A clock drifting 1% (10 ms a second) is 20 ms off after the two seconds of the drift mode:
+# without resynchronisation these fail; with it, waits are within max(5%, 100 us) again.
+CASES.append(("waits/accuracy -n 2, rank 1's clock +0.2 s drifting +1%, resync 300 ms",
+              lambda: test_waits(2, {"TARDY_TEST_CLOCK_SHIFT": "1:0.2:0.01",
+                                     "TARDY_WAITS_RESYNC_MS": "300"}, ["drift"])))
+CASES.append(("waits/accuracy -n 4, rank 2's clock -0.3 s drifting -1%, resync 300 ms",
+              lambda: test_waits(4, {"TARDY_TEST_CLOCK_SHIFT": "2:-0.3:-0.01",
+                                     "TARDY_WAITS_RESYNC_MS": "300"}, ["drift"])))
 CASES.append(("waits/balanced run -n 2", lambda: test_waits_balanced(2)))
 CASES.append(("waits/TARDY_WAITS=0", lambda: test_waits_off({"TARDY_WAITS": "0"})))
 CASES.append(("waits/off by default", lambda: test_waits_off({})))

@@ -73,8 +73,13 @@ static const struct option options[] = {
      "measure waits at every Nth collective per communicator (1: all, exact)"},
     {"TARDY_WAITS_HOTSPOT", OPT_INT, "1", 0, 100, FIELD(waits_hotspot),
      "percent of a late rank's time a region needs to count as a root cause"},
+    /* Off by default: at MPI_COMM_WORLD collectives it adds a small allreduce now and then
+     * and, once a period, ping-pongs up a binomial tree (tens of microseconds per level on
+     * shared memory, milliseconds when oversubscribed). */
+    {"TARDY_WAITS_RESYNC_MS", OPT_INT, "0", 0, 86400000, FIELD(waits_resync_ms),
+     "resynchronise the clocks about every N ms, inside MPI_COMM_WORLD collectives (0: never)"},
     {"TARDY_TEST_CLOCK_SHIFT", OPT_STRING, "", 0, 0, FIELD(test_clock_shift),
-     "testing only: rank:seconds shifts that rank's clock"},
+     "testing only: rank:seconds[:rate] shifts that rank's clock, drifting at rate s/s"},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 

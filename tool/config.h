@@ -30,7 +30,8 @@ struct cfg {
     int waits;           /* TARDY_WAITS: wait states and their root causes */
     int waits_sample;    /* TARDY_WAITS_SAMPLE: exchange at every Nth collective per comm */
     int waits_hotspot;   /* TARDY_WAITS_HOTSPOT: % of a late rank's time to be a hotspot */
-    const char *test_clock_shift; /* TARDY_TEST_CLOCK_SHIFT: "rank:seconds" (tests only) */
+    int waits_resync_ms; /* TARDY_WAITS_RESYNC_MS: clock resynchronisation period, 0 none */
+    const char *test_clock_shift; /* TARDY_TEST_CLOCK_SHIFT: "rank:seconds[:rate]" (tests) */
 };
 
 extern struct cfg cfg;

@@ -274,16 +274,17 @@ void ws_comm_free(MPI_Comm comm)
 
 /* ---- start and finish ------------------------------------------------------------------ */
 
-/* TARDY_TEST_CLOCK_SHIFT="rank:seconds": that rank's raw clock runs ahead by seconds. */
+/* TARDY_TEST_CLOCK_SHIFT="rank:seconds[:rate]": that rank's raw clock runs ahead by seconds
+ * and gains rate seconds per second from MPI_Init on. */
 static void test_shift(void)
 {
-    char *end;
+    char *end, *end2;
     long rank = strtol(cfg.test_clock_shift, &end, 10);
     if (end == cfg.test_clock_shift || *end != ':')
         return;
-    double s = strtod(end + 1, NULL);
-    if (rank == tardy_rank && isfinite(s))
-        ws_shift = s;
+    double s = strtod(end + 1, &end2), rate = *end2 == ':' ? strtod(end2 + 1, NULL) : 0;
+    if (rank == tardy_rank && isfinite(s) && isfinite(rate))
+        ws_clock_test(s, rate);
 }
 
 void ws_init(MPI_Comm tool_comm)
@@ -298,6 +299,7 @@ void ws_init(MPI_Comm tool_comm)
     ws_keys_init();
     ws_coll_init();
     ws_clock_sync(tool_comm, 0);
+    ws_clock_period(cfg.waits_resync_ms / 1000.0);
     double base = ws_corr(clk_now());
     own_Bcast(&base, 1, MPI_DOUBLE, 0, tool_comm);
     ws_coll_base(base);

@@ -67,6 +67,9 @@ void ws_done_some_f(struct ev_call *c, int n, const MPI_Fint idx[], const MPI_Fi
 /* collectives (root = EV_NO_PEER when the collective has none) */
 void ws_coll(struct ev_call *c, int root, int rc);
 void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc);
+/* After a blocking collective (and ws_coll): on MPI_COMM_WORLD, the periodic clock
+ * resynchronisation, every rank at the same collective (ws_clock.c). Returns 1 when it ran. */
+int ws_clock_tick(struct ev_call *c, int rc);
 void ws_neighbor(struct ev_call *c, int rc);             /* MPI_Neighbor_* */
 void ws_ineighbor(struct ev_call *c, MPI_Request req, int rc);   /* MPI_Ineighbor_* */
 

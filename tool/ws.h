@@ -92,8 +92,13 @@ uint64_t ws_region_key(uint64_t from, uint64_t to);
 /* ---- clock (ws_clock.c) ---- */
 extern double ws_shift;   /* test-only shift of this rank's raw clock */
 double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
+/* Testing: this rank's clock runs ahead by shift seconds and gains rate seconds per second
+ * from now on. */
+void ws_clock_test(double shift, double rate);
+void ws_clock_period(double seconds);   /* periodic resynchronisation (0: none) */
+/* Collective over comm: measure the offsets (at init, final 0; at finalize 1). */
 int ws_clock_sync(MPI_Comm comm, int final);
-void ws_clock_report(double *offset, double *uncertainty, double *drift);
+void ws_clock_report(double *offset, double *uncertainty, double *drift, double *n_resync);
 
 /* ---- per-thread state and recording (waits.c; transport in ws_p2p.c, ws_complete.c) ---- */
 #define WS_RING 64

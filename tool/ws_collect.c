@@ -221,13 +221,15 @@ int ws_collect(struct rowset *rs, int rank)
     else
         g.failed = 1;
     collect_names_close(nm);
-    double offset, uncertainty, drift;
-    ws_clock_report(&offset, &uncertainty, &drift);
+    double offset, uncertainty, drift, resyncs;
+    ws_clock_report(&offset, &uncertainty, &drift, &resyncs);
     metric(rs, "wait_time", total, rank, &g.failed);
     metric(rs, "clock_violations", (double)atomic_load(&ws_violations), rank, &g.failed);
     metric(rs, "clock_offset", offset, rank, &g.failed);
     metric(rs, "clock_drift", drift, rank, &g.failed);
     metric(rs, "clock_uncertainty", uncertainty, rank, &g.failed);
+    if (resyncs > 0)
+        metric(rs, "clock_resyncs", resyncs, rank, &g.failed);
     tab_free(&g.rows);
     tab_free(&g.costs);
     tab_free(&g.names);
