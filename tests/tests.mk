@@ -25,7 +25,7 @@ QMPI_TESTS = mpi/p2p_counts counters/ mpit/ qmpi/ mpi/MPI_THREAD_MULTIPLE mpi/ex
 F_BIN = $(patsubst tests/mpi/%.f90,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.f90))
 qmpi-check: $(filter-out %/cxx $(F_BIN),$(MPI_BIN)) \
             $(B)/tests/mpi/p2p_linked \
-            $(B)/tests/qmpi/libqtool.so
+            $(B)/tests/qmpi/libqtool.so $(B)/tests/mpit/libfake_events.so
 	@TARDY_TEST_QMPI=1 $(PYTHON) tests/run.py $(QMPI_TESTS)
 
 # MPI_T events for the tests (no library here has any), preloaded in front of tardy.

@@ -4,7 +4,9 @@
  * them a known number of times: "fake_barrier" twice inside every PMPI_Barrier,
  * "fake_send" once inside every PMPI_Send (before the library's own call), and
  * "fake_outside" three times, outside any MPI call of the program, when a callback is
- * registered for it. Everything else goes to the MPI library. */
+ * registered for it. Everything else goes to the MPI library. Where MPICH has QMPI it is also
+ * the QMPI tool "fakeev": listed behind tardy it gets tardy's own MPI_T calls and the
+ * program's barriers and sends from tardy's slot, and then fires there instead. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -30,6 +32,8 @@ static void fire(int index)
         r->cb((MPI_T_event_instance)r, (MPI_T_event_registration)r, MPI_T_CB_REQUIRE_NONE,
               r->user_data);
 }
+
+static int qmpi_active; /* activated as a QMPI tool: the QMPI functions below fire */
 
 int PMPI_T_event_get_num(int *num_events)
 {
@@ -97,7 +101,8 @@ int PMPI_Barrier(MPI_Comm comm)
     static int (*next)(MPI_Comm);
     if (!next)
         next = (int (*)(MPI_Comm))dlsym(RTLD_NEXT, "PMPI_Barrier");
-    fire(BARRIER);
+    if (!qmpi_active)
+        fire(BARRIER);
     return next(comm);
 }
 
@@ -107,7 +112,85 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
     if (!next)
         next = (int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm))dlsym(
             RTLD_NEXT, "PMPI_Send");
-    fire(SEND);
+    if (!qmpi_active)
+        fire(SEND);
     return next(buf, count, type, dest, tag, comm);
 }
+
+#ifdef QMPI_MAX_TOOL_NAME_LENGTH
+/* The same, as a QMPI tool: the MPI_T functions answer for the library, the barrier and the
+ * send fire and go on to the next tool. */
+static int q_get_num(QMPI_Context c, int t, int *num)
+{
+    (void)c, (void)t;
+    return PMPI_T_event_get_num(num);
+}
+
+static int q_get_info(QMPI_Context c, int t, int event_index, char *name, int *name_len,
+                      int *verbosity, MPI_Datatype types[], MPI_Aint displs[], int *num_elements,
+                      MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
+{
+    (void)c, (void)t;
+    return PMPI_T_event_get_info(event_index, name, name_len, verbosity, types, displs,
+                                 num_elements, enumtype, info, desc, desc_len, bind);
+}
+
+static int q_handle_alloc(QMPI_Context c, int t, int event_index, void *obj, MPI_Info info,
+                          MPI_T_event_registration *reg)
+{
+    (void)c, (void)t;
+    return PMPI_T_event_handle_alloc(event_index, obj, info, reg);
+}
+
+static int q_register(QMPI_Context c, int t, MPI_T_event_registration reg,
+                      MPI_T_cb_safety safety, MPI_Info info, void *user_data,
+                      MPI_T_event_cb_function cb)
+{
+    (void)c, (void)t;
+    return PMPI_T_event_register_callback(reg, safety, info, user_data, cb);
+}
+
+static int q_handle_free(QMPI_Context c, int t, MPI_T_event_registration reg, void *user_data,
+                         MPI_T_event_free_cb_function free_cb)
+{
+    (void)c, (void)t;
+    return PMPI_T_event_handle_free(reg, user_data, free_cb);
+}
+
+static int q_barrier(QMPI_Context c, int t, MPI_Comm comm)
+{
+    QMPI_Barrier_t *next;
+    int id;
+    QMPI_Get_function(t, MPI_BARRIER_T, (void (**)(void))&next, &id);
+    fire(BARRIER);
+    return next(c, id, comm);
+}
+
+static int q_send(QMPI_Context c, int t, const void *buf, int count, MPI_Datatype type,
+                  int dest, int tag, MPI_Comm comm)
+{
+    QMPI_Send_t *next;
+    int id;
+    QMPI_Get_function(t, MPI_SEND_T, (void (**)(void))&next, &id);
+    fire(SEND);
+    return next(c, id, buf, count, type, dest, tag, comm);
+}
+
+static void q_init(int t)
+{
+    QMPI_Register_function(t, MPI_T_EVENT_GET_NUM_T, (void (*)(void))q_get_num);
+    QMPI_Register_function(t, MPI_T_EVENT_GET_INFO_T, (void (*)(void))q_get_info);
+    QMPI_Register_function(t, MPI_T_EVENT_HANDLE_ALLOC_T, (void (*)(void))q_handle_alloc);
+    QMPI_Register_function(t, MPI_T_EVENT_REGISTER_CALLBACK_T, (void (*)(void))q_register);
+    QMPI_Register_function(t, MPI_T_EVENT_HANDLE_FREE_T, (void (*)(void))q_handle_free);
+    QMPI_Register_function(t, MPI_BARRIER_T, (void (*)(void))q_barrier);
+    QMPI_Register_function(t, MPI_SEND_T, (void (*)(void))q_send);
+    qmpi_active = 1;
+}
+
+__attribute__((constructor)) static void q_load(void)
+{
+    QMPI_Register_tool_name("fakeev", q_init);
+}
+#endif
 #endif
