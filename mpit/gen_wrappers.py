@@ -499,7 +499,10 @@ def fortran_local(p, used):
 
 
 def has_choice_buffer(f):
-    return any(p.ctype.replace("const ", "").strip() == "void *" for p in f.params)
+    """A buffer of any type (Fortran TYPE(*)); not the TYPE(C_PTR) baseptr of the window
+    allocations."""
+    return any(p.ctype.replace("const ", "").strip() == "void *" and p.name != "baseptr"
+               for p in f.params)
 
 
 # The wait-state hooks of a Fortran entry point (as ws_hooks, on the Fortran arguments):
@@ -591,9 +594,10 @@ def ws_fhooks(f, ign, igns):
 
 def f_wrapper(f, f08):
     """A Fortran entry point. `use mpi`/mpif.h: mpi_x_ forwarding to the library's pmpi_x_.
-    `use mpi_f08`: mpi_x_f08[ts]_ forwarding to the library's own symbol, found with
-    dlsym(RTLD_NEXT) (MPICH exports no pmpi_ names for it); there ierror may be absent (NULL)
-    and an ignored status is MPI_F08_STATUS_IGNORE."""
+    `use mpi_f08`: mpi_x_f08_ (with a choice buffer: F08_CHOICE(mpi_x), named per MPI in
+    fortran.h) forwarding to the library's own symbol, found with dlsym(RTLD_NEXT) (MPICH
+    exports no pmpi_ names for it); there ierror may be absent (NULL) and an ignored status is
+    MPI_F08_STATUS_IGNORE."""
     lower = f.name.lower()
     params = ["%s%s_" % (fortran_type(p), p.name) for p in f.params] + ["MPI_Fint *ierr"]
     fargs = ", ".join("%s_" % p.name for p in f.params) + (", " if f.params else "") + "ierr"
@@ -604,12 +608,14 @@ def f_wrapper(f, f08):
     if st:
         used.discard("status")
     if f08:
-        sym = "mpi_%s_f08%s_" % (lower[4:], "ts" if has_choice_buffer(f) else "")
+        sym, name = "mpi_%s_f08_" % lower[4:], '"mpi_%s_f08_"' % lower[4:]
+        if has_choice_buffer(f):
+            sym, name = "F08_CHOICE(%s)" % lower, "F08_CHOICE_NAME(%s)" % lower
         out = ["void %s(%s);" % (sym, ", ".join(params)), "void %s(%s)" % (sym, ", ".join(params)),
                "{",
                "    static void (*next)(%s);" % ", ".join(params),
                "    if (!next)",
-               "        next = (void (*)(%s))f08_next(\"%s\");" % (", ".join(params), sym)]
+               "        next = (void (*)(%s))f08_next(%s);" % (", ".join(params), name)]
         call_next, ok, ignore = "next", "(!ierr || *ierr == MPI_SUCCESS)", \
             "(MPI_Fint *)MPI_F08_STATUS_IGNORE"
     else:

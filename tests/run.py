@@ -245,9 +245,6 @@ def test_families(ranks):
 
 
 def test_fortran(name, ranks):
-    if name == "fortran_f08" and "openmpi" in MPIEXEC:
-        raise Skip("Open MPI's mpi_f08 module calls its ompi_*_f functions, which tardy does "
-                   "not wrap yet")
     src = "tests/mpi/%s.f90" % name
     pairs = ranks // 2
 
