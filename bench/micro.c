@@ -84,7 +84,9 @@ int main(int argc, char **argv)
     papi_handle_t h = papi_sde_init("BENCH");
     papi_sde_register_counter(h, "A", PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long, &sde_a);
     papi_sde_register_counter(h, "B", PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long, &sde_b);
+    double t_init = now();
     MPI_Init(&argc, &argv);
+    t_init = now() - t_init;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -137,10 +139,13 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     long rss = ru.ru_maxrss, max_rss = 0;
     MPI_Reduce(&rss, &max_rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    double max_init = 0;
+    MPI_Reduce(&t_init, &max_init, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     double t_fin = now();
     MPI_Finalize();
     t_fin = now() - t_fin;
     if (rank == 0)
-        printf("ns_per_call %.1f rss_kib %ld finalize_s %.4f\n", t / calls * 1e9, max_rss, t_fin);
+        printf("ns_per_call %.1f rss_kib %ld finalize_s %.4f init_s %.4f\n", t / calls * 1e9,
+               max_rss, t_fin, max_init);
     return 0;
 }

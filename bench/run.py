@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """make bench: overhead of tardy per MPI call, with and without the tool in alternating pairs
-in one invocation, peak RSS, RSS after 10^5 and 10^6 calls, the reduction at finalize at
-8 ranks, the cost of malloc/free outside MPI, the effect of a control variable written through
-TARDY_CVARS, and the predictions (bench/predict.py): their error against a real run, and their
-cost for 1,000 intervals x 10 runs. Not a test: prints figures and ratios. BENCH_ONLY=predict or BENCH_ONLY=cvars runs only those rows."""
+in one invocation, peak RSS, RSS after 10^5 and 10^6 calls, MPI_Init with and without the Lua
+init hook, the reduction at finalize at 8 ranks, the cost of malloc/free outside MPI, the
+effect of a control variable written through TARDY_CVARS, and the predictions
+(bench/predict.py): their error against a real run, and their cost for 1,000 intervals x 10
+runs. Not a test: prints figures and ratios. BENCH_ONLY=predict, cvars or init runs only those
+rows."""
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 B = os.environ.get("B", "build")
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.mpich")
@@ -16,8 +19,9 @@ MICRO = os.path.abspath(os.path.join(B, "bench", "micro"))
 PAIRS = int(os.environ.get("BENCH_PAIRS", "10"))
 
 
-def run(kind, n, ranks=2, tool=False, env=None, quiet=False):
-    """ns per call, peak RSS (KiB), MPI_Finalize seconds; quiet: a warning of tardy's fails."""
+def launch(kind, n, ranks=2, tool=False, env=None, quiet=False):
+    """The fields micro prints: ns per call, peak RSS (KiB), MPI_Finalize and MPI_Init (s);
+    quiet: a warning of tardy's fails."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
     e.update({"TARDY_PROFILE": "none", "TARDY_SUMMARY": "none"})
     if tool:
@@ -28,7 +32,48 @@ def run(kind, n, ranks=2, tool=False, env=None, quiet=False):
     if out.returncode != 0 or (quiet and "tardy" in out.stderr):
         sys.exit("bench: %s failed: %s" % (" ".join(cmd), out.stderr[-500:]))
     f = out.stdout.split()
-    return float(f[1]), int(f[3]), float(f[5])
+    return float(f[1]), int(f[3]), float(f[5]), float(f[7])
+
+
+def run(kind, n, ranks=2, tool=False, env=None, quiet=False):
+    """ns per call, peak RSS (KiB), MPI_Finalize seconds."""
+    return launch(kind, n, ranks, tool, env, quiet)[:3]
+
+
+# A tardy.on_init hook that sets MPICH's or Open MPI's allreduce algorithm.
+HOOK = """tardy.on_init(function(ctx)
+  for _, name in ipairs({"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM",
+                         "coll_tuned_allreduce_algorithm"}) do
+    if ctx.cvars[name] ~= nil then return {[name] = "recursive_doubling"} end
+  end
+end)
+"""
+
+
+def init_rows():
+    """MPI_Init (slowest rank) and peak RSS without tardy, with it, with a Lua script without
+    a hook, and with tardy.on_init setting one control variable; alternating, medians."""
+    work = tempfile.mkdtemp(prefix="tardy-bench-")
+    plain, hook = os.path.join(work, "plain.lua"), os.path.join(work, "hook.lua")
+    open(plain, "w").write("-- no hook\n")
+    open(hook, "w").write(HOOK)
+    kinds = (("without tardy", False, None), ("with tardy", True, None),
+             ("TARDY_LUA, no hook", True, {"TARDY_LUA": plain}),
+             ("tardy.on_init sets 1 cvar", True, {"TARDY_LUA": hook}))
+    got = {k[0]: ([], []) for k in kinds}
+    for _ in range(PAIRS):
+        for name, tool, env in kinds:
+            _ns, rss, _fin, init = launch("init", 0, 2, tool, env)
+            got[name][0].append(init)
+            got[name][1].append(rss)
+    base = statistics.median(got["without tardy"][0])
+    for name, _tool, _env in kinds:
+        t, rss = statistics.median(got[name][0]), max(got[name][1])
+        print("MPI_Init, 2 ranks, %-26s %7.1f ms (%+6.1f ms), peak RSS %6.1f MiB" % (
+            name + ":", t * 1e3, (t - base) * 1e3, rss / 1024))
+    for path in (plain, hook):
+        os.unlink(path)
+    os.rmdir(work)
 
 
 def pairs(kind, n, ranks=2, env=None):
@@ -105,6 +150,7 @@ def main():
           "%+.2f MiB); without tardy %.1f MiB: +%.1f MiB per rank (target <= +4 MiB, equal: %s)"
           % (small / 1024, big / 1024, (big - small) / 1024, plain / 1024, (big - plain) / 1024,
              "PASS" if big - plain <= 4096 and abs(big - small) <= 256 else "MISS"))
+    init_rows()
     fin0 = [run("finalize", 1000, 8)[2] for _ in range(3)]
     fin1 = [run("finalize", 1000, 8, True, {"TARDY_PROFILE": "/tmp"})[2] for _ in range(3)]
     added = statistics.median(fin1) - statistics.median(fin0)
@@ -143,6 +189,9 @@ def cvar_rows():
 if __name__ == "__main__":
     if os.environ.get("BENCH_ONLY") == "cvars":
         cvar_rows()
+        sys.exit(0)
+    if os.environ.get("BENCH_ONLY") == "init":
+        init_rows()
         sys.exit(0)
     if os.environ.get("BENCH_ONLY") != "predict":
         main()

@@ -11,6 +11,8 @@
 #define RUN_META "tardy.run"
 #define FAMILIES "tardy.families"
 #define POLICIES "tardy.policies"
+#define INIT_HOOK "tardy.on_init"
+#define RUN_LIST "tardy.run_list"
 
 struct run_ref {
     const struct profile *p;
@@ -42,6 +44,17 @@ static void push_params(lua_State *L, const struct profile *p)
     for (int i = 0; i < p->nparams; i++) {
         push_value(L, p->params[i].value);
         lua_setfield(L, -2, p->params[i].key);
+    }
+}
+
+/* run.cvars: {NAME = value, ...} of the control variables the profile recorded, a fresh
+ * table. */
+static void push_cvars(lua_State *L, const struct profile *p)
+{
+    lua_createtable(L, 0, p->ncvars);
+    for (int i = 0; i < p->ncvars; i++) {
+        push_value(L, p->cvars[i].value);
+        lua_setfield(L, -2, p->cvars[i].name);
     }
 }
 
@@ -252,6 +265,8 @@ static int run_index(lua_State *L)
         lua_pushboolean(L, ref->current);
     else if (!strcmp(k, "params"))
         push_params(L, p);
+    else if (!strcmp(k, "cvars"))
+        push_cvars(L, p);
     else if (!strcmp(k, "metrics"))
         lua_pushcfunction(L, run_metrics);
     else if (!strcmp(k, "param"))
@@ -276,13 +291,29 @@ static int run_tostring(lua_State *L)
 /* tardy.runs() → a fresh array of the runs, oldest first. */
 static int api_runs(lua_State *L)
 {
-    lua_Integer n = luaL_len(L, lua_upvalueindex(1));
+    lua_getfield(L, LUA_REGISTRYINDEX, RUN_LIST);
+    int list = lua_gettop(L);
+    lua_Integer n = luaL_len(L, list);
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, lua_upvalueindex(1), i);
+        lua_rawgeti(L, list, i);
         lua_rawseti(L, -2, i);
     }
+    lua_remove(L, list);
     return 1;
+}
+
+void api_set_runs(lua_State *L, const struct profile *runs, int nruns, int current_last)
+{
+    lua_createtable(L, nruns, 0);
+    for (int i = 0; i < nruns; i++) {
+        struct run_ref *ref = lua_newuserdatauv(L, sizeof *ref, 0);
+        ref->p = &runs[i];
+        ref->current = current_last && i == nruns - 1;
+        luaL_setmetatable(L, RUN_META);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, RUN_LIST);
 }
 
 /* tardy.family(name, spec): spec.fit(points, opts) → model | nil, reason. */
@@ -307,6 +338,16 @@ static int api_policy(lua_State *L)
     lua_getfield(L, LUA_REGISTRYINDEX, POLICIES);
     lua_pushvalue(L, 2);
     lua_setfield(L, -2, name);
+    return 0;
+}
+
+/* tardy.on_init(fn(ctx) → settings): the hook rank 0 runs after MPI_Init (the last one
+ * registered). */
+static int api_on_init(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_pushvalue(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, INIT_HOOK);
     return 0;
 }
 
@@ -351,6 +392,26 @@ void api_push_policy(lua_State *L, const char *name)
     lua_remove(L, -2);
 }
 
+void api_push_init_ctx(lua_State *L, const struct profile *job)
+{
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, job->ranks);
+    lua_setfield(L, -2, "p");
+    push_params(L, job);
+    lua_setfield(L, -2, "params");
+    lua_pushstring(L, job->program ? job->program : "");
+    lua_setfield(L, -2, "program");
+    push_cvars(L, job);
+    lua_setfield(L, -2, "cvars");
+    api_runs(L);
+    lua_setfield(L, -2, "runs");
+}
+
+void api_push_init_hook(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, INIT_HOOK);
+}
+
 void api_policy_names(lua_State *L, char *buf, size_t len)
 {
     size_t used = 0;
@@ -380,21 +441,15 @@ void api_open(lua_State *L, const struct profile *runs, int nruns, int current_l
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, POLICIES);
 
+    api_set_runs(L, runs, nruns, current_last);
+
     lua_newtable(L);
     lua_pushinteger(L, TARDY_LUA_API);
     lua_setfield(L, -2, "api_version");
-    lua_createtable(L, nruns, 0);
-    for (int i = 0; i < nruns; i++) {
-        struct run_ref *ref = lua_newuserdatauv(L, sizeof *ref, 0);
-        ref->p = &runs[i];
-        ref->current = current_last && i == nruns - 1;
-        luaL_setmetatable(L, RUN_META);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_pushcclosure(L, api_runs, 1);
-    lua_setfield(L, -2, "runs");
-    static const luaL_Reg fns[] = {{"family", api_family},
+    static const luaL_Reg fns[] = {{"runs", api_runs},
+                                   {"family", api_family},
                                    {"policy", api_policy},
+                                   {"on_init", api_on_init},
                                    {"get_family", api_get_family},
                                    {"families", api_families},
                                    {NULL, NULL}};

@@ -1,6 +1,7 @@
 /* The `tardy` module table seen by Lua scripts (API version TARDY_LUA_API): run objects
- * (read-only userdata over reduced profiles), registration of model families and policies,
- * and the fitting primitives of predict/ (api_fit.c). Documented in docs/lua-api.md. */
+ * (read-only userdata over reduced profiles), registration of model families, policies and
+ * the init hook, and the fitting primitives of predict/ (api_fit.c). Documented in
+ * docs/lua-api.md. */
 #ifndef TARDY_LUA_API_H
 #define TARDY_LUA_API_H
 
@@ -14,9 +15,19 @@
  * current run, flagged by current_last). The profiles must outlive L. */
 void api_open(lua_State *L, const struct profile *runs, int nruns, int current_last);
 
+/* Replace the runs tardy.runs() returns (same contract as api_open). */
+void api_set_runs(lua_State *L, const struct profile *runs, int nruns, int current_last);
+
 /* Push the registered family table (name → spec) or policy function; nil when unknown. */
 void api_push_family(lua_State *L, const char *name);
 void api_push_policy(lua_State *L, const char *name);
+
+/* Push the function tardy.on_init registered, or nil. */
+void api_push_init_hook(lua_State *L);
+
+/* Push the hook's ctx for the job starting: {p, params, program, cvars (job's control
+ * variables), runs (as tardy.runs())}. */
+void api_push_init_ctx(lua_State *L, const struct profile *job);
 
 /* Append the names of the registered policies, comma separated, to buf. */
 void api_policy_names(lua_State *L, char *buf, size_t len);

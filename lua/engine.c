@@ -1,5 +1,5 @@
-/* Prediction engine: sandbox set-up, script loading, the policy call and the check of its
- * result. */
+/* Prediction engine: sandbox set-up, script loading, the policy and init hook calls and the
+ * checks of their results. */
 #include "engine.h"
 
 #include <dirent.h>
@@ -14,6 +14,12 @@
 
 #include "api.h"
 #include "sandbox.h"
+#include "strbuf.h"
+
+struct engine {
+    struct sandbox *s;
+    const struct engine_opts *o;
+};
 
 const char *engine_script_dir(void)
 {
@@ -99,21 +105,170 @@ static struct sandbox *load_all(const struct engine_opts *o, const struct profil
     return s;
 }
 
-int engine_check(const struct engine_opts *o, char *err, size_t errlen)
+struct engine *engine_open(const struct engine_opts *o, char *err, size_t errlen)
 {
-    struct sandbox *s = load_all(o, NULL, 0, 0, err, errlen);
-    if (!s)
-        return -1;
-    const char *name = o->policy && *o->policy ? o->policy : "default";
-    api_push_policy(lsb_state(s), name);
-    int ok = lua_isfunction(lsb_state(s), -1);
+    struct engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    e->o = o;
+    e->s = load_all(o, NULL, 0, 0, err, errlen);
+    if (!e->s) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void engine_close(struct engine *e)
+{
+    if (!e)
+        return;
+    lsb_free(e->s);
+    free(e);
+}
+
+int engine_check_policy(struct engine *e, char *err, size_t errlen)
+{
+    lua_State *L = lsb_state(e->s);
+    const char *name = e->o->policy && *e->o->policy ? e->o->policy : "default";
+    api_push_policy(L, name);
+    int ok = lua_isfunction(L, -1);
+    lua_pop(L, 1);
     if (!ok) {
         char names[512];
-        api_policy_names(lsb_state(s), names, sizeof names);
+        api_policy_names(L, names, sizeof names);
         snprintf(err, errlen, "no policy named '%s' (known: %s)", name, names);
     }
-    lsb_free(s);
     return ok ? 0 : -1;
+}
+
+int engine_has_init_hook(struct engine *e)
+{
+    lua_State *L = lsb_state(e->s);
+    api_push_init_hook(L);
+    int yes = lua_isfunction(L, -1);
+    lua_pop(L, 1);
+    return yes;
+}
+
+/* "file:line: what" for the function at the top of the stack (left there), to name in an
+ * error about what it returned. */
+static void where_defined(lua_State *L, const char *what, char *where, size_t len)
+{
+    lua_Debug ar;
+    lua_pushvalue(L, -1);
+    lua_getinfo(L, ">S", &ar);
+    snprintf(where, len, "%s:%d: %s", ar.short_src, ar.linedefined, what);
+}
+
+/* One setting of the hook's result (key at -2, value at -1) as NAME=VALUE into out; -1 with
+ * err when the key is not a name or the value not a string, number or boolean. */
+static int setting(lua_State *L, const char *where, struct strbuf *out, char *err,
+                   size_t errlen)
+{
+    if (lua_type(L, -2) != LUA_TSTRING) {
+        snprintf(err, errlen, "%s returned a setting whose key is a %s, not the name of a "
+                 "control variable", where, luaL_typename(L, -2));
+        return -1;
+    }
+    const char *name = lua_tostring(L, -2);
+    if (!*name || strpbrk(name, "=,\n")) {
+        snprintf(err, errlen, "%s returned a setting for '%.200s', which is not the name of a "
+                 "control variable", where, name);
+        return -1;
+    }
+    int type = lua_type(L, -1);
+    double x = type == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+    if (type == LUA_TSTRING && !strchr(lua_tostring(L, -1), '\n'))
+        sb_printf(out, "%s=%s\n", name, lua_tostring(L, -1));
+    else if (type == LUA_TNUMBER && lua_isinteger(L, -1))
+        sb_printf(out, "%s=%lld\n", name, (long long)lua_tointeger(L, -1));
+    else if (type == LUA_TNUMBER && isfinite(x))
+        sb_printf(out, "%s=%.17g\n", name, x);
+    else if (type == LUA_TBOOLEAN)
+        sb_printf(out, "%s=%d\n", name, lua_toboolean(L, -1));
+    else {
+        snprintf(err, errlen, "%s returned %.200s = %s%s; a value is a string (one line), a "
+                 "finite number or a boolean", where, name,
+                 type == LUA_TNUMBER ? "" : "a ", type == LUA_TNUMBER ? "a non-finite number"
+                                                                     : luaL_typename(L, -1));
+        return -1;
+    }
+    return 0;
+}
+
+static int by_line(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The hook's result (top of the stack) as "NAME=VALUE" lines sorted by name into *settings
+ * (NULL for nil or an empty table). */
+static int take_settings(lua_State *L, const char *where, char **settings, char *err,
+                         size_t errlen)
+{
+    if (lua_isnil(L, -1))
+        return 0;
+    if (!lua_istable(L, -1)) {
+        snprintf(err, errlen, "%s returned a %s, not a table {NAME = value} of control "
+                 "variable settings (or nil)", where, luaL_typename(L, -1));
+        return -1;
+    }
+    struct strbuf lines;
+    sb_init(&lines);
+    int t = lua_gettop(L), n = 0, rc = 0;
+    lua_pushnil(L);
+    while (rc == 0 && lua_next(L, t)) {
+        rc = setting(L, where, &lines, err, errlen);
+        n++;
+        lua_pop(L, 1);
+    }
+    if (rc < 0) {
+        lua_settop(L, t);
+        sb_free(&lines);
+        return -1;
+    }
+    /* Sorted, so every run of the same script writes in the same order. */
+    char **line = calloc((size_t)n + 1, sizeof *line), *save;
+    struct strbuf out;
+    sb_init(&out);
+    int k = 0;
+    for (char *l = lines.data ? strtok_r(lines.data, "\n", &save) : NULL; l && line;
+         l = strtok_r(NULL, "\n", &save))
+        line[k++] = l;
+    if (line)
+        qsort(line, (size_t)k, sizeof *line, by_line);
+    for (int i = 0; line && i < k; i++)
+        sb_printf(&out, "%s%s", i ? "\n" : "", line[i]);
+    free(line);
+    sb_free(&lines);
+    if (!line || out.failed) {
+        sb_free(&out);
+        snprintf(err, errlen, "%s: out of memory", where);
+        return -1;
+    }
+    *settings = out.data;
+    return 0;
+}
+
+int engine_init_hook(struct engine *e, const struct profile *job, const struct profile *runs,
+                     int nruns, char **settings, char *err, size_t errlen)
+{
+    lua_State *L = lsb_state(e->s);
+    char where[600];
+    *settings = NULL;
+    api_set_runs(L, runs, nruns, 0);
+    api_push_init_hook(L);
+    where_defined(L, "tardy.on_init hook", where, sizeof where);
+    api_push_init_ctx(L, job);
+    lsb_rearm(e->s, e->o->budget);
+    if (lsb_call(e->s, 1, 1, err, errlen) < 0)
+        return -1;
+    int rc = take_settings(L, where, settings, err, errlen);
+    lua_pop(L, 1);
+    return rc;
 }
 
 /* Push ctx.targets from "p=1024;p=4096,n=8192"; -1 with err on a malformed target. */
@@ -250,12 +405,9 @@ int engine_predict(const struct engine_opts *o, const struct profile *runs, int 
         snprintf(err, errlen, "no policy named '%s' (known: %s)", name, names);
         goto out;
     }
-    /* Where the policy is defined, to name in an error about what it returns. */
-    char where[600];
-    lua_Debug ar;
-    lua_pushvalue(L, -1);
-    lua_getinfo(L, ">S", &ar);
-    snprintf(where, sizeof where, "%s:%d: policy '%s'", ar.short_src, ar.linedefined, name);
+    char where[600], what[300];
+    snprintf(what, sizeof what, "policy '%.200s'", name);
+    where_defined(L, what, where, sizeof where);
     lua_newtable(L); /* ctx */
     lua_getglobal(L, "tardy");
     lua_getfield(L, -1, "runs");

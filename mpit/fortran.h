@@ -17,20 +17,48 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
 #define f2c_requests(a) ((const MPI_Request *)0)
 #endif
 
-/* MPI 4.0 names Open MPI 4.1's C header lacks: the Fortran status length (its status is
- * ints and a size_t, six INTEGERs) and the mpi_f08 ignored status, whose entry points it
- * names differently (tardy's mpi_f08 wrappers are not reached there). */
+/* The Fortran status length, which Open MPI 4.1's C header lacks (its status is ints and a
+ * size_t, six INTEGERs). */
 #ifndef MPI_F_STATUS_SIZE
 #define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
 #endif
-#ifndef MPI_F08_STATUS_IGNORE
-#define MPI_F08_STATUS_IGNORE MPI_F_STATUS_IGNORE
-#endif
-#ifndef MPI_F08_STATUSES_IGNORE
-#define MPI_F08_STATUSES_IGNORE MPI_F_STATUSES_IGNORE
+
+/* The mpi_f08 ignored statuses as a program passes them. MPICH's MPI_F08_STATUS_IGNORE points
+ * to its C library's own copy of the object, while a Fortran program passes the copy its
+ * executable holds (copy relocation): the object's address as the program resolves it is
+ * the one to compare with. Open MPI 4.1's mpi_f08 module binds MPI_STATUS_IGNORE to the same
+ * variable as mpif.h. */
+#if defined(MPICH)
+#define F08_STATUS_IGNORE ((MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
+#define F08_STATUSES_IGNORE ((MPI_Fint *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ)
+#else
+#define F08_STATUS_IGNORE MPI_F_STATUS_IGNORE
+#define F08_STATUSES_IGNORE MPI_F_STATUSES_IGNORE
 #endif
 
-/* The MPI library's own mpi_f08 entry point `name` (it exports no pmpi_ names for them). */
+/* The mpi_f08 entry point of a function with a choice buffer, and its name as a string:
+ * MPICH passes the buffer as a TS 29113 descriptor and calls it mpi_x_f08ts_; Open MPI 4.1
+ * passes its address and calls it mpi_x_f08_ (like the functions without one, in both).
+ * Nothing is counted twice: Open MPI's call PMPI_X (through ompi_x_f) or its pmpi_x_, MPICH's
+ * the C MPI_X, which tardy's re-entry guard passes straight to PMPI_X. */
+#if defined(OPEN_MPI)
+#define F08_CHOICE(x) x##_f08_
+#define F08_CHOICE_NAME(x) #x "_f08_"
+#else
+#define F08_CHOICE(x) x##_f08ts_
+#define F08_CHOICE_NAME(x) #x "_f08ts_"
+#endif
+
+/* The first index mpi_f08's Waitany, Testany, Waitsome and Testsome return: MPICH 4.0 returns
+ * C's 0-based ones there (pmodels/mpich#6270, fixed in 4.1); `use mpi` and Open MPI count
+ * from 1. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000 && MPICH_NUMVERSION < 40100000
+#define F08_INDEX_BASE 0
+#else
+#define F08_INDEX_BASE 1
+#endif
+
+/* The MPI library's own mpi_f08 entry point `name` (MPICH exports no pmpi_ names for them). */
 void (*f08_next(const char *name))(void);
 
 #endif

@@ -499,35 +499,39 @@ def fortran_local(p, used):
 
 
 def has_choice_buffer(f):
-    return any(p.ctype.replace("const ", "").strip() == "void *" for p in f.params)
+    """A buffer of any type (Fortran TYPE(*)); not the TYPE(C_PTR) baseptr of the window
+    allocations."""
+    return any(p.ctype.replace("const ", "").strip() == "void *" and p.name != "baseptr"
+               for p in f.params)
 
 
 # The wait-state hooks of a Fortran entry point (as ws_hooks, on the Fortran arguments):
 # handles the hooks read are converted with PMPI_X_f2c, inputs before the call and outputs
 # after it; requests of Wait*/Test* are snapshotted before the call, statuses converted after
-# it, indices are 1-based.
+# it, indices count from @BASE@ (1; mpi_f08: F08_INDEX_BASE in fortran.h).
 F_WAIT_FUNCS = {
     "MPI_Wait": ("1", "request_", "if (rc == MPI_SUCCESS) ws_done_f(&c, 0, fst_, @IGN@);"),
     "MPI_Test": ("1", "request_",
                  "if (rc == MPI_SUCCESS && *flag_) ws_done_f(&c, 0, fst_, @IGN@);"),
     "MPI_Waitany": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && "
-                    "*indx_ != MPI_UNDEFINED) ws_done_f(&c, *indx_ - 1, fst_, @IGN@);"),
+                    "*indx_ != MPI_UNDEFINED) ws_done_f(&c, *indx_ - @BASE@, fst_, @IGN@);"),
     "MPI_Testany": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && *flag_ && "
-                    "*indx_ != MPI_UNDEFINED) ws_done_f(&c, *indx_ - 1, fst_, @IGN@);"),
+                    "*indx_ != MPI_UNDEFINED) ws_done_f(&c, *indx_ - @BASE@, fst_, @IGN@);"),
     "MPI_Waitall": ("*count_", "array_of_requests_",
                     "if (rc == MPI_SUCCESS) ws_done_all_f(&c, *count_, ws_fsts_, @IGNS@);"),
     "MPI_Testall": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && *flag_) "
                     "ws_done_all_f(&c, *count_, ws_fsts_, @IGNS@);"),
-    "MPI_Waitsome": ("*incount_", "array_of_requests_", "if (rc == MPI_SUCCESS) "
-                     "ws_done_some_f(&c, *outcount_, array_of_indices_, ws_fsts_, @IGNS@);"),
-    "MPI_Testsome": ("*incount_", "array_of_requests_", "if (rc == MPI_SUCCESS) "
-                     "ws_done_some_f(&c, *outcount_, array_of_indices_, ws_fsts_, @IGNS@);"),
+    "MPI_Waitsome": ("*incount_", "array_of_requests_", "if (rc == MPI_SUCCESS) ws_done_some_f("
+                     "&c, *outcount_, array_of_indices_, @BASE@, ws_fsts_, @IGNS@);"),
+    "MPI_Testsome": ("*incount_", "array_of_requests_", "if (rc == MPI_SUCCESS) ws_done_some_f("
+                     "&c, *outcount_, array_of_indices_, @BASE@, ws_fsts_, @IGNS@);"),
 }
 
 
-def ws_fhooks(f, ign, igns):
+def ws_fhooks(f, ign, igns, base):
     """Return (decls, pre, post, replace, cstatus) for the Fortran entry point of f, or None.
-    ign/igns: the binding's ignored status(es); cstatus: post reads the C status st_."""
+    ign/igns: the binding's ignored status(es); base: its first index; cstatus: post reads the
+    C status st_."""
     k, n, names = f.notes["kind"], f.name, f.pnames()
     root = "*root_" if "root" in names else "EV_NO_PEER"
     decls, pre, post, replace, cst = [], [], [], {}, False
@@ -567,7 +571,8 @@ def ws_fhooks(f, ign, igns):
                      % (igns, count)]
             replace = {"array_of_statuses_": "ws_fsts_"}
         pre = ["ws_snap_f(&c, %s, %s);" % (count, reqs)]
-        post = [done.replace("@IGNS@", igns).replace("@IGN@", ign), "ws_complete(&c);"]
+        post = [done.replace("@IGNS@", igns).replace("@IGN@", ign).replace("@BASE@", base),
+                "ws_complete(&c);"]
     elif k == "coll":
         post = ["ws_coll(&c, %s, rc);" % root, "ws_clock_tick(&c, rc);"]
     elif k == "icoll":
@@ -591,9 +596,10 @@ def ws_fhooks(f, ign, igns):
 
 def f_wrapper(f, f08):
     """A Fortran entry point. `use mpi`/mpif.h: mpi_x_ forwarding to the library's pmpi_x_.
-    `use mpi_f08`: mpi_x_f08[ts]_ forwarding to the library's own symbol, found with
-    dlsym(RTLD_NEXT) (MPICH exports no pmpi_ names for it); there ierror may be absent (NULL)
-    and an ignored status is MPI_F08_STATUS_IGNORE."""
+    `use mpi_f08`: mpi_x_f08_ (with a choice buffer: F08_CHOICE(mpi_x), named per MPI in
+    fortran.h) forwarding to the library's own symbol, found with dlsym(RTLD_NEXT) (MPICH
+    exports no pmpi_ names for it); there ierror may be absent (NULL) and an ignored status is
+    F08_STATUS_IGNORE (fortran.h)."""
     lower = f.name.lower()
     params = ["%s%s_" % (fortran_type(p), p.name) for p in f.params] + ["MPI_Fint *ierr"]
     fargs = ", ".join("%s_" % p.name for p in f.params) + (", " if f.params else "") + "ierr"
@@ -604,22 +610,24 @@ def f_wrapper(f, f08):
     if st:
         used.discard("status")
     if f08:
-        sym = "mpi_%s_f08%s_" % (lower[4:], "ts" if has_choice_buffer(f) else "")
+        sym, name = "mpi_%s_f08_" % lower[4:], '"mpi_%s_f08_"' % lower[4:]
+        if has_choice_buffer(f):
+            sym, name = "F08_CHOICE(%s)" % lower, "F08_CHOICE_NAME(%s)" % lower
         out = ["void %s(%s);" % (sym, ", ".join(params)), "void %s(%s)" % (sym, ", ".join(params)),
                "{",
                "    static void (*next)(%s);" % ", ".join(params),
                "    if (!next)",
-               "        next = (void (*)(%s))f08_next(\"%s\");" % (", ".join(params), sym)]
+               "        next = (void (*)(%s))f08_next(%s);" % (", ".join(params), name)]
         call_next, ok, ignore = "next", "(!ierr || *ierr == MPI_SUCCESS)", \
-            "(MPI_Fint *)MPI_F08_STATUS_IGNORE"
+            "F08_STATUS_IGNORE"
     else:
         # Weak: an MPI built without Fortran has no pmpi_x_, and no Fortran caller either.
         out = ["void p%s_(%s) __attribute__((weak));" % (lower, ", ".join(params)),
                "void %s_(%s);" % (lower, ", ".join(params)),
                "void %s_(%s)" % (lower, ", ".join(params)), "{"]
         call_next, ok, ignore = "p%s_" % lower, "*ierr == MPI_SUCCESS", "MPI_F_STATUS_IGNORE"
-    statuses = "(MPI_Fint *)MPI_F08_STATUSES_IGNORE" if f08 else "MPI_F_STATUSES_IGNORE"
-    hooks = ws_fhooks(f, ignore, statuses)
+    statuses = "F08_STATUSES_IGNORE" if f08 else "MPI_F_STATUSES_IGNORE"
+    hooks = ws_fhooks(f, ignore, statuses, "F08_INDEX_BASE" if f08 else "1")
     decls, wpre, wpost, replace, cst = hooks or ([], [], [], {}, False)
     if hooks and "status" in f.pnames():
         st = True  # the hooks read the status: an ignored one is replaced

@@ -101,8 +101,8 @@ void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
     *ierr = MPI_SUCCESS;
 }
 
-/* `use mpi_f08`: MPICH's bindings call PMPI_Init and PMPI_Finalize directly. ierror is
- * optional there (NULL when absent). */
+/* `use mpi_f08`: MPICH's and Open MPI's bindings call PMPI_Init and PMPI_Finalize directly.
+ * ierror is optional there (NULL when absent). */
 void mpi_init_f08_(MPI_Fint *ierr);
 void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 void mpi_finalize_f08_(MPI_Fint *ierr);

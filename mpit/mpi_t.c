@@ -17,17 +17,24 @@
 #include "strbuf.h"
 #include "tables.h"
 #include "warn.h"
+#include "yield.h"
 
 #define MT_MAX_PVARS 64
 #define MT_MAX_EVENTS 64
-#define MT_MAX_WRITES 16
+/* Distinct control variables tardy writes (TARDY_CVARS and tardy.on_init together): each is
+ * recorded in the profile, so a write beyond these is refused with a warning. */
+#define MT_MAX_WRITES 64
 #define MT_NAME 256
+/* One NAME=VALUE, and everything tardy.on_init asked for as rank 0 broadcasts it. */
+#define MT_ITEM 1280
+#define MT_SETTINGS_MAX 16384
 /* A performance variable with one value per peer (Open MPI's ob1 queue lengths bound to a
  * communicator hold one per rank of it) is read when it has at most this many elements. */
 #define MT_MAX_ELEMS 4096
 
 struct mt_write {
     char *name, *asked, *before;
+    const char *origin; /* "option" or "lua" */
 };
 
 struct mt_pvar {
@@ -122,16 +129,20 @@ static int cvar_info(int index, struct cvar *c)
                                 &dlen, &c->bind, &c->scope);
 }
 
-/* A handle for c, bound to MPI_COMM_WORLD when c belongs to communicators. */
+/* A handle for c, bound to MPI_COMM_WORLD when c belongs to communicators; -1 when its value
+ * does not fit c->buf (strings of up to 4 KiB do). */
 static int cvar_open(struct cvar *c)
 {
     MPI_Comm world = MPI_COMM_WORLD;
+    int size;
     if (c->bind != MPI_T_BIND_NO_OBJECT && c->bind != MPI_T_BIND_MPI_COMM)
         return -1;
+    if (own_Type_size(c->type, &size) != MPI_SUCCESS || size < 1)
+        size = 8;
     if (own_T_cvar_handle_alloc(c->index, c->bind == MPI_T_BIND_MPI_COMM ? &world : NULL,
-                                 &c->handle, &c->count) != MPI_SUCCESS)
+                                &c->handle, &c->count) != MPI_SUCCESS)
         return -1;
-    if (c->count < 1 || (size_t)c->count * 8 >= sizeof c->buf) {
+    if (c->count < 1 || (size_t)c->count * (size_t)size >= sizeof c->buf) {
         own_T_cvar_handle_free(&c->handle);
         return -1;
     }
@@ -236,13 +247,42 @@ static const char *scope_name(int scope)
                                                             ? "read-only" : "settable";
 }
 
-/* Write one NAME=VALUE; the reason it failed (for rank 0's warning) or NULL. */
-static const char *write_one(const char *name, const char *value, char *why, size_t len)
+static int find_write(const char *name)
 {
-    struct cvar *c = malloc(sizeof *c);
+    for (int i = 0; i < mt.nwrites; i++)
+        if (!strcmp(mt.writes[i].name, name))
+            return i;
+    return -1;
+}
+
+/* Remember that origin wrote value to name (before: its value until then). */
+static void note_write(const char *name, const char *value, const char *before,
+                       const char *origin)
+{
+    int w = find_write(name);
+    if (w < 0) {
+        w = mt.nwrites++;
+        mt.writes[w].name = strdup(name);
+        mt.writes[w].before = strdup(before);
+    } else {
+        free(mt.writes[w].asked);
+    }
+    mt.writes[w].asked = strdup(value);
+    mt.writes[w].origin = origin;
+}
+
+/* Write one NAME=VALUE for origin; the reason it failed (for rank 0's warning) or NULL. */
+static const char *write_one(const char *name, const char *value, const char *origin,
+                             char *why, size_t len)
+{
     int index;
     char before[MT_NAME] = "";
     const char *fail = why;
+    if (find_write(name) < 0 && mt.nwrites == MT_MAX_WRITES) {
+        snprintf(why, len, "tardy writes at most %d control variables", MT_MAX_WRITES);
+        return why;
+    }
+    struct cvar *c = malloc(sizeof *c);
     if (!c)
         return "out of memory";
     c->handle = MPI_T_CVAR_HANDLE_NULL;
@@ -258,37 +298,65 @@ static const char *write_one(const char *name, const char *value, char *why, siz
         snprintf(why, len, "%.200s cannot be set now (MPI_T_cvar_write failed)", name);
     else
         fail = NULL;
-    if (!fail && mt.nwrites < MT_MAX_WRITES) {
-        struct mt_write *w = &mt.writes[mt.nwrites++];
-        w->name = strdup(name);
-        w->asked = strdup(value);
-        w->before = strdup(before);
-    }
+    if (!fail)
+        note_write(name, value, before, origin);
     cvar_close(c);
     free(c);
     return fail;
 }
 
-static void write_cvars(const char *spec)
+/* Write the NAME=VALUE items of list (separated by sep) for origin, in order; rank 0 warns
+ * about each item that is not written, naming what asked for it. The one way tardy writes
+ * control variables. */
+static void write_list(const char *list, char sep, const char *origin, const char *what)
 {
-    char item[512], why[512];
-    for (const char *s = spec; *s;) {
-        size_t len = strcspn(s, ",");
-        if (len && len < sizeof item) {
-            memcpy(item, s, len);
-            item[len] = '\0';
-            char *eq = strchr(item, '=');
+    char item[MT_ITEM], why[512];
+    const char seps[2] = {sep, '\0'};
+    for (const char *s = list; *s;) {
+        size_t len = strcspn(s, seps);
+        if (len) {
             const char *fail = "not NAME=VALUE";
-            if (eq && eq != item) {
+            snprintf(item, sizeof item, "%.*s", (int)len, s);
+            char *eq = strchr(item, '=');
+            if (len >= sizeof item)
+                fail = "longer than tardy writes";
+            else if (eq && eq != item) {
                 *eq = '\0';
-                fail = write_one(item, eq + 1, why, sizeof why);
+                fail = write_one(item, eq + 1, origin, why, sizeof why);
                 *eq = '=';
             }
             if (fail && mt.rank == 0)
-                tardy_warn("TARDY_CVARS: %s: %s; not written", item, fail);
+                tardy_warn("%s: %.300s: %s; not written", what, item, fail);
         }
-        s += len + (s[len] == ',');
+        s += len + (s[len] == sep);
     }
+}
+
+void mt_write_settings(const char *settings, MPI_Comm comm)
+{
+    static char buf[MT_SETTINGS_MAX]; /* untouched (no memory) unless a hook sets something */
+    int len = 0, rank;
+    MPI_Request r;
+    own_Comm_rank(comm, &rank);
+    if (rank == 0 && settings && *settings) {
+        len = (int)strlen(settings);
+        if (len < MT_SETTINGS_MAX) {
+            memcpy(buf, settings, (size_t)len);
+        } else {
+            tardy_warn("tardy.on_init: its settings take %d bytes, more than %d; none is "
+                       "written", len, MT_SETTINGS_MAX - 1);
+            len = 0;
+        }
+    }
+    own_Ibcast(&len, 1, MPI_INT, 0, comm, &r);
+    yw_wait(&r);
+    if (len <= 0 || len >= MT_SETTINGS_MAX)
+        return;
+    own_Ibcast(buf, len, MPI_CHAR, 0, comm, &r);
+    yw_wait(&r);
+    buf[len] = '\0';
+    if (mt.on)
+        write_list(buf, '\n', "lua", "tardy.on_init");
 }
 
 /* ---- performance variables -------------------------------------------------------------- */
@@ -483,7 +551,7 @@ void mt_start(int rank)
     mt.on = 1;
     own_T_cvar_get_num(&mt.ncvars);
     own_T_pvar_get_num(&mt.npvars);
-    write_cvars(cfg.cvars);
+    write_list(cfg.cvars, ',', "option", "TARDY_CVARS");
     start_pvars();
 #if MPI_VERSION >= 4
     if (own_T_event_get_num(&mt.nevents) != MPI_SUCCESS)
@@ -498,12 +566,40 @@ void mt_start(int rank)
         sb_puts(&mt.note, "this MPI library has no MPI_T events\n");
 }
 
-static int find_write(const char *name)
+/* Into p->cvars: every control variable this process can read (all), or those matching
+ * TARDY_CVARS_RECORD and those tardy wrote; their values now and what tardy wrote. */
+static void record_cvars(struct profile *p, int all)
 {
-    for (int i = 0; i < mt.nwrites; i++)
-        if (!strcmp(mt.writes[i].name, name))
-            return i;
-    return -1;
+    struct cvar *c = malloc(sizeof *c);
+    p->cvars = calloc((size_t)mt.ncvars + 1, sizeof *p->cvars);
+    for (int i = 0; c && p->cvars && i < mt.ncvars; i++) {
+        char value[MT_ITEM];
+        if (cvar_info(i, c) != MPI_SUCCESS)
+            continue;
+        int w = find_write(c->name);
+        if ((!all && w < 0 && !gl_match(cfg.cvars_record, c->name)) || cvar_open(c) < 0)
+            continue;
+        if (cvar_text(c, value, sizeof value) == 0) {
+            struct prof_cvar *pc = &p->cvars[p->ncvars++];
+            pc->name = strdup(c->name);
+            pc->value = strdup(value);
+            if (w >= 0) {
+                pc->written = strdup(mt.writes[w].asked);
+                pc->origin = strdup(mt.writes[w].origin);
+                pc->before = strdup(mt.writes[w].before);
+            }
+        }
+        cvar_close(c);
+    }
+    free(c);
+}
+
+int mt_cvars_now(struct profile *p)
+{
+    if (!mt.on)
+        return -1;
+    record_cvars(p, 1);
+    return 0;
 }
 
 void mt_describe(struct profile *p)
@@ -513,29 +609,8 @@ void mt_describe(struct profile *p)
     p->events_total = mt.nevents;
     if (mt.note.len)
         p->mpit_note = strdup(mt.note.data);
-    if (!mt.on)
-        return;
-    struct cvar *c = malloc(sizeof *c);
-    p->cvars = calloc((size_t)mt.ncvars + 1, sizeof *p->cvars);
-    for (int i = 0; c && p->cvars && i < mt.ncvars; i++) {
-        char value[1024];
-        if (cvar_info(i, c) != MPI_SUCCESS)
-            continue;
-        int w = find_write(c->name);
-        if ((w < 0 && !gl_match(cfg.cvars_record, c->name)) || cvar_open(c) < 0)
-            continue;
-        if (cvar_text(c, value, sizeof value) == 0) {
-            struct prof_cvar *pc = &p->cvars[p->ncvars++];
-            pc->name = strdup(c->name);
-            pc->value = strdup(value);
-            if (w >= 0) {
-                pc->written = strdup(mt.writes[w].asked);
-                pc->before = strdup(mt.writes[w].before);
-            }
-        }
-        cvar_close(c);
-    }
-    free(c);
+    if (mt.on)
+        record_cvars(p, 0);
 }
 
 void mt_stop(void)

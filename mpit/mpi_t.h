@@ -1,11 +1,12 @@
 /* The MPI tools information interface (MPI_T), used alongside MPI: control variables written
- * (TARDY_CVARS) and recorded (TARDY_CVARS_RECORD), performance variables read at finalize
- * (TARDY_PVARS) and reduced over ranks, MPI_T events counted per call site (MPI 4.0
- * libraries that have any). MPI_T_init_thread is reference-counted by MPI, so the
- * application may use MPI_T as well. */
+ * (TARDY_CVARS, the Lua hook tardy.on_init) and recorded (TARDY_CVARS_RECORD), performance
+ * variables read at finalize (TARDY_PVARS) and reduced over ranks, MPI_T events counted per
+ * call site (MPI 4.0 libraries that have any). MPI_T_init_thread is reference-counted by
+ * MPI, so the application may use MPI_T as well. */
 #ifndef TARDY_MPI_T_H
 #define TARDY_MPI_T_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 #include "profile.h"
@@ -14,6 +15,16 @@
  * rank 0 warns about bad names and values), allocate and start the configured performance
  * variables, register for events. Does nothing when TARDY_MPIT=0. */
 void mt_start(int rank);
+
+/* Rank 0: every control variable it can read, with its value now, into p->cvars (for
+ * tardy.on_init). -1 when MPI_T is not in use. */
+int mt_cvars_now(struct profile *p);
+
+/* Every rank of comm, whatever its options (a collective): rank 0 broadcasts settings
+ * ("NAME=VALUE" lines from tardy.on_init, or NULL: none) and each rank writes them as it
+ * writes TARDY_CVARS, recorded with the origin "lua"; rank 0 warns about each one that is
+ * not written. One small broadcast when there is nothing to write. */
+void mt_write_settings(const char *settings, MPI_Comm comm);
 
 /* At finalize, before the reduction: this rank's performance variable values as ROW_PVAR
  * rows of rs. */

@@ -21,7 +21,7 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* Share of a's MPI call sites that b has too. */
+/* Share of a's MPI call sites that b has too; -1 when a has none. */
 static double site_overlap(const struct profile *a, const struct profile *b)
 {
     size_t total = 0, common = 0;
@@ -32,13 +32,17 @@ static double site_overlap(const struct profile *a, const struct profile *b)
         total++;
         common += rowset_find(&b->rows, ROW_MPI, r->a, NULL) != NULL;
     }
-    return total ? (double)common / (double)total : 1.0;
+    return total ? (double)common / (double)total : -1;
 }
 
-static int same_program(const struct profile *a, const struct profile *b)
+/* Is b a run of the program of ref? A ref without call sites (a job at MPI_Init) is matched
+ * by the executable's name alone. */
+static int same_program(const struct profile *ref, const struct profile *b)
 {
-    return !strcmp(base_name(a->program), base_name(b->program)) &&
-           site_overlap(a, b) >= 0.5 && site_overlap(b, a) >= 0.5;
+    if (strcmp(base_name(ref->program), base_name(b->program)))
+        return 0;
+    double there = site_overlap(ref, b);
+    return there < 0 || (there >= 0.5 && site_overlap(b, ref) >= 0.5);
 }
 
 static int by_name(const void *x, const void *y)

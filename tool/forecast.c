@@ -1,4 +1,5 @@
-/* Rank 0's prediction step at init (check) and finalize (predict, store). */
+/* Rank 0's Lua steps: at init the check of the scripts and the user's tardy.on_init hook, at
+ * finalize the prediction and the run store. */
 #include "forecast.h"
 
 #include <errno.h>
@@ -32,24 +33,68 @@ int fc_wanted(void)
     return *cfg.predict != '\0';
 }
 
-void fc_check(void)
+/* The consequence first: err may end in a traceback. */
+static void failed_check(const char *consequence, const char *err)
 {
-    if (!fc_wanted() && !*cfg.lua)
-        return;
-    struct engine_opts o;
-    char err[2048];
-    options(&o);
-    if (engine_check(&o, err, sizeof err) < 0) {
-        tardy_warn("Lua: %s; no predictions will be made", err);
-        broken = 1;
-        snprintf(broken_why, sizeof broken_why, "%.*s", (int)strcspn(err, "\n"), err);
-    }
+    tardy_warn("Lua (%s): %s", consequence, err);
+    broken = 1;
+    snprintf(broken_why, sizeof broken_why, "%.*s", (int)strcspn(err, "\n"), err);
 }
 
 static void warn_line(const char *message, void *arg)
 {
     (void)arg;
     tardy_warn("run store: %s", message);
+}
+
+static void quiet_line(const char *message, void *arg)
+{
+    (void)message, (void)arg;
+}
+
+/* Run the hook of e for this job; its settings or NULL (after one warning if it failed). */
+static char *init_hook(struct engine *e, int (*describe)(struct profile *, char *, size_t))
+{
+    struct profile job, *runs = NULL;
+    char *settings = NULL, err[4096];
+    int n = 0;
+    profile_init(&job);
+    if (describe(&job, err, sizeof err) < 0) {
+        tardy_warn("tardy.on_init is not run: %s", err);
+        goto out;
+    }
+    /* Files the store skips are named once: at finalize when predictions read it again. */
+    if (*cfg.store) {
+        n = store_load(cfg.store, &job, &runs, fc_wanted() ? quiet_line : warn_line, NULL, err,
+                       sizeof err);
+        n = n < 0 ? 0 : n;
+    }
+    if (engine_init_hook(e, &job, runs, n, &settings, err, sizeof err) < 0)
+        tardy_warn("Lua (tardy.on_init failed, no control variables set by it): %s", err);
+out:
+    store_free(runs, n);
+    profile_free(&job);
+    return settings;
+}
+
+char *fc_start(int (*describe)(struct profile *job, char *why, size_t len))
+{
+    if (!fc_wanted() && !*cfg.lua)
+        return NULL;
+    struct engine_opts o;
+    char err[2048], *settings = NULL;
+    options(&o);
+    struct engine *e = engine_open(&o, err, sizeof err);
+    if (!e) {
+        failed_check("the scripts are not used: no tardy.on_init, no predictions", err);
+        return NULL;
+    }
+    if (engine_check_policy(e, err, sizeof err) < 0)
+        failed_check("no predictions will be made", err);
+    if (engine_has_init_hook(e))
+        settings = init_hook(e, describe);
+    engine_close(e);
+    return settings;
 }
 
 static void note(struct profile *p, const char *text)

@@ -212,6 +212,7 @@ void profile_free(struct profile *p)
         free(p->cvars[i].name);
         free(p->cvars[i].value);
         free(p->cvars[i].written);
+        free(p->cvars[i].origin);
         free(p->cvars[i].before);
     }
     free(p->cvars);

@@ -90,8 +90,9 @@ struct prof_prediction {
 /* An MPI_T control variable as rank 0 saw it at finalize. */
 struct prof_cvar {
     char *name, *value; /* value as text ("3", "1048576", "ob1") */
-    char *written;      /* what TARDY_CVARS asked for, or NULL */
-    char *before;       /* the value before the write, or NULL */
+    char *written;      /* the value last written (as asked for), or NULL */
+    char *origin;       /* who wrote it: "option" (TARDY_CVARS) or "lua" (tardy.on_init) */
+    char *before;       /* the value before tardy's first write, or NULL */
 };
 
 struct profile {

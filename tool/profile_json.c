@@ -201,6 +201,7 @@ static json_t *mpit_json(const struct profile *p, json_t *paths, json_t *ids)
         json_t *o = json_pack("{s:s,s:s}", "name", c->name, "value", c->value);
         if (c->written) {
             json_object_set_new(o, "written", json_string(c->written));
+            json_object_set_new(o, "origin", json_string(c->origin ? c->origin : ""));
             json_object_set_new(o, "before", json_string(c->before ? c->before : ""));
         }
         json_array_append_new(cvars, o);
@@ -599,6 +600,7 @@ static void read_mpit(struct reader *rd, struct profile *p, json_t *root)
         c->value = str_of(v, "value");
         if (json_object_get(v, "written")) {
             c->written = str_of(v, "written");
+            c->origin = str_of(v, "origin");
             c->before = str_of(v, "before");
         }
     }

@@ -64,6 +64,8 @@ void rt_prepare(unsigned fn, void *ra)
         t->mem_site = SITE(fn, cs_capture(ra, &t));
 }
 
+static int describe_job(struct profile *p, char *why, size_t len);
+
 void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_leave)
 {
     if (rt.started)
@@ -79,8 +81,6 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
             tardy_warn("%s", line);
     }
     sb_free(&rt.warnings);
-    if (tardy_rank == 0 && cfg.enable)
-        fc_check();
     /* Every rank takes part in the collectives below and at finalize, whatever its options,
      * so that a rank with a different environment cannot hang the job. */
     own_Comm_dup(MPI_COMM_WORLD, &rt.comm);
@@ -88,12 +88,19 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     strftime(rt.start_time, sizeof rt.start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
     ws_init(rt.comm);
+    char *settings = NULL;
+    if (cfg.enable) {
+        pr_init();
+        if (ctr_start(cfg.papi, cfg.pvar_counters, cfg.papi_multiplex, rt.comm) && ev_self)
+            ev_self->ctr = ctr_thread_new();
+        mt_start(tardy_rank);
+        if (tardy_rank == 0)
+            settings = fc_start(describe_job);
+    }
+    mt_write_settings(settings, rt.comm);
+    free(settings);
     if (!cfg.enable)
         return;
-    pr_init();
-    if (ctr_start(cfg.papi, cfg.pvar_counters, cfg.papi_multiplex, rt.comm) && ev_self)
-        ev_self->ctr = ctr_thread_new();
-    mt_start(tardy_rank);
     ev_record(fn, ra, t_enter, t_leave);
     rt.layer = qm_active() ? EV_QMPI : EV_PMPI;
     atomic_store(&ev_on, rt.layer);
@@ -134,6 +141,21 @@ static void read_cmdline(struct profile *p)
     }
     if (!p->program)
         p->program = strdup("?");
+}
+
+/* What tardy.on_init sees of the job starting (rank 0): program, ranks, parameters and every
+ * control variable; -1 with the reason when MPI_T is not in use. */
+static int describe_job(struct profile *p, char *why, size_t len)
+{
+    char err[256];
+    if (mt_cvars_now(p) < 0) {
+        snprintf(why, len, "MPI_T is not in use (TARDY_MPIT=0, or MPI_T_init_thread failed)");
+        return -1;
+    }
+    read_cmdline(p);
+    own_Comm_size(MPI_COMM_WORLD, &p->ranks);
+    profile_set_params(p, cfg.params, err, sizeof err); /* a bad entry: warned at finalize */
+    return 0;
 }
 
 /* Number of distinct hosts, valid at rank 0: each rank sets the bit of its host name's hash

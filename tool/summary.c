@@ -514,11 +514,14 @@ static void mpit_section(const struct profile *p, int top, struct strbuf *out)
     if (p->events_total >= 0)
         sb_printf(out, ", %d events", p->events_total);
     sb_puts(out, "\n");
-    for (int i = 0; i < p->ncvars; i++)
-        if (p->cvars[i].written)
-            sb_printf(out, "set %s = %s (was %s, now %s)\n", p->cvars[i].name,
-                      p->cvars[i].written, p->cvars[i].before ? p->cvars[i].before : "?",
-                      p->cvars[i].value);
+    for (int i = 0; i < p->ncvars; i++) {
+        const struct prof_cvar *c = &p->cvars[i];
+        const char *by = !c->origin ? "" : !strcmp(c->origin, "lua") ? "; by tardy.on_init"
+                                         : !strcmp(c->origin, "option") ? "; by TARDY_CVARS" : "";
+        if (c->written)
+            sb_printf(out, "set %s = %s (was %s, now %s%s)\n", c->name, c->written,
+                      c->before ? c->before : "?", c->value, by);
+    }
     if (p->mpit_note)
         sb_puts(out, p->mpit_note);
     int shown = 0;

@@ -55,14 +55,14 @@ void ws_complete(struct ev_call *c);
 
 /* The same for the Fortran entry points (ws_fortran.c): Fortran request handles, Fortran
  * statuses (`ignore`: the ignored-statuses value of the binding; ws_fstatuses substitutes a
- * private array for it), 1-based indices. */
+ * private array for it), indices from 1 (ws_done_some_f: from base). */
 void ws_snap_f(struct ev_call *c, int n, const MPI_Fint reqs[]);
 void ws_start_f(struct ev_call *c, int n, const MPI_Fint reqs[]);
 MPI_Fint *ws_fstatuses(MPI_Fint *user, const MPI_Fint *ignore, int n);
 void ws_done_f(struct ev_call *c, int i, const MPI_Fint *fst, const MPI_Fint *ignore);
 void ws_done_all_f(struct ev_call *c, int n, const MPI_Fint *fsts, const MPI_Fint *ignore);
-void ws_done_some_f(struct ev_call *c, int n, const MPI_Fint idx[], const MPI_Fint *fsts,
-                    const MPI_Fint *ignore);
+void ws_done_some_f(struct ev_call *c, int n, const MPI_Fint idx[], int base,
+                    const MPI_Fint *fsts, const MPI_Fint *ignore);
 
 /* collectives (root = EV_NO_PEER when the collective has none) */
 void ws_coll(struct ev_call *c, int root, int rc);

@@ -1,6 +1,6 @@
 /* Wait-state hooks of the Fortran entry points: Fortran requests, statuses (MPI_F_STATUS_SIZE
- * integers each, also for mpi_f08 in MPICH) and 1-based indices turned into what the C hooks
- * take. Only Fortran callers reach this file; an MPI built without Fortran lacks
+ * integers each, also for mpi_f08 in MPICH and Open MPI) and indices (1-based, or as the
+ * binding counts them) turned into what the C hooks take. Only Fortran callers reach this file; an MPI built without Fortran lacks
  * PMPI_Status_f2c (weak). */
 #include "waits.h"
 
@@ -68,11 +68,12 @@ void ws_done_all_f(struct ev_call *c, int n, const MPI_Fint *fsts, const MPI_Fin
         ws_done_f(c, i, fsts == ignore ? ignore : fsts + i * MPI_F_STATUS_SIZE, ignore);
 }
 
-void ws_done_some_f(struct ev_call *c, int n, const MPI_Fint idx[], const MPI_Fint *fsts,
-                    const MPI_Fint *ignore)
+void ws_done_some_f(struct ev_call *c, int n, const MPI_Fint idx[], int base,
+                    const MPI_Fint *fsts, const MPI_Fint *ignore)
 {
     if (n == MPI_UNDEFINED)
         return;
     for (int k = 0; k < n; k++)
-        ws_done_f(c, idx[k] - 1, fsts == ignore ? ignore : fsts + k * MPI_F_STATUS_SIZE, ignore);
+        ws_done_f(c, idx[k] - base, fsts == ignore ? ignore : fsts + k * MPI_F_STATUS_SIZE,
+                  ignore);
 }

@@ -1,6 +1,7 @@
 /* The program's own MPI_T use next to tardy's: it reads a control variable (argv[1]: the tests
- * name each MPI's allreduce algorithm selector) through MPI_T after MPI_Init and prints it,
- * so tests/run.py can see what the library itself holds after TARDY_CVARS wrote it, then
+ * name each MPI's allreduce algorithm selector) through MPI_T after MPI_Init and every rank
+ * prints it ("NAME=VALUE rank R"), so tests/run.py can see what the library itself holds after
+ * TARDY_CVARS or tardy.on_init wrote it, then
  * finalizes MPI_T before tardy does and runs a few allreduces. */
 #include <mpi.h>
 #include <stdio.h>
@@ -17,8 +18,7 @@ int main(int argc, char **argv)
         MPI_T_cvar_handle_alloc(index, NULL, &h, &count) == MPI_SUCCESS) {
         int value[16] = {0};
         MPI_T_cvar_read(h, value);
-        if (rank == 0)
-            printf("%s=%d\n", name, value[0]);
+        printf("%s=%d rank %d\n", name, value[0], rank);
         MPI_T_cvar_handle_free(&h);
     }
     MPI_T_finalize();
