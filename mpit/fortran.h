@@ -27,8 +27,11 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
  * to its C library's own copy of the object, while a Fortran program passes the copy its
  * executable holds (copy relocation): the object's address as the program resolves it is
  * the one to compare with. Open MPI 4.1's mpi_f08 module binds MPI_STATUS_IGNORE to the same
- * variable as mpif.h. */
+ * variable as mpif.h. Weak: an MPICH built without Fortran has no such objects (and no
+ * Fortran caller either). */
 #if defined(MPICH)
+#pragma weak MPIR_F08_MPI_STATUS_IGNORE_OBJ
+#pragma weak MPIR_F08_MPI_STATUSES_IGNORE_OBJ
 #define F08_STATUS_IGNORE ((MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
 #define F08_STATUSES_IGNORE ((MPI_Fint *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ)
 #else
