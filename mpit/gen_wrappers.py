@@ -222,7 +222,7 @@ def ws_hooks(f):
         pre = ["ws_send(&c);"]
         if n == "MPI_Ssend":
             post = ["ws_sent(&c, rc);"]
-        elif n == "MPI_Issend":
+        elif k == "isend":
             post = ["ws_isent(&c, *request, rc);"]
     elif k == "sendrecv":
         pre, post = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"]
@@ -239,6 +239,8 @@ def ws_hooks(f):
                "ws_start(&c, count, array_of_requests);"]
     elif k == "reqfree":
         pre = ["ws_reqfree(&c, *request);"]
+    elif k == "cancel":
+        pre = ["ws_cancel(&c, *request);"]
     elif k == "probe" and "message" in names:
         cond = "rc == MPI_SUCCESS" + (" && *flag" if "flag" in names else "")
         post = ["if (%s)" % cond, "    ws_message(comm, *message);"]
@@ -539,7 +541,7 @@ def ws_fhooks(f, ign, igns, base):
         pre = ["ws_send(&c);"]
         if n == "MPI_Ssend":
             post = ["ws_sent(&c, rc);"]
-        elif n == "MPI_Issend":
+        elif k == "isend":
             post = ["ws_isent(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
                     "MPI_REQUEST_NULL, rc);"]
     elif k == "sendrecv":
@@ -561,6 +563,8 @@ def ws_fhooks(f, ign, igns, base):
                "ws_start_f(&c, *count_, array_of_requests_);"]
     elif k == "reqfree":
         pre = ["ws_reqfree(&c, PMPI_Request_f2c(*request_));"]
+    elif k == "cancel":
+        pre = ["ws_cancel(&c, PMPI_Request_f2c(*request_));"]
     elif k == "probe" and "message" in names:
         cond = "rc == MPI_SUCCESS" + (" && *flag_" if "flag" in names else "")
         post = ["if (%s)" % cond, "    ws_message(comm, PMPI_Message_f2c(*message_));"]

@@ -1261,6 +1261,7 @@ WAIT_SCENARIOS = {
     "issend": ("late_receiver", "MPI_Wait", "lr2_wait", "sync_lr2", "lr2_recv"),
     "ssend_init": ("late_receiver", "MPI_Waitall", "lr3_wait", "sync_lr3", "lr3_recv"),
     "issend_pair": ("late_receiver", "MPI_Waitall", "lr4_wait", "sync_lr4", "lr4_irecv"),
+    "cancelled_send": ("late_sender", "MPI_Recv", "cs_recv", "sync_cs2", "cs_send"),
     "wrong_order": ("late_sender_wrong_order", "MPI_Recv", "wo_recv", "wo_early", "wo_late"),
     "wrong_order_src": ("late_sender_wrong_order", "MPI_Recv", "wo2_recv", "sync_wo2",
                         "wo2_late"),

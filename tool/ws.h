@@ -57,7 +57,8 @@ void ws_msgmap_put(MPI_Message m, MPI_Comm comm);
 MPI_Comm ws_msgmap_take(MPI_Message m);
 
 /* ---- request table (ws_req.c) ---- */
-enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_SSEND };
+enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_SSEND,
+                  WS_RQ_CSEND };
 struct ws_icoll;
 struct ws_ack;
 struct ws_rq {
@@ -68,6 +69,7 @@ struct ws_rq {
     double t_post;          /* receives: corrected enter time of the call that posted (started) it */
     struct ws_icoll *ic;
     struct ws_ack *ack;     /* synchronous sends (Issend, started Ssend_init): the answer */
+    unsigned pb;            /* a send being cancelled: ring position of its piggyback + 1 */
 };
 /* Copy of a table entry for one request of a completion call (Wait, Test, ...). */
 struct ws_rq_ref {
@@ -183,7 +185,8 @@ struct ws_thread {
     struct table rows, costs;
     struct ws_msg ring[WS_RING];
     MPI_Request ring_req[WS_RING];
-    unsigned ring_pos;
+    MPI_Request ring_user[WS_RING];   /* the user's nonblocking send each piggyback is for */
+    unsigned ring_pos, pb_pos;  /* pb_pos: ring position + 1 of the last send's piggyback */
     struct ws_rq_ref *snap;
     int snap_n, snap_cap;
     MPI_Status *sts;
@@ -217,6 +220,9 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record);
  * posted (corrected). Takes the piggyback, answers a synchronous send. (ws_p2p.c) */
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
                  double e_post);
+/* A nonblocking send of this thread was cancelled: withdraw its piggyback (pb: ring
+ * position + 1), or warn once when it is gone. (ws_p2p.c) */
+void ws_send_cancelled(struct ws_thread *w, unsigned pb);
 /* Room for the snapshot of n requests of a completion call (NULL: nothing to snapshot). */
 struct ws_rq_ref *ws_snap_room(int n);
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,

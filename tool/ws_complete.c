@@ -1,7 +1,7 @@
 /* Wait states at completion calls (Wait*, Test*): the snapshot of the requests before the
  * call, the statuses tardy needs where the user ignores them, and what each completed request
- * means (a receive's piggyback, a synchronous send's answer, a nonblocking collective's
- * exchange). */
+ * means (a receive's piggyback, a synchronous send's answer, a cancelled send's piggyback
+ * withdrawn, a nonblocking collective's exchange). */
 #include "waits.h"
 
 #include <stdlib.h>
@@ -77,6 +77,13 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
             own_Test_cancelled(st, &cancelled);
         if (!cancelled)
             ws_received(w, c, ref->rq.comm, st, ref->rq.t_post);
+        break;
+    case WS_RQ_CSEND:
+        ws_rq_remove(ref);
+        if (st != MPI_STATUS_IGNORE)
+            own_Test_cancelled(st, &cancelled);
+        if (cancelled)
+            ws_send_cancelled(w, ref->rq.pb);
         break;
     case WS_RQ_ICOLL:
         ws_rq_remove(ref);

@@ -23,6 +23,7 @@ static struct ws_msg *slot(struct ws_thread *w, MPI_Request **req)
     unsigned i = w->ring_pos++ % WS_RING;
     if (w->ring_req[i] != MPI_REQUEST_NULL)
         own_Wait(&w->ring_req[i], MPI_STATUS_IGNORE); /* eager and long sent: returns at once */
+    w->ring_user[i] = MPI_REQUEST_NULL;
     *req = &w->ring_req[i];
     return &w->ring[i];
 }
@@ -68,14 +69,22 @@ void ws_send(struct ev_call *c)
         w->sync_ack = NULL;
     }
     struct ws_ack *a = w ? post(w, sc, c->dest, c->tag, ws_corr(c->t_enter), c->fn) : NULL;
+    if (w)
+        w->pb_pos = w->ring_pos;
     if (a && (c->fn == TARDY_FN_MPI_Ssend || c->fn == TARDY_FN_MPI_Issend))
         w->sync_ack = a;
 }
 
-/* After MPI_Issend: its request leads to its answer when a Wait or Test completes it. */
+/* After a nonblocking send: the piggyback knows its user request (should it be cancelled);
+ * an Issend's request leads to its answer when a Wait or Test completes it. */
 void ws_isent(struct ev_call *c, MPI_Request req, int rc)
 {
     struct ws_thread *w = ws_on ? ws_self : NULL;
+    if (w && w->pb_pos) {
+        if (rc == MPI_SUCCESS)
+            w->ring_user[(w->pb_pos - 1) % WS_RING] = req;
+        w->pb_pos = 0;
+    }
     struct ws_ack *a = w ? w->sync_ack : NULL;
     if (!a)
         return;
@@ -295,6 +304,43 @@ void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
             rq.t_post = c->th ? ws_corr(c->t_enter) : 0;
             ws_rq_set(&ref, &rq);
         }
+    }
+}
+
+/* Before MPI_Cancel of a nonblocking send of this thread whose piggyback is still in the
+ * ring: should the cancel succeed, the piggyback must go too (ws_send_cancelled). */
+void ws_cancel(struct ev_call *c, MPI_Request req)
+{
+    (void)c;
+    struct ws_thread *w = ws_on ? ws_self : NULL;
+    struct ws_rq_ref ref;
+    if (!w || req == MPI_REQUEST_NULL || ws_rq_find(req, &ref) == 0)
+        return;
+    for (unsigned k = 1; k <= WS_RING && k <= w->ring_pos; k++) { /* newest first */
+        unsigned pos = w->ring_pos - k;
+        if (w->ring_user[pos % WS_RING] == req) {
+            struct ws_rq rq = {.kind = WS_RQ_CSEND, .pb = pos + 1};
+            ws_rq_add(req, &rq);
+            return;
+        }
+    }
+}
+
+void ws_send_cancelled(struct ws_thread *w, unsigned pb)
+{
+    int cancelled = 0;
+    unsigned i = (pb - 1) % WS_RING;
+    if (w->ring_pos - (pb - 1) <= WS_RING && w->ring_req[i] != MPI_REQUEST_NULL) {
+        MPI_Status st;
+        own_Cancel(&w->ring_req[i]);
+        own_Wait(&w->ring_req[i], &st);
+        own_Test_cancelled(&st, &cancelled);
+    }
+    if (!cancelled) {
+        static atomic_int warned;
+        if (!atomic_exchange(&warned, 1))
+            tardy_warn("a send was cancelled after its timestamp left; waits between these "
+                       "two ranks may be misattributed");
     }
 }
 

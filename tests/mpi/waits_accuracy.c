@@ -294,6 +294,42 @@ int main(int argc, char **argv)
         m = max_enter(re, 0);
         truth("issend_pair", e, rank == last && size > 1 ? clampw((m < l ? m : l) - e) : 0, 0);
     }
+    /* A cancelled send's timestamp must not be taken for the next message with its tag: the
+     * last rank sends tag 15 and cancels it (where the MPI can cancel sends), then sends tag
+     * 15 late; rank 0 waits for that one. */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_cs */
+    {
+        int cancelled = 0;
+        if (rank == last && size > 1) {
+            MPI_Request r6;
+            MPI_Status st6;
+            MPI_Isend(&x, 1, MPI_DOUBLE, 0, 15, MPI_COMM_WORLD, &r6);
+            MPI_Cancel(&r6);
+            MPI_Wait(&r6, &st6);
+            MPI_Test_cancelled(&st6, &cancelled);
+        }
+        MPI_Bcast(&cancelled, 1, MPI_INT, last, MPI_COMM_WORLD); /* @site tbc9 */
+        if (rank == 0 && size > 1 && !cancelled)
+            MPI_Recv(&y, 1, MPI_DOUBLE, last, 15, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank == 0)
+            printf("send cancelled %d\n", cancelled);
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_cs2 */
+    if (rank == last && size > 1) {
+        busy(DELAY);
+        e = now();
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 15, MPI_COMM_WORLD); /* @site cs_send */
+    } else if (rank == 0 && size > 1) {
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 15, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site cs_recv */
+    } else {
+        e = now();
+    }
+    {
+        double se = e;
+        MPI_Bcast(&se, 1, MPI_DOUBLE, last, MPI_COMM_WORLD); /* @site tbc10 */
+        truth("cancelled_send", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+    }
     /* Late Sender, wrong order, same source: the last rank sends tag 9, computes, sends
      * tag 8; rank 0 receives tag 8 first, waiting while tag 9 was there. */
     MPI_Barrier(MPI_COMM_WORLD); /* @site sync_wo */
