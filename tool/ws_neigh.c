@@ -76,9 +76,13 @@ void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **
     MPI_Comm t = MPI_COMM_NULL;
     if (all && topo == MPI_CART)
         own_Cart_create(*shadow, in / 2, cart, cart + in / 2, 0, &t);
-    else if (all)
-        own_Dist_graph_create_adjacent(*shadow, in, nb, MPI_UNWEIGHTED, out, nb + in,
-                                        MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &t);
+    else if (all) {
+        /* Open MPI's MPI_UNWEIGHTED points at a zero-length array, which GCC takes for an
+         * overread once the call is inlined: read it through a volatile. */
+        int *volatile unweighted = MPI_UNWEIGHTED;
+        own_Dist_graph_create_adjacent(*shadow, in, nb, unweighted, out, nb + in, unweighted,
+                                        MPI_INFO_NULL, 0, &t);
+    }
     free(cart);
     free(nb);
     if (t == MPI_COMM_NULL) { /* not on every rank: neighbourhood waits are not measured */
