@@ -44,7 +44,8 @@ static void truth(const char *name, MPI_Comm comm, double t, double ew, double l
     } else {
         MPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted);
         int dst[64];
-        MPI_Dist_graph_neighbors(comm, 64, src, MPI_UNWEIGHTED, 64, dst, MPI_UNWEIGHTED);
+        int *volatile unweighted = MPI_UNWEIGHTED; /* Open MPI's: see tool/ws_neigh.c */
+        MPI_Dist_graph_neighbors(comm, 64, src, unweighted, 64, dst, unweighted);
     }
     for (int i = 0; i < indeg; i++)
         in[i] = -1;
@@ -121,8 +122,9 @@ int main(int argc, char **argv)
     /* directed distributed-graph ring, MPI_Ineighbor_allgather + MPI_Wait */
     MPI_Comm dg;
     int src = (rank + size - 1) % size, dst = (rank + 1) % size;
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst,
-                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dg);
+    int *volatile unweighted = MPI_UNWEIGHTED; /* Open MPI's: see tool/ws_neigh.c */
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, unweighted, 1, &dst, unweighted,
+                                   MPI_INFO_NULL, 0, &dg);
     MPI_Request req;
     double mine = rank;
     MPI_Barrier(dg); /* @site sync_dg */
