@@ -69,7 +69,8 @@ struct ws_rq {
     double t_post;          /* receives: corrected enter time of the call that posted (started) it */
     struct ws_icoll *ic;
     struct ws_ack *ack;     /* synchronous sends (Issend, started Ssend_init): the answer */
-    unsigned pb;            /* a send being cancelled: ring position of its piggyback + 1 */
+    unsigned pb;            /* nonblocking sends that may be cancelled: ring position of */
+    struct ws_thread *pbw;  /* ... their piggyback + 1 (0: unknown), in this thread's ring */
 };
 /* Copy of a table entry for one request of a completion call (Wait, Test, ...). */
 struct ws_rq_ref {
@@ -220,9 +221,9 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record);
  * posted (corrected). Takes the piggyback, answers a synchronous send. (ws_p2p.c) */
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
                  double e_post);
-/* A nonblocking send of this thread was cancelled: withdraw its piggyback (pb: ring
- * position + 1), or warn once when it is gone. (ws_p2p.c) */
-void ws_send_cancelled(struct ws_thread *w, unsigned pb);
+/* A nonblocking send was cancelled: withdraw its piggyback (rq->pb, rq->pbw), or warn once
+ * when it is gone or in another thread's ring. (ws_p2p.c) */
+void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq);
 /* Room for the snapshot of n requests of a completion call (NULL: nothing to snapshot). */
 struct ws_rq_ref *ws_snap_room(int n);
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,

@@ -60,6 +60,8 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, int de
 
 void ws_send(struct ev_call *c)
 {
+    if (ws_self)
+        ws_self->pb_pos = 0;
     if (!ws_on || c->dest < 0)
         return;
     struct ws_comm *sc = ws_comm_find(c->comm);
@@ -80,9 +82,10 @@ void ws_send(struct ev_call *c)
 void ws_isent(struct ev_call *c, MPI_Request req, int rc)
 {
     struct ws_thread *w = ws_on ? ws_self : NULL;
-    if (w && w->pb_pos) {
+    unsigned pb = w ? w->pb_pos : 0;
+    if (pb) {
         if (rc == MPI_SUCCESS)
-            w->ring_user[(w->pb_pos - 1) % WS_RING] = req;
+            w->ring_user[(pb - 1) % WS_RING] = req;
         w->pb_pos = 0;
     }
     struct ws_ack *a = w ? w->sync_ack : NULL;
@@ -90,7 +93,7 @@ void ws_isent(struct ev_call *c, MPI_Request req, int rc)
         return;
     w->sync_ack = NULL;
     struct ws_rq rq = {.kind = WS_RQ_SSEND, .fn = c->fn, .dest = c->dest, .tag = c->tag,
-                       .comm = c->comm, .ack = a};
+                       .comm = c->comm, .ack = a, .pb = pb, .pbw = w};
     if (rc != MPI_SUCCESS || ws_rq_add(req, &rq) < 0)
         atomic_store_explicit(&a->held, 0, memory_order_release);
 }
@@ -319,18 +322,19 @@ void ws_cancel(struct ev_call *c, MPI_Request req)
     for (unsigned k = 1; k <= WS_RING && k <= w->ring_pos; k++) { /* newest first */
         unsigned pos = w->ring_pos - k;
         if (w->ring_user[pos % WS_RING] == req) {
-            struct ws_rq rq = {.kind = WS_RQ_CSEND, .pb = pos + 1};
+            struct ws_rq rq = {.kind = WS_RQ_CSEND, .pb = pos + 1, .pbw = w};
             ws_rq_add(req, &rq);
             return;
         }
     }
 }
 
-void ws_send_cancelled(struct ws_thread *w, unsigned pb)
+void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq)
 {
     int cancelled = 0;
-    unsigned i = (pb - 1) % WS_RING;
-    if (w->ring_pos - (pb - 1) <= WS_RING && w->ring_req[i] != MPI_REQUEST_NULL) {
+    unsigned pb = rq->pb, i = (pb - 1) % WS_RING;
+    if (pb && rq->pbw == w && w->ring_pos - (pb - 1) <= WS_RING &&
+        w->ring_req[i] != MPI_REQUEST_NULL) {
         MPI_Status st;
         own_Cancel(&w->ring_req[i]);
         own_Wait(&w->ring_req[i], &st);
