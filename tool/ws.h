@@ -66,7 +66,7 @@ struct ws_rq {
     unsigned fn;
     int dest, tag;
     MPI_Comm comm;
-    double t_post;          /* receives: corrected enter time of the call that posted (started) it */
+    double t_post;          /* receives: corrected enter of the call that posted (started) it */
     struct ws_icoll *ic;
     struct ws_ack *ack;     /* synchronous sends (Issend, started Ssend_init): the answer */
     unsigned pb;            /* nonblocking sends that may be cancelled: ring position of */

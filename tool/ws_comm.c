@@ -1,6 +1,7 @@
-/* Shadow communicators: one private copy (same groups, same ranks, same topology) per user communicator, found by the user's
- * handle in a fixed table (lock-free lookups; additions and removals take a lock, they happen
- * only when communicators are created or freed). Also the matched-probe message -> comm map. */
+/* Shadow communicators: one private copy (same groups, same ranks, same topology) per user
+ * communicator, found by the user's handle in a fixed table (lock-free lookups; additions and
+ * removals take a lock, they happen only when communicators are created or freed). Also the
+ * matched-probe message -> comm map. */
 #include "ws.h"
 
 #include <pthread.h>

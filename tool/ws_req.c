@@ -1,8 +1,9 @@
 /* The request table: what the wait-state protocol must do when a request completes (a
  * receive takes its piggyback, a persistent send posts one at each start, a synchronous send
- * awaits its answer, a nonblocking collective finishes its exchange). Fixed size, open addressing, slots claimed with
- * compare-and-swap; a generation number makes removal safe when the library reuses a
- * handle at once. Memory is bounded; past the bound a request is not tracked (one warning). */
+ * awaits its answer, a cancelled send withdraws its piggyback, a nonblocking collective
+ * finishes its exchange). Fixed size, open addressing, slots claimed with compare-and-swap; a
+ * generation number makes removal safe when the library reuses a handle at once. Memory is
+ * bounded; past the bound a request is not tracked (one warning). */
 #include "ws.h"
 
 #include <stdlib.h>
