@@ -67,9 +67,12 @@ void ws_clock_test(double shift, double rate)
     test_t0 = clk_now();
 }
 
-/* Offset of this rank against rank 0 of comm (quick: a periodic one). */
-static double measure(MPI_Comm comm, double *rtt, int quick)
+/* Offset of this rank against rank 0 of comm (quick: a periodic one), valid at local time
+ *t_best (the best ping's); a parent answers its children with its corrected time, moving its
+ * new offset on at the rate of the model in use until then. */
+static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
 {
+    const struct model *m = &model[atomic_load_explicit(&cur, memory_order_acquire) & 1];
     int rank, size, top = 1;
     own_Comm_rank(comm, &rank);
     own_Comm_size(comm, &size);
@@ -84,7 +87,8 @@ static double measure(MPI_Comm comm, double *rtt, int quick)
                 own_Recv(&t, 1, MPI_DOUBLE, rank + step, TAG_PING, comm, MPI_STATUS_IGNORE);
                 if (isnan(t))
                     break;
-                t = local(clk_now()) + off;
+                t = local(clk_now());
+                t += off + (rank ? m->rate * (t - *t_best) : 0);
                 own_Send(&t, 1, MPI_DOUBLE, rank + step, TAG_PING, comm);
             }
         } else if (rank % (2 * step) == step) {
@@ -100,6 +104,7 @@ static double measure(MPI_Comm comm, double *rtt, int quick)
                 if (b - a < best) {
                     best = b - a;
                     off = tp - (a + b) / 2;
+                    *t_best = (a + b) / 2;
                 }
                 *rtt = best;
             }
@@ -152,7 +157,7 @@ void ws_clock_period(double seconds)
 
 int ws_clock_sync(MPI_Comm comm, int final)
 {
-    double rtt = 0, off = measure(comm, &rtt, 0), t = local(clk_now());
+    double rtt = 0, t = local(clk_now()), off = measure(comm, &rtt, &t, 0);
     if (!final) {
         rtt0 = rtt;
         off0 = off;
@@ -180,8 +185,8 @@ int ws_clock_tick(struct ev_call *c, int rc)
     own_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, sync_comm);
     double left = period - most, per_s = (double)n_coll / (most > 1e-6 ? most : 1e-6);
     if (left <= 0) {
-        double rtt = 0, off = measure(sync_comm, &rtt, 1);
-        set_model(off, local(clk_now()), rtt);
+        double rtt = 0, t = local(clk_now()), off = measure(sync_comm, &rtt, &t, 1);
+        set_model(off, t, rtt);
         /* the tree's ranks finish at different times: leave together, as they came */
         own_Barrier(sync_comm);
         resyncs++;
