@@ -29,6 +29,10 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
  * the one to compare with. Open MPI 4.1's mpi_f08 module binds MPI_STATUS_IGNORE to the same
  * variable as mpif.h. */
 #if defined(MPICH)
+/* Weak: an MPICH built without Fortran (the QMPI build) declares the objects but lacks them,
+ * and has no mpi_f08 caller either. */
+#pragma weak MPIR_F08_MPI_STATUS_IGNORE_OBJ
+#pragma weak MPIR_F08_MPI_STATUSES_IGNORE_OBJ
 #define F08_STATUS_IGNORE ((MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
 #define F08_STATUSES_IGNORE ((MPI_Fint *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ)
 #else
