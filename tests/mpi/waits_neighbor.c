@@ -7,10 +7,6 @@
  * Topologies: a periodic 1-D cartesian ring, a graph chain 0-1-..-last, a directed
  * distributed-graph ring (in-neighbour rank-1). */
 #include <mpi.h>
-/* GCC takes Open MPI's MPI_UNWEIGHTED (a zero-length array) for too small an argument */
-#pragma GCC diagnostic ignored "-Wpragmas"
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include <stdio.h>
 #include <time.h>
 
