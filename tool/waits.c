@@ -98,34 +98,37 @@ void ws_fold(struct ev_call *c)
     struct ws_thread *w = ws_me();
     if (!w)
         return;
-    uint64_t site = SITE(c->fn, c->cp), prev = w->prev_site;
+    uint64_t site = SITE(c->fn, c->cp), prev = w->prev_site, key = ws_site_key(site);
+    uint64_t last_key = w->key, last = w->key_site; /* the last call's, from its own fold */
+    w->key_site = site;
+    w->key = key;
     w->prev_enter_before = w->prev_enter;
     w->prev_site = site;
     w->prev_enter = c->t_enter;
     if (!t->last_site || t->epoch != atomic_load_explicit(&ev_epoch, memory_order_relaxed))
         return;
+    if (last != t->last_site)
+        last_key = ws_site_key(t->last_site);
     /* the previous MPI call (when it was no synchronisation point), then the interval */
     if (prev == t->last_site)
-        led_add(w, ws_site_key(prev) | WS_KEY_MPI, t->last_leave - w->prev_enter_before);
-    led_add(w, ws_region_key(t->last_site, site), c->t_enter - t->last_leave);
+        led_add(w, last_key | WS_KEY_MPI, t->last_leave - w->prev_enter_before);
+    led_add(w, ws_key_pair(last_key, key), c->t_enter - t->last_leave);
 }
 
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)
 {
     m->e = e;
     m->rank = tardy_rank;
-    m->flags = 0;
-    m->unused = 0;
     m->nreg = w->nled;
     m->total = w->led_total;
     memcpy(m->reg, w->led, (size_t)w->nled * sizeof *w->led);
 }
 
-static double own_time(const struct ws_thread *w, uint64_t key)
+static double own_time(const struct ws_reg *led, int nled, uint64_t key)
 {
-    for (int i = 0; i < w->nled; i++)
-        if (w->led[i].key == key)
-            return w->led[i].t;
+    for (int i = 0; i < nled; i++)
+        if (led[i].key == key)
+            return led[i].t;
     return 0;
 }
 
@@ -138,15 +141,16 @@ static void add_cost(struct ws_thread *w, uint64_t k1, uint64_t region, double c
     }
 }
 
-int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
-              struct ws_share out[WS_K])
+/* ws_shares against the ledger led of nled regions */
+static int shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
+                  struct ws_share out[WS_K])
 {
     /* H-CWP-DM: the excess σ of each hotspot region of the late rank over this rank, in the
      * same synchronisation interval, shares out the wait. */
     double sigma[WS_K], sum = 0, floor_t = m->total * ws_hotspot_permille / 1000.0;
     int n = m->nreg < WS_K ? m->nreg : WS_K, k = 0;
     for (int i = 0; i < n; i++) {
-        double s = m->reg[i].t - own_time(w, m->reg[i].key);
+        double s = m->reg[i].t - own_time(led, nled, m->reg[i].key);
         sigma[i] = m->reg[i].t >= floor_t && s > 0 ? s : 0;
         sum += sigma[i];
     }
@@ -158,6 +162,12 @@ int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
         if (sigma[i] > 0)
             out[k++] = (struct ws_share){m->reg[i].key, sigma[i] / sum * wait};
     return k;
+}
+
+int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K])
+{
+    return shares(w->led, w->nled, wait, m, out);
 }
 
 void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
@@ -298,9 +308,8 @@ void ws_init(MPI_Comm tool_comm)
     ws_keys_init();
     ws_coll_init();
     ws_clock_sync(tool_comm, 0);
-    double base = ws_corr(clk_now());
-    own_Bcast(&base, 1, MPI_DOUBLE, 0, tool_comm);
-    ws_coll_base(base);
+    ws_base = ws_corr(clk_now());
+    own_Bcast(&ws_base, 1, MPI_DOUBLE, 0, tool_comm);
     ws_comm_add(MPI_COMM_WORLD);
     ws_comm_add(MPI_COMM_SELF);
     ws_on = ws_used = 1;
@@ -321,9 +330,7 @@ static void drain(struct ws_thread *w, void *arg)
     (void)arg;
     ws_ls_flush(w);
     ws_poll_deferred(w, 1);
-    for (int i = 0; i < WS_RING; i++)
-        if (w->ring_req[i] != MPI_REQUEST_NULL)
-            own_Wait(&w->ring_req[i], MPI_STATUS_IGNORE);
+    ws_ring_wait(w);
 }
 
 static void drain_acks(struct ws_thread *w, void *arg)

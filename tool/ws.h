@@ -30,13 +30,21 @@ struct ws_msg {
     double e;
     int32_t rank;
     int32_t nreg;
-    int32_t flags;       /* WS_F_SYNC: sent in synchronous mode */
-    int32_t unused;
     double total;        /* all region time in the ledger (hotspot threshold) */
     struct ws_reg reg[WS_K];
 };
-#define WS_F_SYNC 1
-#define WS_MSG_BYTES(n) (int)(sizeof(struct ws_msg) - (WS_K - (n)) * sizeof(struct ws_reg))
+
+/* ---- the point-to-point piggyback on the wire (ws_wire.c) ---- */
+struct ws_wire {
+    int64_t eh;          /* enter time (ns since ws_base) << 8 | region count | sync flag */
+    struct ws_reg reg[WS_K];   /* the hotspot regions only */
+};
+struct ws_thread;
+extern double ws_base;   /* the reference time at init, the same on every rank */
+/* Encode this thread's ledger with enter time e; returns the bytes to send. */
+int ws_wire_pack(const struct ws_thread *w, double e, int sync, struct ws_wire *p);
+/* Decode into m, rank being the sender's world rank; returns the sync flag. */
+int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m);
 
 /* ---- shadow communicators (ws_comm.c) ---- */
 struct ws_comm {
@@ -87,6 +95,7 @@ void ws_rq_fini(void);
 void ws_keys_init(void);
 uint64_t ws_site_key(uint64_t site);             /* rank-independent key of a call site */
 uint64_t ws_region_key(uint64_t from, uint64_t to);
+uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key);   /* ws_region_key from site keys */
 #define WS_KEY_MPI (1ull << 63)                  /* region is the MPI call itself */
 
 /* ---- clock (ws_clock.c) ---- */
@@ -133,7 +142,9 @@ struct ws_icoll {
  * nonblocking one's wait is in the call that completes its request: until then the user
  * holds the answer (`held`), which the owning thread then neither records nor reuses. */
 struct ws_ack {
-    struct ws_msg m;
+    struct ws_msg m;           /* the answer, once decoded */
+    struct ws_wire in;         /* the answer as it arrives */
+    int rank;                  /* world rank of the receiver answering */
     MPI_Request req;
     uint64_t site;             /* the sending or completing call, 0 = do not record */
     double e, l;               /* its corrected enter and leave */
@@ -174,9 +185,10 @@ struct ws_thread {
     int nled;
     double led_total;
     uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
+    uint64_t key_site, key;     /* the last call seen by ws_fold and its site key */
     double prev_enter, prev_enter_before;
     struct table rows, costs;
-    struct ws_msg ring[WS_RING];
+    struct ws_wire ring[WS_RING];
     MPI_Request ring_req[WS_RING];
     unsigned ring_pos;
     struct ws_rq_ref *snap;
@@ -204,6 +216,7 @@ struct ws_thread {
 struct ws_thread *ws_me(void);
 extern _Thread_local struct ws_thread *ws_self;   /* NULL until ws_me() made it */
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
+void ws_ring_wait(struct ws_thread *w);   /* complete the piggyback sends in flight */
 /* A wait of pattern for call c (E, L corrected) against late record m. */
 void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m);
 /* Record the largest wait of the call at site, reset the ledger after a sync point. */
@@ -243,7 +256,6 @@ extern int ws_sample;
 
 /* ---- collectives (ws_coll.c) ---- */
 void ws_coll_init(void);
-void ws_coll_base(double t);   /* the reference time at init, the same on every rank */
 void ws_coll_fini(void);
 /* A nonblocking collective's request completed in call c (NULL: at finalize). */
 void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);

@@ -144,16 +144,9 @@ static void judge(struct ws_thread *w, int pattern, int waiter, double e, double
 #define RANK_BITS 23
 #define NONE INT64_MIN
 
-static double base;   /* reference time of MPI_Init, the same on every rank */
-
-void ws_coll_base(double t)
-{
-    base = t;
-}
-
 static int64_t pack(double e, int rank)
 {
-    double us = (e - base) * 1e6;
+    double us = (e - ws_base) * 1e6;
     int64_t t = us < 0 ? 0 : us > (double)(INT64_MAX >> RANK_BITS) ? INT64_MAX >> RANK_BITS
                                                                       : (int64_t)us;
     return t << RANK_BITS | rank;
@@ -169,8 +162,8 @@ static void exchange_two_step(struct ev_call *c, enum xchg x, int root, struct w
     in[1] = x == X_ALL ? -pack(e, 0) : is_root ? pack(e, 0) : NONE; /* -(min E), root's E */
     own_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, sc->shadow);
     int late = (int)(out[0] & ((1 << RANK_BITS) - 1));
-    double latest = base + (double)(out[0] >> RANK_BITS) * 1e-6;
-    double early = base + (double)((x == X_ALL ? -out[1] : out[1]) >> RANK_BITS) * 1e-6;
+    double latest = ws_base + (double)(out[0] >> RANK_BITS) * 1e-6;
+    double early = ws_base + (double)((x == X_ALL ? -out[1] : out[1]) >> RANK_BITS) * 1e-6;
     if (out[0] != NONE && out[1] != NONE && latest - early >= CAUSE_MIN &&
         late < sc->size) {
         if (sc->rank == late)
