@@ -210,6 +210,14 @@ void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
     ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
 }
 
+void ws_record_own(struct ws_thread *w, uint64_t site, int pattern, double wait,
+                   const struct ws_msg *m, const struct ws_msg *own)
+{
+    struct ws_share sh[WS_K];
+    int n = shares(own->reg, own->nreg, wait, m, sh);
+    ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
+}
+
 void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m)
 {
     if (m->e > l)
@@ -278,8 +286,11 @@ void ws_comm_new(MPI_Comm comm, int rc)
 
 void ws_comm_free(MPI_Comm comm)
 {
-    if (ws_on)
-        ws_comm_remove(comm);
+    struct ws_comm *sc = ws_on ? ws_comm_find(comm) : NULL;
+    if (!sc)
+        return;
+    ws_batch_close(sc);
+    ws_comm_remove(comm);
 }
 
 /* ---- start and finish ------------------------------------------------------------------ */
@@ -344,6 +355,8 @@ void ws_finish(MPI_Comm tool_comm)
     if (!ws_on)
         return;
     quiet_busy = 1; /* tardy's own calls below reach its QMPI entry points: no hooks there */
+    ws_comm_each(ws_batch_close);
+    ws_batch_drain(ws_me(), 1);
     ws_for_each_thread(drain, NULL);
     ws_clock_sync(tool_comm, 1); /* every rank is here: all answers have been sent */
     ws_for_each_thread(drain_acks, NULL);

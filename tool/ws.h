@@ -55,12 +55,14 @@ struct ws_comm {
     atomic_uint ncoll;      /* collectives so far (sampling) */
     int nbr_in;             /* a topology's in-neighbours of this rank (-1: no topology) */
     struct ws_msg *nbuf;    /* their records in a neighbourhood collective */
+    struct ws_batch *batch; /* blocking collectives' exchanges to come (intra-communicators) */
 };
 struct ws_comm *ws_comm_find(MPI_Comm comm);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
 int ws_comm_add(MPI_Comm comm);
 void ws_comm_remove(MPI_Comm comm);
 void ws_comm_fini(void);
+void ws_comm_each(void (*fn)(struct ws_comm *sc));   /* every live one (at finalize) */
 void ws_msgmap_put(MPI_Message m, MPI_Comm comm);
 MPI_Comm ws_msgmap_take(MPI_Message m);
 
@@ -235,6 +237,9 @@ int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
               struct ws_share out[WS_K]);
 void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
                       const struct ws_share *sh, int n);
+/* ws_record against the ledger own (this rank's at the waiting call) instead of the current. */
+void ws_record_own(struct ws_thread *w, uint64_t site, int pattern, double wait,
+                   const struct ws_msg *m, const struct ws_msg *own);
 
 /* ---- Late Sender, wrong order (ws_order.c) ---- */
 /* Hold a Late Sender wait (the oldest held one is recorded as Late Sender to make room). */
@@ -276,6 +281,21 @@ void ws_ic_put(struct ws_thread *w, struct ws_icoll *ic);
 void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **buf);
 /* The exchange of a nonblocking one is complete: its latest in-neighbour into ic->res. */
 void ws_neigh_latest(struct ws_icoll *ic);
+
+MPI_Datatype ws_msg_dtype(void);   /* struct ws_msg as one MPI datatype */
+MPI_Op ws_later(void);             /* keeps the later record (ties: the lower rank) */
+
+/* ---- batched exchanges of blocking collectives (ws_batch.c) ---- */
+struct ws_batch *ws_batch_new(MPI_Comm comm);
+/* Queue this rank's part of blocking collective c on sc (mine: prepared, e = -inf when this
+ * rank cannot be the late one); a full batch is exchanged at once (collective). */
+void ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
+                  int root, const struct ws_msg *mine);
+/* The communicator goes away (collective): its open batch is exchanged nonblocking, on the
+ * shadow communicator, which the batch then owns (sc->shadow becomes MPI_COMM_NULL). */
+void ws_batch_close(struct ws_comm *sc);
+/* Finish closing exchanges (block: all of them), recorded in w's tables. */
+void ws_batch_drain(struct ws_thread *w, int block);
 
 /* ---- rows at finalize (ws_collect.c) ---- */
 struct rowset;
