@@ -92,23 +92,30 @@ static void led_add(struct ws_thread *w, uint64_t key, double t)
         w->led[min] = (struct ws_reg){key, t};
 }
 
+/* The key of a call site, from the thread's small cache of recent sites. */
+static uint64_t site_key(struct ws_thread *w, uint64_t site)
+{
+    struct ws_keyslot *k = &w->keys[(site * 0x9E3779B97F4A7C15ull) >> 60];
+    if (k->site != site) {
+        k->site = site;
+        k->key = ws_site_key(site);
+    }
+    return k->key;
+}
+
 void ws_fold(struct ev_call *c)
 {
     struct ev_thread *t = c->th;
     struct ws_thread *w = ws_me();
     if (!w)
         return;
-    uint64_t site = SITE(c->fn, c->cp), prev = w->prev_site, key = ws_site_key(site);
-    uint64_t last_key = w->key, last = w->key_site; /* the last call's, from its own fold */
-    w->key_site = site;
-    w->key = key;
+    uint64_t site = SITE(c->fn, c->cp), prev = w->prev_site;
     w->prev_enter_before = w->prev_enter;
     w->prev_site = site;
     w->prev_enter = c->t_enter;
     if (!t->last_site || t->epoch != atomic_load_explicit(&ev_epoch, memory_order_relaxed))
         return;
-    if (last != t->last_site)
-        last_key = ws_site_key(t->last_site);
+    uint64_t key = site_key(w, site), last_key = site_key(w, t->last_site);
     /* the previous MPI call (when it was no synchronisation point), then the interval */
     if (prev == t->last_site)
         led_add(w, last_key | WS_KEY_MPI, t->last_leave - w->prev_enter_before);

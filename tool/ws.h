@@ -108,6 +108,7 @@ void ws_clock_report(double *offset, double *uncertainty, double *drift);
 
 /* ---- per-thread state and recording (waits.c; transport in ws_p2p.c, ws_complete.c) ---- */
 #define WS_RING 64
+#define WS_KEYS 16                      /* a power of two: the index is a hash's top 4 bits */
 #define WS_CULPRITS 4
 
 /* Waits of one pattern at one call site (k1 = site | pattern << 56, k2 = 0). */
@@ -187,7 +188,9 @@ struct ws_thread {
     int nled;
     double led_total;
     uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
-    uint64_t key_site, key;     /* the last call seen by ws_fold and its site key */
+    struct ws_keyslot {
+        uint64_t site, key;
+    } keys[WS_KEYS];            /* keys of recent call sites (site 0: empty) */
     double prev_enter, prev_enter_before;
     struct table rows, costs;
     struct ws_wire ring[WS_RING];
