@@ -1712,6 +1712,37 @@ for _mode, _needle in (("runtime_error", None), ("endless", None),
 CASES.append(("hook/TARDY_MPIT=0: not run", lambda: test_hook_broken(
     "set", "tardy.on_init is not run: MPI_T is not in use", {"TARDY_MPIT": "0"})))
 
+# Batched exchanges of blocking collectives (tool/ws_batch.c).
+BATCH_SRC = "tests/mpi/waits_batch.c"
+BATCH_SCENARIOS = {
+    "fill": ("wait_at_nxn", "MPI_Allreduce", "op_fill", "sync_fill", "op_fill"),
+    "open": ("late_broadcast", "MPI_Bcast", "op_open", "sync_open", "op_open"),
+    "freed": ("early_reduce", "MPI_Reduce", "op_freed", "sync_freed", "op_freed"),
+}
+
+
+def test_waits_batch(ranks, env=None):
+    """Waits at the call filling a batch, in a batch still open at finalize, in one closed by
+    MPI_Comm_free, and every wait of a run of calls: each within max(5%, 100 us) of the
+    truth, with its late rank and cause (check_wait); the run's sum within 5%."""
+    @with_run([binary("waits_batch")], ranks, dict(env or {}, TARDY_WAITS="1"))
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        truth = wait_truth(run.out)
+        expect(set(truth) == set(BATCH_SCENARIOS), "scenarios printed: %s" % sorted(truth))
+        for scenario in BATCH_SCENARIOS:
+            check_wait(run.profile, scenario, truth[scenario], BATCH_SCENARIOS, BATCH_SRC)
+        want = float(run.out.split("sum run")[1].split()[0])
+        rows = wait_rows(run.profile, "wait_at_nxn", "MPI_Allreduce", "op_run", BATCH_SRC)
+        got = rows[0]["time"]["sum"] if rows else 0
+        count = rows[0]["count"]["sum"] if rows else 0
+        expect(count >= 40 * (ranks - 1) and abs(got - want) <= 0.05 * want + count * 100e-6,
+               "run of calls: tardy %.6f s in %d waits, truth %.6f s" % (got, count, want))
+
+
+for _n in (2, 4):
+    CASES.append(("waits/batched collectives -n %d" % _n, lambda n=_n: test_waits_batch(n)))
+
 
 def main():
     only = sys.argv[1:]

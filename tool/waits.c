@@ -92,6 +92,17 @@ static void led_add(struct ws_thread *w, uint64_t key, double t)
         w->led[min] = (struct ws_reg){key, t};
 }
 
+/* The key of a call site, from the thread's small cache of recent sites. */
+static uint64_t site_key(struct ws_thread *w, uint64_t site)
+{
+    struct ws_keyslot *k = &w->keys[(site * 0x9E3779B97F4A7C15ull) >> 60];
+    if (k->site != site) {
+        k->site = site;
+        k->key = ws_site_key(site);
+    }
+    return k->key;
+}
+
 void ws_fold(struct ev_call *c)
 {
     struct ev_thread *t = c->th;
@@ -104,28 +115,27 @@ void ws_fold(struct ev_call *c)
     w->prev_enter = c->t_enter;
     if (!t->last_site || t->epoch != atomic_load_explicit(&ev_epoch, memory_order_relaxed))
         return;
+    uint64_t key = site_key(w, site), last_key = site_key(w, t->last_site);
     /* the previous MPI call (when it was no synchronisation point), then the interval */
     if (prev == t->last_site)
-        led_add(w, ws_site_key(prev) | WS_KEY_MPI, t->last_leave - w->prev_enter_before);
-    led_add(w, ws_region_key(t->last_site, site), c->t_enter - t->last_leave);
+        led_add(w, last_key | WS_KEY_MPI, t->last_leave - w->prev_enter_before);
+    led_add(w, ws_key_pair(last_key, key), c->t_enter - t->last_leave);
 }
 
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)
 {
     m->e = e;
     m->rank = tardy_rank;
-    m->flags = 0;
-    m->unused = 0;
     m->nreg = w->nled;
     m->total = w->led_total;
     memcpy(m->reg, w->led, (size_t)w->nled * sizeof *w->led);
 }
 
-static double own_time(const struct ws_thread *w, uint64_t key)
+static double own_time(const struct ws_reg *led, int nled, uint64_t key)
 {
-    for (int i = 0; i < w->nled; i++)
-        if (w->led[i].key == key)
-            return w->led[i].t;
+    for (int i = 0; i < nled; i++)
+        if (led[i].key == key)
+            return led[i].t;
     return 0;
 }
 
@@ -138,15 +148,16 @@ static void add_cost(struct ws_thread *w, uint64_t k1, uint64_t region, double c
     }
 }
 
-int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
-              struct ws_share out[WS_K])
+/* ws_shares against the ledger led of nled regions */
+static int shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
+                  struct ws_share out[WS_K])
 {
     /* H-CWP-DM: the excess σ of each hotspot region of the late rank over this rank, in the
      * same synchronisation interval, shares out the wait. */
     double sigma[WS_K], sum = 0, floor_t = m->total * ws_hotspot_permille / 1000.0;
     int n = m->nreg < WS_K ? m->nreg : WS_K, k = 0;
     for (int i = 0; i < n; i++) {
-        double s = m->reg[i].t - own_time(w, m->reg[i].key);
+        double s = m->reg[i].t - own_time(led, nled, m->reg[i].key);
         sigma[i] = m->reg[i].t >= floor_t && s > 0 ? s : 0;
         sum += sigma[i];
     }
@@ -158,6 +169,12 @@ int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
         if (sigma[i] > 0)
             out[k++] = (struct ws_share){m->reg[i].key, sigma[i] / sum * wait};
     return k;
+}
+
+int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K])
+{
+    return shares(w->led, w->nled, wait, m, out);
 }
 
 void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
@@ -197,6 +214,14 @@ void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
 {
     struct ws_share sh[WS_K];
     int n = ws_shares(w, wait, m, sh);
+    ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
+}
+
+void ws_record_own(struct ws_thread *w, uint64_t site, int pattern, double wait,
+                   const struct ws_msg *m, const struct ws_msg *own)
+{
+    struct ws_share sh[WS_K];
+    int n = shares(own->reg, own->nreg, wait, m, sh);
     ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
 }
 
@@ -268,8 +293,11 @@ void ws_comm_new(MPI_Comm comm, int rc)
 
 void ws_comm_free(MPI_Comm comm)
 {
-    if (ws_on)
-        ws_comm_remove(comm);
+    struct ws_comm *sc = ws_on ? ws_comm_find(comm) : NULL;
+    if (!sc)
+        return;
+    ws_batch_close(sc);
+    ws_comm_remove(comm);
 }
 
 /* ---- start and finish ------------------------------------------------------------------ */
@@ -300,9 +328,8 @@ void ws_init(MPI_Comm tool_comm)
     ws_coll_init();
     ws_clock_sync(tool_comm, 0);
     ws_clock_period(cfg.waits_resync_ms / 1000.0);
-    double base = ws_corr(clk_now());
-    own_Bcast(&base, 1, MPI_DOUBLE, 0, tool_comm);
-    ws_coll_base(base);
+    ws_base = ws_corr(clk_now());
+    own_Bcast(&ws_base, 1, MPI_DOUBLE, 0, tool_comm);
     ws_comm_add(MPI_COMM_WORLD);
     ws_comm_add(MPI_COMM_SELF);
     ws_on = ws_used = 1;
@@ -323,9 +350,7 @@ static void drain(struct ws_thread *w, void *arg)
     (void)arg;
     ws_ls_flush(w);
     ws_poll_deferred(w, 1);
-    for (int i = 0; i < WS_RING; i++)
-        if (w->ring_req[i] != MPI_REQUEST_NULL)
-            own_Wait(&w->ring_req[i], MPI_STATUS_IGNORE);
+    ws_ring_wait(w);
 }
 
 static void drain_acks(struct ws_thread *w, void *arg)
@@ -339,6 +364,8 @@ void ws_finish(MPI_Comm tool_comm)
     if (!ws_on)
         return;
     quiet_busy = 1; /* tardy's own calls below reach its QMPI entry points: no hooks there */
+    ws_comm_each(ws_batch_close);
+    ws_batch_drain(ws_me(), 1);
     ws_for_each_thread(drain, NULL);
     ws_clock_sync(tool_comm, 1); /* every rank is here: all answers have been sent */
     ws_for_each_thread(drain_acks, NULL);

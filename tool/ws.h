@@ -30,13 +30,21 @@ struct ws_msg {
     double e;
     int32_t rank;
     int32_t nreg;
-    int32_t flags;       /* WS_F_SYNC: sent in synchronous mode */
-    int32_t unused;
     double total;        /* all region time in the ledger (hotspot threshold) */
     struct ws_reg reg[WS_K];
 };
-#define WS_F_SYNC 1
-#define WS_MSG_BYTES(n) (int)(sizeof(struct ws_msg) - (WS_K - (n)) * sizeof(struct ws_reg))
+
+/* ---- the point-to-point piggyback on the wire (ws_wire.c) ---- */
+struct ws_wire {
+    int64_t eh;          /* enter time (ns since ws_base) << 8 | region count | sync flag */
+    struct ws_reg reg[WS_K];   /* the hotspot regions only */
+};
+struct ws_thread;
+extern double ws_base;   /* the reference time at init, the same on every rank */
+/* Encode this thread's ledger with enter time e; returns the bytes to send. */
+int ws_wire_pack(const struct ws_thread *w, double e, int sync, struct ws_wire *p);
+/* Decode into m, rank being the sender's world rank; returns the sync flag. */
+int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m);
 
 /* ---- shadow communicators (ws_comm.c) ---- */
 struct ws_comm {
@@ -47,12 +55,14 @@ struct ws_comm {
     atomic_uint ncoll;      /* collectives so far (sampling) */
     int nbr_in;             /* a topology's in-neighbours of this rank (-1: no topology) */
     struct ws_msg *nbuf;    /* their records in a neighbourhood collective */
+    struct ws_batch *batch; /* blocking collectives' exchanges to come (intra-communicators) */
 };
 struct ws_comm *ws_comm_find(MPI_Comm comm);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
 int ws_comm_add(MPI_Comm comm);
 void ws_comm_remove(MPI_Comm comm);
 void ws_comm_fini(void);
+void ws_comm_each(void (*fn)(struct ws_comm *sc));   /* every live one (at finalize) */
 void ws_msgmap_put(MPI_Message m, MPI_Comm comm);
 MPI_Comm ws_msgmap_take(MPI_Message m);
 
@@ -90,6 +100,7 @@ void ws_rq_fini(void);
 void ws_keys_init(void);
 uint64_t ws_site_key(uint64_t site);             /* rank-independent key of a call site */
 uint64_t ws_region_key(uint64_t from, uint64_t to);
+uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key);   /* ws_region_key from site keys */
 #define WS_KEY_MPI (1ull << 63)                  /* region is the MPI call itself */
 
 /* ---- clock (ws_clock.c) ---- */
@@ -105,6 +116,7 @@ void ws_clock_report(double *offset, double *uncertainty, double *drift, double 
 
 /* ---- per-thread state and recording (waits.c; transport in ws_p2p.c, ws_complete.c) ---- */
 #define WS_RING 64
+#define WS_KEYS 16                      /* a power of two: the index is a hash's top 4 bits */
 #define WS_CULPRITS 4
 
 /* Waits of one pattern at one call site (k1 = site | pattern << 56, k2 = 0). */
@@ -141,7 +153,9 @@ struct ws_icoll {
  * nonblocking one's wait is in the call that completes its request: until then the user
  * holds the answer (`held`), which the owning thread then neither records nor reuses. */
 struct ws_ack {
-    struct ws_msg m;
+    struct ws_msg m;           /* the answer, once decoded */
+    struct ws_wire in;         /* the answer as it arrives */
+    int rank;                  /* world rank of the receiver answering */
     MPI_Request req;
     uint64_t site;             /* the sending or completing call, 0 = do not record */
     double e, l;               /* its corrected enter and leave */
@@ -182,9 +196,12 @@ struct ws_thread {
     int nled;
     double led_total;
     uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
+    struct ws_keyslot {
+        uint64_t site, key;
+    } keys[WS_KEYS];            /* keys of recent call sites (site 0: empty) */
     double prev_enter, prev_enter_before;
     struct table rows, costs;
-    struct ws_msg ring[WS_RING];
+    struct ws_wire ring[WS_RING];
     MPI_Request ring_req[WS_RING];
     MPI_Request ring_user[WS_RING];   /* the user's nonblocking send each piggyback is for */
     unsigned ring_pos, pb_pos;  /* pb_pos: ring position + 1 of the last send's piggyback */
@@ -213,6 +230,7 @@ struct ws_thread {
 struct ws_thread *ws_me(void);
 extern _Thread_local struct ws_thread *ws_self;   /* NULL until ws_me() made it */
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
+void ws_ring_wait(struct ws_thread *w);   /* complete the piggyback sends in flight */
 /* A wait of pattern for call c (E, L corrected) against late record m. */
 void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m);
 /* Record the largest wait of the call at site, reset the ledger after a sync point. */
@@ -234,6 +252,9 @@ int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
               struct ws_share out[WS_K]);
 void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
                       const struct ws_share *sh, int n);
+/* ws_record against the ledger own (this rank's at the waiting call) instead of the current. */
+void ws_record_own(struct ws_thread *w, uint64_t site, int pattern, double wait,
+                   const struct ws_msg *m, const struct ws_msg *own);
 
 /* ---- Late Sender, wrong order (ws_order.c) ---- */
 /* Hold a Late Sender wait (the oldest held one is recorded as Late Sender to make room). */
@@ -255,7 +276,6 @@ extern int ws_sample;
 
 /* ---- collectives (ws_coll.c) ---- */
 void ws_coll_init(void);
-void ws_coll_base(double t);   /* the reference time at init, the same on every rank */
 void ws_coll_fini(void);
 /* A nonblocking collective's request completed in call c (NULL: at finalize). */
 void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
@@ -276,6 +296,21 @@ void ws_ic_put(struct ws_thread *w, struct ws_icoll *ic);
 void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **buf);
 /* The exchange of a nonblocking one is complete: its latest in-neighbour into ic->res. */
 void ws_neigh_latest(struct ws_icoll *ic);
+
+MPI_Datatype ws_msg_dtype(void);   /* struct ws_msg as one MPI datatype */
+MPI_Op ws_later(void);             /* keeps the later record (ties: the lower rank) */
+
+/* ---- batched exchanges of blocking collectives (ws_batch.c) ---- */
+struct ws_batch *ws_batch_new(MPI_Comm comm);
+/* Queue this rank's part of blocking collective c on sc (mine: prepared, e = -inf when this
+ * rank cannot be the late one); a full batch is exchanged at once (collective). */
+void ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
+                  int root, const struct ws_msg *mine);
+/* The communicator goes away (collective): its open batch is exchanged nonblocking, on the
+ * shadow communicator, which the batch then owns (sc->shadow becomes MPI_COMM_NULL). */
+void ws_batch_close(struct ws_comm *sc);
+/* Finish closing exchanges (block: all of them), recorded in w's tables. */
+void ws_batch_drain(struct ws_thread *w, int block);
 
 /* ---- rows at finalize (ws_collect.c) ---- */
 struct rowset;

@@ -1,9 +1,8 @@
-/* Wait states of collectives: after the user's collective, an exchange on the shadow
- * communicator finds the latest rank (max enter time, its rank and its ledger; O(1) memory
- * like Scalasca's MAXLOC): for barriers, N×N and Early Reduce a MAXLOC Allreduce of enter
- * times, then the late rank's ledger only when someone waited; Bcast of the root's record
- * for Late Broadcast; Scan of a fixed-size record for Early Scan (and on inter-communicators
- * an Allreduce of it).
+/* Wait states of collectives: an exchange on the shadow communicator finds the latest rank
+ * (max enter time, its rank and its ledger; O(1) memory like Scalasca's MAXLOC). Blocking
+ * collectives of intra-communicators other than scans join the communicator's batch
+ * (ws_batch.c); the others exchange at once: Scan of a fixed-size record for Early Scan, and
+ * on inter-communicators an Allreduce of it.
  * Nonblocking collectives start the same exchange nonblocking at initiation and finish it
  * when the user's request completes, or later if it is still in flight (never blocking). */
 #include "waits.h"
@@ -16,7 +15,6 @@
 
 #include "config.h"
 #include "own.h"
-#include "peer.h"
 #include "ws.h"
 #include "warn.h"
 
@@ -69,6 +67,16 @@ void ws_coll_init(void)
     own_Type_contiguous((int)sizeof(struct ws_msg), MPI_BYTE, &msg_type);
     own_Type_commit(&msg_type);
     own_Op_create(later, 1, &max_op);
+}
+
+MPI_Datatype ws_msg_dtype(void)
+{
+    return msg_type;
+}
+
+MPI_Op ws_later(void)
+{
+    return max_op;
 }
 
 void ws_coll_fini(void)
@@ -134,55 +142,6 @@ static void judge(struct ws_thread *w, int pattern, int waiter, double e, double
     w->best_w *= ws_sample;
 }
 
-/* The cheap exchange of blocking N×N collectives and reductions: one MAX reduction of two
- * 64-bit integers with a predefined operation (MAXLOC of MPI_DOUBLE_INT costs 2.5x as much
- * here): the latest enter time packed with its rank (microseconds since init, 41 bits, and
- * 23 bits of rank), and the earliest enter time (or the root's). The late rank's ledger
- * follows only when somebody waited at least CAUSE_MIN; the decision is the same on every
- * rank, all see the same result. Shorter waits are recorded without root causes. */
-#define CAUSE_MIN 20e-6
-#define RANK_BITS 23
-#define NONE INT64_MIN
-
-static double base;   /* reference time of MPI_Init, the same on every rank */
-
-void ws_coll_base(double t)
-{
-    base = t;
-}
-
-static int64_t pack(double e, int rank)
-{
-    double us = (e - base) * 1e6;
-    int64_t t = us < 0 ? 0 : us > (double)(INT64_MAX >> RANK_BITS) ? INT64_MAX >> RANK_BITS
-                                                                      : (int64_t)us;
-    return t << RANK_BITS | rank;
-}
-
-static void exchange_two_step(struct ev_call *c, enum xchg x, int root, struct ws_comm *sc,
-                              struct ws_msg *mine, struct ws_msg *res)
-{
-    int64_t in[2], out[2];
-    int is_root = root == sc->rank;
-    double e = ws_corr(c->t_enter);
-    in[0] = isfinite(mine->e) ? pack(mine->e, sc->rank) : NONE; /* NONE: cannot be late */
-    in[1] = x == X_ALL ? -pack(e, 0) : is_root ? pack(e, 0) : NONE; /* -(min E), root's E */
-    own_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, sc->shadow);
-    int late = (int)(out[0] & ((1 << RANK_BITS) - 1));
-    double latest = base + (double)(out[0] >> RANK_BITS) * 1e-6;
-    double early = base + (double)((x == X_ALL ? -out[1] : out[1]) >> RANK_BITS) * 1e-6;
-    if (out[0] != NONE && out[1] != NONE && latest - early >= CAUSE_MIN &&
-        late < sc->size) {
-        if (sc->rank == late)
-            *res = *mine;
-        own_Bcast(res, 1, msg_type, late, sc->shadow);
-        return;
-    }
-    memset(res, 0, sizeof *res);
-    res->e = out[0] == NONE ? -INFINITY : latest;
-    res->rank = pr_world(c->comm, late);
-}
-
 void ws_coll(struct ev_call *c, int root, int rc)
 {
     struct ws_thread *w = ws_on && rc == MPI_SUCCESS ? ws_me() : NULL;
@@ -195,24 +154,18 @@ void ws_coll(struct ev_call *c, int root, int rc)
             ws_settle(w, SITE(c->fn, c->cp), 0);
         return;
     }
-    if ((x == X_ALL || x == X_REDUCE) && !sc->inter) {
-        exchange_two_step(c, x, root, sc, &mine, &res);
-    } else switch (x) {
-    case X_ALL:
-        own_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
-        break;
-    case X_BCAST:
-        res = mine;
-        own_Bcast(&res, 1, msg_type, root, sc->shadow);
-        break;
-    case X_REDUCE:
-        res.e = -INFINITY;
-        own_Reduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow);
-        break;
-    default:
-        own_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
-        break;
+    if (sc->batch && x != X_SCAN) {
+        ws_batch_add(w, sc, c, pattern_of[c->fn], root, &mine);
+        w->synced = 1;
+        if (c->th)
+            c->t_leave = clk_now(); /* a batch's exchange is part of the call, not compute */
+        ws_settle(w, SITE(c->fn, c->cp), 0);
+        return;
     }
+    if (x == X_SCAN)
+        own_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
+    else /* an inter-communicator's (N×N only) */
+        own_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
     if (c->th) {
         judge(w, pattern_of[c->fn], waiter, ws_corr(c->t_enter), ws_corr(c->t_leave), &res);
         c->t_leave = clk_now(); /* the exchange is part of the call, not compute */

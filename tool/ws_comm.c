@@ -84,7 +84,16 @@ int ws_comm_add(MPI_Comm comm)
     /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
     MPI_Comm ack = MPI_COMM_NULL;
     own_Comm_split(comm, 0, me, &ack);
-    int ok = slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL, all = 0;
+    int inter = 0, size = 1;
+    own_Comm_test_inter(comm, &inter);
+    if (inter)
+        own_Comm_remote_size(comm, &size);
+    else
+        own_Comm_size(comm, &size);
+    /* blocking collectives of intra-communicators exchange in batches (ws_batch.c) */
+    struct ws_batch *batch = !inter && size > 1 ? ws_batch_new(comm) : NULL;
+    int ok = slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL &&
+             (batch || inter || size <= 1), all = 0;
     if (shadow != MPI_COMM_NULL)
         own_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shadow);
     if (!all) {
@@ -95,6 +104,7 @@ int ws_comm_add(MPI_Comm comm)
         if (slot)
             atomic_store(&slot->key, 1);
         free(nbuf);
+        free(batch);
         static atomic_int warned;
         if (!atomic_exchange(&warned, 1))
             tardy_warn("too many communicators for wait-state tracking; waits on further "
@@ -105,11 +115,9 @@ int ws_comm_add(MPI_Comm comm)
     slot->ack = ack;
     slot->nbr_in = nbr_in;
     slot->nbuf = nbuf;
-    own_Comm_test_inter(comm, &slot->inter);
-    if (slot->inter)
-        own_Comm_remote_size(comm, &slot->size);
-    else
-        own_Comm_size(comm, &slot->size);
+    slot->inter = inter;
+    slot->size = size;
+    slot->batch = batch;
     own_Comm_rank(comm, &slot->rank);
     atomic_store(&slot->ncoll, 0);
     atomic_store_explicit(&slot->key, k, memory_order_release);
@@ -121,9 +129,12 @@ void ws_comm_remove(MPI_Comm comm)
     pthread_mutex_lock(&comm_lock);
     struct ws_comm *s = ws_comm_find(comm);
     if (s) {
-        own_Comm_free(&s->shadow);
+        if (s->shadow != MPI_COMM_NULL)
+            own_Comm_free(&s->shadow);
         own_Comm_free(&s->ack);
         free(s->nbuf);
+        free(s->batch);
+        s->batch = NULL;
         s->nbuf = NULL;
         atomic_store(&s->key, 1);
     }
@@ -135,9 +146,12 @@ void ws_comm_fini(void)
     pthread_mutex_lock(&comm_lock);
     for (int i = 0; i < COMM_SLOTS; i++) {
         if (atomic_load(&comms[i].key) > 1) {
-            own_Comm_free(&comms[i].shadow);
+            if (comms[i].shadow != MPI_COMM_NULL)
+                own_Comm_free(&comms[i].shadow);
             own_Comm_free(&comms[i].ack);
             free(comms[i].nbuf);
+            free(comms[i].batch);
+            comms[i].batch = NULL;
             comms[i].nbuf = NULL;
         }
         atomic_store(&comms[i].key, 0);
@@ -145,6 +159,15 @@ void ws_comm_fini(void)
     for (int i = 0; i < MSG_SLOTS; i++)
         atomic_store(&msgs[i].key, 0);
     pthread_mutex_unlock(&comm_lock);
+}
+
+void ws_comm_each(void (*fn)(struct ws_comm *sc))
+{
+    for (int i = 0; i < COMM_SLOTS; i++) {
+        uint64_t k = atomic_load(&comms[i].key);
+        if (k > 1 && !(k >> 62))
+            fn(&comms[i]);
+    }
 }
 
 void ws_msgmap_put(MPI_Message m, MPI_Comm comm)

@@ -64,9 +64,14 @@ uint64_t ws_site_key(uint64_t site)
     return mix(SITE_FN(site), k) & ~WS_KEY_MPI;
 }
 
+uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key)
+{
+    return mix(from_key, to_key) & ~WS_KEY_MPI;
+}
+
 uint64_t ws_region_key(uint64_t from, uint64_t to)
 {
-    return mix(ws_site_key(from), ws_site_key(to)) & ~WS_KEY_MPI;
+    return ws_key_pair(ws_site_key(from), ws_site_key(to));
 }
 
 void ws_keys_init(void)

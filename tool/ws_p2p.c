@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "own.h"
+#include "peer.h"
 #include "ws.h"
 #include "warn.h"
 
@@ -17,12 +18,23 @@ static int is_sync_send(unsigned fn)
     return fn == TARDY_FN_MPI_Ssend || fn == TARDY_FN_MPI_Issend || fn == TARDY_FN_MPI_Ssend_init;
 }
 
-/* A ring slot for a small message of the protocol (its previous send has long completed). */
-static struct ws_msg *slot(struct ws_thread *w, MPI_Request **req)
+/* Complete the sends of the ring (eager and long sent: returns at once). */
+void ws_ring_wait(struct ws_thread *w)
+{
+#pragma GCC diagnostic push /* GCC takes MPICH's MPI_STATUSES_IGNORE for a too-small array */
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+    own_Waitall(WS_RING, w->ring_req, MPI_STATUSES_IGNORE);
+#pragma GCC diagnostic pop
+}
+
+/* A ring slot for a small message of the protocol. Once per turn of the ring, one Waitall
+ * completes the sends of the last turn (one call for WS_RING requests costs a fraction of
+ * one Wait each). */
+static struct ws_wire *slot(struct ws_thread *w, MPI_Request **req)
 {
     unsigned i = w->ring_pos++ % WS_RING;
-    if (w->ring_req[i] != MPI_REQUEST_NULL)
-        own_Wait(&w->ring_req[i], MPI_STATUS_IGNORE); /* eager and long sent: returns at once */
+    if (!i)
+        ws_ring_wait(w);
     w->ring_user[i] = MPI_REQUEST_NULL;
     *req = &w->ring_req[i];
     return &w->ring[i];
@@ -30,15 +42,14 @@ static struct ws_msg *slot(struct ws_thread *w, MPI_Request **req)
 
 /* Post the piggyback of a send; a synchronous send also posts the receive of its answer
  * (returned, or NULL). */
-static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, int dest, int tag,
-                           double e, unsigned fn)
+static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Comm comm,
+                           int dest, int tag, double e, unsigned fn)
 {
     MPI_Request *req;
-    struct ws_msg *m = slot(w, &req);
-    ws_fill(w, m, e);
-    m->flags = is_sync_send(fn) ? WS_F_SYNC : 0;
-    own_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, dest, tag, sc->shadow, req);
-    if (!m->flags)
+    struct ws_wire *p = slot(w, &req);
+    int sync = is_sync_send(fn);
+    own_Isend(p, ws_wire_pack(w, e, sync, p), MPI_BYTE, dest, tag, sc->shadow, req);
+    if (!sync)
         return NULL;
     struct ws_ack *a = w->free_acks;
     if (a)
@@ -52,7 +63,8 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, int de
     a->group = NULL;
     /* a nonblocking one's wait is known when its request completes */
     atomic_store_explicit(&a->held, fn != TARDY_FN_MPI_Ssend, memory_order_relaxed);
-    own_Irecv(&a->m, (int)sizeof a->m, MPI_BYTE, dest, tag, sc->ack, &a->req);
+    a->rank = pr_world(comm, dest);
+    own_Irecv(&a->in, (int)sizeof a->in, MPI_BYTE, dest, tag, sc->ack, &a->req);
     a->next = w->acks;
     w->acks = a;
     return a;
@@ -70,7 +82,8 @@ void ws_send(struct ev_call *c)
         atomic_store_explicit(&w->sync_ack->held, 0, memory_order_release);
         w->sync_ack = NULL;
     }
-    struct ws_ack *a = w ? post(w, sc, c->dest, c->tag, ws_corr(c->t_enter), c->fn) : NULL;
+    struct ws_ack *a = w ? post(w, sc, c->comm, c->dest, c->tag, ws_corr(c->t_enter), c->fn)
+                         : NULL;
     if (w)
         w->pb_pos = w->ring_pos;
     if (a && (c->fn == TARDY_FN_MPI_Ssend || c->fn == TARDY_FN_MPI_Issend))
@@ -201,6 +214,8 @@ void ws_poll_acks(struct ws_thread *w, int final)
         if (!done) { /* never answered (its receive was freed or cancelled) */
             own_Cancel(&a->req);
             own_Wait(&a->req, MPI_STATUS_IGNORE);
+        } else {
+            ws_wire_unpack(&a->in, a->rank, &a->m);
         }
         if (atomic_load_explicit(&a->held, memory_order_acquire))
             a->site = 0; /* at finalize, never completed by the user */
@@ -213,17 +228,19 @@ void ws_poll_acks(struct ws_thread *w, int final)
 
 /* ---- receives -------------------------------------------------------------------------- */
 
-/* Take the piggyback of the message a receive on comm completed with. */
+/* Take the piggyback of the message a receive on comm completed with. Returns -1 when
+ * there is none, else its sync flag. */
 static int take(MPI_Comm comm, const MPI_Status *st, struct ws_msg *m)
 {
     if (st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0)
-        return 0;
+        return -1;
     struct ws_comm *sc = ws_comm_find(comm);
     if (!sc)
-        return 0;
-    own_Recv(m, (int)sizeof *m, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->shadow,
-              MPI_STATUS_IGNORE);
-    return 1;
+        return -1;
+    struct ws_wire p;
+    own_Recv(&p, (int)sizeof p, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->shadow,
+             MPI_STATUS_IGNORE);
+    return ws_wire_unpack(&p, pr_world(comm, st->MPI_SOURCE), m);
 }
 
 /* Answer a synchronous send: when its receive was posted (e_post), with the ledger. */
@@ -231,21 +248,21 @@ static void answer(struct ws_thread *w, MPI_Comm comm, const MPI_Status *st, dou
 {
     struct ws_comm *sc = ws_comm_find(comm);
     MPI_Request *req;
-    struct ws_msg *m = sc ? slot(w, &req) : NULL;
-    if (!m)
-        return;
-    ws_fill(w, m, e_post);
-    own_Isend(m, WS_MSG_BYTES(m->nreg), MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->ack, req);
+    struct ws_wire *p = sc ? slot(w, &req) : NULL;
+    if (p)
+        own_Isend(p, ws_wire_pack(w, e_post, 0, p), MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG,
+                  sc->ack, req);
 }
 
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
                  double e_post)
 {
     struct ws_msg m;
-    if (!take(comm, st, &m))
+    int sync = take(comm, st, &m);
+    if (sync < 0)
         return;
     ws_ls_check(w, m.e);
-    if (m.flags & WS_F_SYNC)
+    if (sync)
         answer(w, comm, st, e_post);
     w->synced = 1;
     if (c->th) {
@@ -300,7 +317,8 @@ void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
         struct ws_rq rq = ref.rq;
         if (rq.kind == WS_RQ_PSEND) {
             struct ws_comm *sc = ws_comm_find(rq.comm);
-            rq.ack = sc ? post(w, sc, rq.dest, rq.tag, ws_corr(c->t_enter), rq.fn) : NULL;
+            rq.ack = sc ? post(w, sc, rq.comm, rq.dest, rq.tag, ws_corr(c->t_enter), rq.fn)
+                        : NULL;
             if (rq.ack) /* a synchronous one: its answer waits for the completing call */
                 ws_rq_set(&ref, &rq);
         } else if (rq.kind == WS_RQ_PRECV) {
@@ -382,7 +400,7 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
     } else if (ref.rq.kind == WS_RQ_RECV) {
         /* A receive freed while active: take its piggyback blind when source and tag are
          * known (the contents are discarded); a wildcard one cannot be matched. */
-        static struct ws_msg discard;
+        static struct ws_wire discard;
         struct ws_comm *sc = ws_comm_find(ref.rq.comm);
         MPI_Request r;
         if (sc && ref.rq.dest >= 0 && ref.rq.tag >= 0 &&
