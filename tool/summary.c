@@ -490,14 +490,19 @@ static void counter_section(const struct profile *p, int top, struct strbuf *out
         sb_puts(out, p->counter_note);
     if (!p->ncounters)
         return;
-    sb_printf(out, "%-32s %14s %14s %14s %14s\n", "per rank", "total", "min", "mean", "max");
+    int width = 8; /* the longest name, so MPI_T variables' long names stay whole */
+    for (int k = 0; k < p->ncounters; k++)
+        if ((int)strlen(p->counters[k]) > width)
+            width = (int)strlen(p->counters[k]);
+    sb_printf(out, "%-*s %14s %14s %14s %14s\n", width, "per rank", "total", "min", "mean",
+              "max");
     for (int k = 0; k < p->ncounters; k++) {
         char name[300];
         snprintf(name, sizeof name, "counter:%s", p->counters[k]);
         const struct red_stat *t = profile_rank_metric(p, name);
         if (t)
-            sb_printf(out, "%-32.32s %14.0f %14.0f %14.0f %14.0f (rank %d)\n", p->counters[k],
-                      t->sum, t->min, mean_of(t, p->ranks), t->max, t->max_rank);
+            sb_printf(out, "%-*s %14.0f %14.0f %14.0f %14.0f (rank %d)\n", width,
+                      p->counters[k], t->sum, t->min, mean_of(t, p->ranks), t->max, t->max_rank);
     }
     for (int k = 0; k < p->ncounters; k++)
         counter_table(p, k, top < 5 ? top : 5, out);

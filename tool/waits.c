@@ -131,7 +131,7 @@ void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)
     memcpy(m->reg, w->led, (size_t)w->nled * sizeof *w->led);
 }
 
-static double own_time(const struct ws_reg *led, int nled, uint64_t key)
+static double ledger_time(const struct ws_reg *led, int nled, uint64_t key)
 {
     for (int i = 0; i < nled; i++)
         if (led[i].key == key)
@@ -157,7 +157,7 @@ static int shares(const struct ws_reg *led, int nled, double wait, const struct 
     double sigma[WS_K], sum = 0, floor_t = m->total * ws_hotspot_permille / 1000.0;
     int n = m->nreg < WS_K ? m->nreg : WS_K, k = 0;
     for (int i = 0; i < n; i++) {
-        double s = m->reg[i].t - own_time(led, nled, m->reg[i].key);
+        double s = m->reg[i].t - ledger_time(led, nled, m->reg[i].key);
         sigma[i] = m->reg[i].t >= floor_t && s > 0 ? s : 0;
         sum += sigma[i];
     }

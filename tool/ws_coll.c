@@ -202,16 +202,19 @@ void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
         return;
     struct ws_icoll *ic = ws_ic_get(w);
     if (!ic) {
-        /* The exchange must happen on every rank: fall back to a blocking one. */
+        /* The exchange must happen on every rank, and a blocking collective would not match
+         * the others' nonblocking one: start the same one here and complete it at once. */
         struct ws_msg res = mine;
+        MPI_Request r;
         if (x == X_BCAST)
-            own_Bcast(&res, 1, msg_type, root, sc->shadow);
+            own_Ibcast(&res, 1, msg_type, root, sc->shadow, &r);
         else if (x == X_REDUCE)
-            own_Reduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow);
+            own_Ireduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow, &r);
         else if (x == X_SCAN)
-            own_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
+            own_Iscan(&mine, &res, 1, msg_type, max_op, sc->shadow, &r);
         else
-            own_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
+            own_Iallreduce(&mine, &res, 1, msg_type, max_op, sc->shadow, &r);
+        own_Wait(&r, MPI_STATUS_IGNORE);
         return;
     }
     ic->mine = mine;
