@@ -457,6 +457,13 @@ void mt_pvar_rows(struct rowset *rs, int rank)
             continue;
         for (int k = 1; k < p->count && as_number(p->type, e + (size_t)k * p->size, &v) == 0; k++)
             sum = combine(p->cls, sum, v);
+        if (p->cls == MPI_T_PVAR_CLASS_TIMER && sum < 0) {
+            /* MPICH's ch3 timers read as minus the start time while they run: no value */
+            if (rank == 0)
+                sb_printf(&mt.note, "%s: the library read a negative timer (%g); not recorded\n",
+                          p->name, sum);
+            continue;
+        }
         struct prof_row *r = rowset_get(rs, ROW_PVAR, p->name, class_name(p->cls));
         if (r) /* the value only: what the profile stores, so a run read back is the same */
             red_stat_one(&r->n.time, sum, rank);

@@ -601,6 +601,8 @@ def test_mpit_record(ranks):
                 expect("no performance variables" in m["note"], "note %r" % m.get("note"))
         if m["events_total"] <= 0:
             expect("events" in m["note"], "note %r" % m.get("note"))
+        negative = [p for p in m["pvars"] if p["class"] == "timer" and p["value"]["min"] < 0]
+        expect(not negative, "negative timers recorded: %s" % negative[:2])
         if not mpich_like():  # Open MPI's ob1 queue lengths, bound to MPI_COMM_WORLD
             pv = {p["name"]: p for p in m["pvars"]}
             for name in ("pml_ob1_unexpected_msgq_length", "pml_ob1_posted_recvq_length"):
