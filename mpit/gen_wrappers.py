@@ -219,13 +219,13 @@ def ws_hooks(f):
     root = "root" if "root" in names else "EV_NO_PEER"
     decls, pre, post, replace = [], [], [], {}
     if k in ("send", "isend"):
-        pre = ["ws_send(&c);"]
+        post = ["ws_send(&c, rc);"]
         if n == "MPI_Ssend":
-            post = ["ws_sent(&c, rc);"]
+            post.append("ws_sent(&c, rc);")
         elif k == "isend":
-            post = ["ws_isent(&c, *request, rc);"]
+            post.append("ws_isent(&c, *request, rc);")
     elif k == "sendrecv":
-        pre, post = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"]
+        post = ["ws_send(&c, rc);", "ws_recv(&c, comm, st_, rc);"]
     elif k in ("recv", "irecv"):
         comm = "comm"
         if "message" in names:
@@ -235,8 +235,9 @@ def ws_hooks(f):
     elif k == "pinit":
         post = ["ws_pinit(&c, *request, rc);"]
     elif k == "start":
-        pre = ["ws_start(&c, 1, request);" if n == "MPI_Start" else
-               "ws_start(&c, count, array_of_requests);"]
+        post = ["if (rc == MPI_SUCCESS)",
+                "    ws_start(&c, 1, request);" if n == "MPI_Start" else
+                "    ws_start(&c, count, array_of_requests);"]
     elif k == "reqfree":
         pre = ["ws_reqfree(&c, *request);"]
     elif k == "cancel":
@@ -538,14 +539,14 @@ def ws_fhooks(f, ign, igns, base):
     root = "*root_" if "root" in names else "EV_NO_PEER"
     decls, pre, post, replace, cst = [], [], [], {}, False
     if k in ("send", "isend"):
-        pre = ["ws_send(&c);"]
+        post = ["ws_send(&c, rc);"]
         if n == "MPI_Ssend":
-            post = ["ws_sent(&c, rc);"]
+            post.append("ws_sent(&c, rc);")
         elif k == "isend":
-            post = ["ws_isent(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
-                    "MPI_REQUEST_NULL, rc);"]
+            post.append("ws_isent(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
+                        "MPI_REQUEST_NULL, rc);")
     elif k == "sendrecv":
-        pre, post, cst = ["ws_send(&c);"], ["ws_recv(&c, comm, st_, rc);"], True
+        post, cst = ["ws_send(&c, rc);", "ws_recv(&c, comm, st_, rc);"], True
     elif k in ("recv", "irecv"):
         comm = "comm"
         if "message" in names:
@@ -559,8 +560,9 @@ def ws_fhooks(f, ign, igns, base):
     elif k == "pinit":
         post = ["if (rc == MPI_SUCCESS)", "    ws_pinit(&c, PMPI_Request_f2c(*request_), rc);"]
     elif k == "start":
-        pre = ["ws_start_f(&c, 1, request_);" if n == "MPI_Start" else
-               "ws_start_f(&c, *count_, array_of_requests_);"]
+        post = ["if (rc == MPI_SUCCESS)",
+                "    ws_start_f(&c, 1, request_);" if n == "MPI_Start" else
+                "    ws_start_f(&c, *count_, array_of_requests_);"]
     elif k == "reqfree":
         pre = ["ws_reqfree(&c, PMPI_Request_f2c(*request_));"]
     elif k == "cancel":

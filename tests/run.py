@@ -1745,6 +1745,34 @@ def test_waits_batch(ranks, env=None):
 for _n in (2, 4):
     CASES.append(("waits/batched collectives -n %d" % _n, lambda n=_n: test_waits_batch(n)))
 
+# Piggybacks taken after the receive (tool/ws_p2p.c's queue).
+DEFER_SRC = "tests/mpi/waits_defer.c"
+DEFER_SCENARIOS = {
+    "mix": ("wait_at_nxn", "MPI_Waitall", "op_mix", "mix_send", "mix_iar"),
+    "freed": ("late_sender", "MPI_Recv", "op_freed", "sync_freed", "freed_send"),
+    "many": ("late_sender", "MPI_Waitall", "op_many", "sync_many", "many_send"),
+}
+
+
+def test_waits_defer(ranks, env=None):
+    """A Waitall completing a receive and an Iallreduce, both late; a receive on a
+    communicator freed right after it; a Waitall of 40 receives (more than the queue holds)
+    counts one wait. Each as check_wait. (The first counts its largest wait once when the
+    Iallreduce's exchange is done within the call; else, racily, both: not checked.)"""
+    @with_run([binary("waits_defer")], ranks, dict(env or {}, TARDY_WAITS="1"))
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        truth = wait_truth(run.out)
+        expect(set(truth) == set(DEFER_SCENARIOS), "scenarios printed: %s" % sorted(truth))
+        for scenario in DEFER_SCENARIOS:
+            check_wait(run.profile, scenario, truth[scenario], DEFER_SCENARIOS, DEFER_SRC)
+        many = wait_rows(run.profile, "late_sender", "MPI_Waitall", "op_many", DEFER_SRC)
+        expect(many[0]["count"]["sum"] == 1, "many: %d waits" % many[0]["count"]["sum"])
+
+
+for _n in (2, 4):
+    CASES.append(("waits/piggybacks taken later -n %d" % _n, lambda n=_n: test_waits_defer(n)))
+
 
 def main():
     only = sys.argv[1:]

@@ -148,9 +148,8 @@ static void add_cost(struct ws_thread *w, uint64_t k1, uint64_t region, double c
     }
 }
 
-/* ws_shares against the ledger led of nled regions */
-static int shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
-                  struct ws_share out[WS_K])
+int ws_shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K])
 {
     /* H-CWP-DM: the excess σ of each hotspot region of the late rank over this rank, in the
      * same synchronisation interval, shares out the wait. */
@@ -169,12 +168,6 @@ static int shares(const struct ws_reg *led, int nled, double wait, const struct 
         if (sigma[i] > 0)
             out[k++] = (struct ws_share){m->reg[i].key, sigma[i] / sum * wait};
     return k;
-}
-
-int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
-              struct ws_share out[WS_K])
-{
-    return shares(w->led, w->nled, wait, m, out);
 }
 
 void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
@@ -212,16 +205,14 @@ void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wa
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
                const struct ws_msg *m)
 {
-    struct ws_share sh[WS_K];
-    int n = ws_shares(w, wait, m, sh);
-    ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
+    ws_record_led(w, site, pattern, wait, m, w->led, w->nled);
 }
 
-void ws_record_own(struct ws_thread *w, uint64_t site, int pattern, double wait,
-                   const struct ws_msg *m, const struct ws_msg *own)
+void ws_record_led(struct ws_thread *w, uint64_t site, int pattern, double wait,
+                   const struct ws_msg *m, const struct ws_reg *led, int nled)
 {
     struct ws_share sh[WS_K];
-    int n = shares(own->reg, own->nreg, wait, m, sh);
+    int n = ws_shares(led, nled, wait, m, sh);
     ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
 }
 
@@ -239,12 +230,8 @@ void ws_consider(struct ws_thread *w, int pattern, double e, double l, const str
 
 void ws_settle(struct ws_thread *w, uint64_t site, int record)
 {
-    if (w->best_w > 0 && record) {
-        if (w->best_pattern == WS_LATE_SENDER)
-            ws_ls_hold(w, site, w->best_w, &w->best);
-        else
-            ws_record(w, site, w->best_pattern, w->best_w, &w->best);
-    }
+    if (w->best_w > 0 && record && !ws_takes_stash(w))
+        ws_record(w, site, w->best_pattern, w->best_w, &w->best);
     if (w->synced) {
         w->nled = 0;
         w->led_total = 0;
@@ -252,6 +239,7 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record)
     }
     w->best_w = 0;
     w->synced = 0;
+    w->calls++;
 }
 
 /* ---- quiet calls (under MPI_Pcontrol(0)) ----------------------------------------------- */
@@ -296,6 +284,8 @@ void ws_comm_free(MPI_Comm comm)
     struct ws_comm *sc = ws_on ? ws_comm_find(comm) : NULL;
     if (!sc)
         return;
+    if (ws_self && ws_self->ntakes) /* its piggybacks come before its shadow goes */
+        ws_takes_run(ws_self, 1, NULL);
     ws_batch_close(sc);
     ws_comm_remove(comm);
 }
@@ -345,6 +335,12 @@ int ws_rows(struct rowset *rs, int rank)
     return ws_used ? ws_collect(rs, rank) : 0;
 }
 
+static void take_all(struct ws_thread *w, void *arg)
+{
+    (void)arg;
+    ws_takes_run(w, 1, NULL);
+}
+
 static void drain(struct ws_thread *w, void *arg)
 {
     (void)arg;
@@ -364,6 +360,7 @@ void ws_finish(MPI_Comm tool_comm)
     if (!ws_on)
         return;
     quiet_busy = 1; /* tardy's own calls below reach its QMPI entry points: no hooks there */
+    ws_for_each_thread(take_all, NULL); /* before the batches take their shadows */
     ws_comm_each(ws_batch_close);
     ws_batch_drain(ws_me(), 1);
     ws_for_each_thread(drain, NULL);

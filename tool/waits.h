@@ -1,7 +1,7 @@
-/* Wait states online: the hooks the generated wrappers call. Every send posts a small
+/* Wait states online: the hooks the generated wrappers call. Every send is followed by a small
  * piggyback message (the sender's corrected enter time and its root-cause ledger) on a shadow
  * communicator; the receiver takes it when the receive completes. Collectives exchange the
- * same record with one extra reduction on the shadow communicator. Patterns and root causes
+ * same record on the shadow communicator, blocking ones in batches. Patterns and root causes
  * (DESIGN.md 3.5, 3.6) are computed at once into bounded per-thread tables.
  * A hook is a no-op when wait states are off (TARDY_WAITS=0) or the communicator has no
  * shadow (created inside the library, or by Comm_idup). */
@@ -32,7 +32,7 @@ int ws_quiet_enter(struct ev_call *c, unsigned fn);
 void ws_quiet_leave(struct ev_call *c);
 
 /* point-to-point */
-void ws_send(struct ev_call *c);                       /* before a send of any mode */
+void ws_send(struct ev_call *c, int rc);               /* after a send of any mode */
 void ws_sent(struct ev_call *c, int rc);               /* after a blocking MPI_Ssend */
 void ws_isent(struct ev_call *c, MPI_Request req, int rc);   /* after MPI_I[bsr]send */
 void ws_cancel(struct ev_call *c, MPI_Request req);    /* before MPI_Cancel */

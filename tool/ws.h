@@ -39,10 +39,11 @@ struct ws_wire {
     int64_t eh;          /* enter time (ns since ws_base) << 8 | region count | sync flag */
     struct ws_reg reg[WS_K];   /* the hotspot regions only */
 };
-struct ws_thread;
 extern double ws_base;   /* the reference time at init, the same on every rank */
-/* Encode this thread's ledger with enter time e; returns the bytes to send. */
-int ws_wire_pack(const struct ws_thread *w, double e, int sync, struct ws_wire *p);
+/* Encode the ledger led of nled regions (total: their time and that of regions it dropped)
+ * with enter time e; returns the bytes to send. */
+int ws_wire_pack(const struct ws_reg *led, int nled, double total, double e, int sync,
+                 struct ws_wire *p);
 /* Decode into m, rank being the sender's world rank; returns the sync flag. */
 int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m);
 
@@ -56,6 +57,7 @@ struct ws_comm {
     int nbr_in;             /* a topology's in-neighbours of this rank (-1: no topology) */
     struct ws_msg *nbuf;    /* their records in a neighbourhood collective */
     struct ws_batch *batch; /* blocking collectives' exchanges to come (intra-communicators) */
+    unsigned gen;           /* this shadow's number (a user handle can be reused) */
 };
 struct ws_comm *ws_comm_find(MPI_Comm comm);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
@@ -191,6 +193,33 @@ struct ws_held {
     struct ws_share sh[WS_K];
 };
 
+/* A completed receive whose piggyback is still to be taken (ws_p2p.c). A thread takes them
+ * in order after its next send, or at the end of its next receive, completion or collective
+ * call: off the path of the messages. Bounded: a full queue is taken at once. */
+#define WS_TAKES 16
+struct ws_take {
+    MPI_Comm comm;
+    unsigned gen;               /* of comm's shadow: gone when it changed */
+    int source, tag;
+    unsigned call;              /* the completing call (its number, ws_thread.calls) */
+    uint64_t site;              /* the completing call, 0: do not record */
+    double e_post, e, l;        /* corrected: when the receive was posted, the call's E and L */
+    int nled, other_pattern;
+    struct ws_reg led[WS_K];    /* this thread's ledger in that call, and its total */
+    double led_total;
+    double other_w;             /* the call's largest other wait (0: none), against other */
+    struct ws_msg other;
+};
+/* The largest wait of the call whose piggybacks are being taken. */
+struct ws_callwait {
+    int open, pattern, nled;
+    unsigned call;
+    uint64_t site;
+    double best_w;
+    struct ws_msg best;
+    struct ws_reg led[WS_K];
+};
+
 struct ws_thread {
     struct ws_reg led[WS_K];
     int nled;
@@ -224,6 +253,10 @@ struct ws_thread {
     struct ws_held held[WS_HELD];
     unsigned held_next;
     double held_max;            /* the latest send a held wait was for (-inf: none held) */
+    struct ws_take takes[WS_TAKES];
+    int ntakes;
+    unsigned calls;             /* calls settled so far */
+    struct ws_callwait cw;
     struct ws_thread *next;
 };
 /* This thread's state, created on first use (NULL: out of memory). */
@@ -236,29 +269,39 @@ void ws_consider(struct ws_thread *w, int pattern, double e, double l, const str
 /* Record the largest wait of the call at site, reset the ledger after a sync point. */
 void ws_settle(struct ws_thread *w, uint64_t site, int record);
 /* A receive on comm completed in call c (NULL th: quiet) with status st; e_post: when it was
- * posted (corrected). Takes the piggyback, answers a synchronous send. (ws_p2p.c) */
+ * posted (corrected). Queues the taking of its piggyback. (ws_p2p.c) */
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
                  double e_post);
 /* A nonblocking send was cancelled: withdraw its piggyback (rq->pb, rq->pbw), or warn once
  * when it is gone or in another thread's ring. (ws_p2p.c) */
 void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq);
+/* Take the queued piggybacks (answering synchronous sends, recording Late Sender waits): all,
+ * or those of calls before the current one; c (may be NULL): the current call, whose leave
+ * time then includes the taking. */
+void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c);
+/* At the end of a call with its largest other wait in w->best: 1 when it waits for the
+ * call's queued piggybacks, to be recorded with them (the call counts its largest wait). */
+int ws_takes_stash(struct ws_thread *w);
 /* Room for the snapshot of n requests of a completion call (NULL: nothing to snapshot). */
 struct ws_rq_ref *ws_snap_room(int n);
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
                const struct ws_msg *m);
-/* The root-cause shares of a wait against late record m, from this thread's own ledger now;
- * returns how many (1 to WS_K). */
-int ws_shares(const struct ws_thread *w, double wait, const struct ws_msg *m,
+/* The root-cause shares of a wait against late record m, from this rank's ledger led of nled
+ * regions in the waiting call; returns how many (1 to WS_K). */
+int ws_shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
               struct ws_share out[WS_K]);
 void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
                       const struct ws_share *sh, int n);
-/* ws_record against the ledger own (this rank's at the waiting call) instead of the current. */
-void ws_record_own(struct ws_thread *w, uint64_t site, int pattern, double wait,
-                   const struct ws_msg *m, const struct ws_msg *own);
+/* ws_record against the ledger led of nled regions (this rank's in the waiting call) instead
+ * of the current one. */
+void ws_record_led(struct ws_thread *w, uint64_t site, int pattern, double wait,
+                   const struct ws_msg *m, const struct ws_reg *led, int nled);
 
 /* ---- Late Sender, wrong order (ws_order.c) ---- */
-/* Hold a Late Sender wait (the oldest held one is recorded as Late Sender to make room). */
-void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws_msg *m);
+/* Hold a Late Sender wait, its causes against the ledger led of nled regions (the oldest
+ * held one is recorded as Late Sender to make room). */
+void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws_msg *m,
+                const struct ws_reg *led, int nled);
 /* A message sent at e_send (corrected) was received: held waits for later sends were in
  * the wrong order. */
 void ws_ls_reorder(struct ws_thread *w, double e_send);

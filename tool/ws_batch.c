@@ -71,7 +71,7 @@ static void record(struct ws_thread *w, const struct entry *t, const struct ws_m
     double wait = (m->e < t->l ? m->e : t->l) - t->e;
     /* a sampled exchange stands for ws_sample collectives */
     if (wait > 0 && m->rank != tardy_rank)
-        ws_record_own(w, t->site, t->pattern, wait * ws_sample, m, &t->own);
+        ws_record_led(w, t->site, t->pattern, wait * ws_sample, m, t->own.reg, t->own.nreg);
 }
 
 /* The batch's exchange (blocking, collective over the shadow communicator). */

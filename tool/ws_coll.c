@@ -148,6 +148,8 @@ void ws_coll(struct ev_call *c, int root, int rc)
     struct ws_comm *sc;
     struct ws_msg mine, res;
     int waiter;
+    if (w && w->ntakes)
+        ws_takes_run(w, 0, c);
     enum xchg x = w ? prepare(w, c, root, &sc, &mine, &waiter) : X_NONE;
     if (x == X_NONE) {
         if (w)

@@ -118,6 +118,8 @@ int ws_comm_add(MPI_Comm comm)
     slot->inter = inter;
     slot->size = size;
     slot->batch = batch;
+    static atomic_uint gens;
+    slot->gen = atomic_fetch_add(&gens, 1) + 1;
     own_Comm_rank(comm, &slot->rank);
     atomic_store(&slot->ncoll, 0);
     atomic_store_explicit(&slot->key, k, memory_order_release);

@@ -138,5 +138,7 @@ void ws_complete(struct ev_call *c)
         ws_poll_deferred(w, 0);
     if (w->acks)
         ws_poll_acks(w, 0);
+    if (w->ntakes)
+        ws_takes_run(w, 0, c);
     ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);
 }

@@ -5,6 +5,7 @@
 #include "waits.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "own.h"
 #include "peer.h"
@@ -48,7 +49,8 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Co
     MPI_Request *req;
     struct ws_wire *p = slot(w, &req);
     int sync = is_sync_send(fn);
-    own_Isend(p, ws_wire_pack(w, e, sync, p), MPI_BYTE, dest, tag, sc->shadow, req);
+    own_Isend(p, ws_wire_pack(w->led, w->nled, w->led_total, e, sync, p), MPI_BYTE, dest, tag,
+              sc->shadow, req);
     if (!sync)
         return NULL;
     struct ws_ack *a = w->free_acks;
@@ -70,11 +72,14 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Co
     return a;
 }
 
-void ws_send(struct ev_call *c)
+/* After the user's send: the piggyback follows the message (its cost is then off the path
+ * of the message; the receiver takes it once the message is in, and it always comes: the send
+ * call has returned). */
+void ws_send(struct ev_call *c, int rc)
 {
     if (ws_self)
         ws_self->pb_pos = 0;
-    if (!ws_on || c->dest < 0)
+    if (!ws_on || c->dest < 0 || rc != MPI_SUCCESS)
         return;
     struct ws_comm *sc = ws_comm_find(c->comm);
     struct ws_thread *w = sc ? ws_me() : NULL;
@@ -88,6 +93,8 @@ void ws_send(struct ev_call *c)
         w->pb_pos = w->ring_pos;
     if (a && (c->fn == TARDY_FN_MPI_Ssend || c->fn == TARDY_FN_MPI_Issend))
         w->sync_ack = a;
+    if (w && w->ntakes)
+        ws_takes_run(w, 1, c);
 }
 
 /* After a nonblocking send: the piggyback knows its user request (should it be cancelled);
@@ -228,47 +235,123 @@ void ws_poll_acks(struct ws_thread *w, int final)
 
 /* ---- receives -------------------------------------------------------------------------- */
 
-/* Take the piggyback of the message a receive on comm completed with. Returns -1 when
- * there is none, else its sync flag. */
-static int take(MPI_Comm comm, const MPI_Status *st, struct ws_msg *m)
+/* Answer the synchronous send of queued receive t: when the receive was posted, with the
+ * ledger of its call. */
+static void answer(struct ws_thread *w, const struct ws_comm *sc, const struct ws_take *t)
 {
-    if (st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0)
-        return -1;
-    struct ws_comm *sc = ws_comm_find(comm);
-    if (!sc)
-        return -1;
-    struct ws_wire p;
-    own_Recv(&p, (int)sizeof p, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, sc->shadow,
-             MPI_STATUS_IGNORE);
-    return ws_wire_unpack(&p, pr_world(comm, st->MPI_SOURCE), m);
+    MPI_Request *req;
+    struct ws_wire *p = slot(w, &req);
+    own_Isend(p, ws_wire_pack(t->led, t->nled, t->led_total, t->e_post, 0, p), MPI_BYTE,
+              t->source, t->tag, sc->ack, req);
 }
 
-/* Answer a synchronous send: when its receive was posted (e_post), with the ledger. */
-static void answer(struct ws_thread *w, MPI_Comm comm, const MPI_Status *st, double e_post)
+/* Record the largest wait of the call whose piggybacks were taken. */
+static void close_call(struct ws_thread *w)
 {
-    struct ws_comm *sc = ws_comm_find(comm);
-    MPI_Request *req;
-    struct ws_wire *p = sc ? slot(w, &req) : NULL;
-    if (p)
-        own_Isend(p, ws_wire_pack(w, e_post, 0, p), MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG,
-                  sc->ack, req);
+    struct ws_callwait *cw = &w->cw;
+    if (cw->open && cw->best_w > 0) {
+        if (cw->pattern == WS_LATE_SENDER)
+            ws_ls_hold(w, cw->site, cw->best_w, &cw->best, cw->led, cw->nled);
+        else
+            ws_record_led(w, cw->site, cw->pattern, cw->best_w, &cw->best, cw->led, cw->nled);
+    }
+    cw->open = 0;
+}
+
+static void consider(struct ws_callwait *cw, int pattern, double wait, const struct ws_msg *m)
+{
+    if (wait > cw->best_w && m->rank != tardy_rank) {
+        cw->best_w = wait;
+        cw->pattern = pattern;
+        cw->best = *m;
+    }
+}
+
+/* Take the piggyback of queued receive t (Late Sender: the sender's enter time). */
+static void take(struct ws_thread *w, const struct ws_take *t)
+{
+    struct ws_comm *sc = ws_comm_find(t->comm);
+    if (!sc || sc->gen != t->gen) /* freed by another thread since */
+        return;
+    struct ws_wire p;
+    struct ws_msg m;
+    own_Recv(&p, (int)sizeof p, MPI_BYTE, t->source, t->tag, sc->shadow, MPI_STATUS_IGNORE);
+    int sync = ws_wire_unpack(&p, pr_world(t->comm, t->source), &m);
+    ws_ls_check(w, m.e);
+    if (sync)
+        answer(w, sc, t);
+    if (!t->site)
+        return;
+    struct ws_callwait *cw = &w->cw;
+    if (cw->open && cw->call != t->call)
+        close_call(w);
+    if (!cw->open) {
+        *cw = (struct ws_callwait){.open = 1, .call = t->call, .site = t->site,
+                                   .nled = t->nled};
+        memcpy(cw->led, t->led, (size_t)t->nled * sizeof *t->led);
+    }
+    if (m.e > t->l)
+        atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+    consider(cw, WS_LATE_SENDER, (m.e < t->l ? m.e : t->l) - t->e, &m);
+    if (t->other_w > 0)
+        consider(cw, t->other_pattern, t->other_w, &t->other);
+}
+
+void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
+{
+    int n = 0;
+    while (n < w->ntakes && (all || w->takes[n].call != w->calls))
+        take(w, &w->takes[n++]);
+    if (!n)
+        return;
+    w->ntakes -= n;
+    memmove(w->takes, w->takes + n, (size_t)w->ntakes * sizeof *w->takes);
+    if (w->cw.call != w->calls) /* the current call's may have more to come */
+        close_call(w);
+    if (c && c->th)
+        c->t_leave = clk_now(); /* taking piggybacks is part of the call, not compute */
+}
+
+int ws_takes_stash(struct ws_thread *w)
+{
+    struct ws_take *t = w->ntakes ? &w->takes[w->ntakes - 1] : NULL;
+    if (t && t->call == w->calls && t->site) {
+        t->other_pattern = w->best_pattern;
+        t->other_w = w->best_w;
+        t->other = w->best;
+        return 1;
+    }
+    if (w->cw.open && w->cw.call == w->calls) { /* taken already (a full queue) */
+        consider(&w->cw, w->best_pattern, w->best_w, &w->best);
+        return 1;
+    }
+    return 0;
 }
 
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
                  double e_post)
 {
-    struct ws_msg m;
-    int sync = take(comm, st, &m);
-    if (sync < 0)
+    struct ws_comm *sc = st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0 ? NULL
+                                                                        : ws_comm_find(comm);
+    if (!sc)
         return;
-    ws_ls_check(w, m.e);
-    if (sync)
-        answer(w, comm, st, e_post);
     w->synced = 1;
-    if (c->th) {
-        ws_consider(w, WS_LATE_SENDER, ws_corr(c->t_enter), ws_corr(c->t_leave), &m);
-        c->t_leave = clk_now(); /* taking the piggyback is part of the call, not compute */
-    }
+    if (w->ntakes == WS_TAKES)
+        ws_takes_run(w, 1, NULL);
+    struct ws_take *t = &w->takes[w->ntakes++];
+    t->comm = comm;
+    t->gen = sc->gen;
+    t->source = st->MPI_SOURCE;
+    t->tag = st->MPI_TAG;
+    t->call = w->calls;
+    t->site = c->th ? SITE(c->fn, c->cp) : 0;
+    t->e_post = e_post;
+    t->e = ws_corr(c->t_enter);
+    t->l = ws_corr(c->t_leave);
+    t->nled = w->nled;
+    t->led_total = w->led_total;
+    memcpy(t->led, w->led, (size_t)w->nled * sizeof *w->led);
+    t->other_w = 0;
 }
 
 void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
@@ -278,6 +361,8 @@ void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
     struct ws_thread *w = ws_me();
     if (!w)
         return;
+    if (w->ntakes)
+        ws_takes_run(w, 0, c);
     ws_received(w, c, comm, st, ws_corr(c->t_enter));
     ws_poll_deferred(w, 0);
     if (w->acks)
@@ -399,10 +484,14 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
         }
     } else if (ref.rq.kind == WS_RQ_RECV) {
         /* A receive freed while active: take its piggyback blind when source and tag are
-         * known (the contents are discarded); a wildcard one cannot be matched. */
+         * known (the contents are discarded; the queued ones first, they came before); a
+         * wildcard one cannot be matched. */
         static struct ws_wire discard;
         struct ws_comm *sc = ws_comm_find(ref.rq.comm);
+        struct ws_thread *w = ws_me();
         MPI_Request r;
+        if (w && w->ntakes)
+            ws_takes_run(w, 1, NULL);
         if (sc && ref.rq.dest >= 0 && ref.rq.tag >= 0 &&
             own_Irecv(&discard, (int)sizeof discard, MPI_BYTE, ref.rq.dest, ref.rq.tag,
                        sc->shadow, &r) == MPI_SUCCESS) {

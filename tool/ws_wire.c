@@ -18,15 +18,16 @@
 
 double ws_base;
 
-int ws_wire_pack(const struct ws_thread *w, double e, int sync, struct ws_wire *p)
+int ws_wire_pack(const struct ws_reg *led, int nled, double total, double e, int sync,
+                 struct ws_wire *p)
 {
     double ns = (e - ws_base) * 1e9;
     int64_t t = ns >= T_MAX ? (int64_t)T_MAX : ns <= -T_MAX ? -(int64_t)T_MAX : llrint(ns);
-    double floor_t = w->led_total * ws_hotspot_permille / 1000.0;
+    double floor_t = total * ws_hotspot_permille / 1000.0;
     int n = 0;
-    for (int i = 0; i < w->nled; i++)
-        if (w->led[i].t >= floor_t)
-            p->reg[n++] = w->led[i];
+    for (int i = 0; i < nled; i++)
+        if (led[i].t >= floor_t)
+            p->reg[n++] = led[i];
     p->eh = (int64_t)((uint64_t)t << HEAD_BITS) | n | (sync ? SYNC_BIT : 0);
     return (int)(sizeof p->eh + (size_t)n * sizeof *p->reg);
 }

@@ -1,0 +1,127 @@
+/* Wait states whose piggybacks are taken after the receive (tool/ws_p2p.c queues them), with
+ * ground truth by construction as in waits_accuracy.c: a Waitall completing a receive and a
+ * nonblocking collective, both late (the larger is the collective's), a receive on a communicator
+ * freed right after it, and a Waitall completing more receives than the queue holds (one wait,
+ * the largest). Rank 0 prints "truth SCENARIO RANK SECONDS LATE" per rank. */
+#include <mpi.h>
+/* GCC mistakes MPI_STATUSES_IGNORE for a too-small array */
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#include <stdio.h>
+#include <time.h>
+
+#define DELAY 0.15
+#define MANY 40
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void busy(double s)
+{
+    double end = now() + s;
+    while (now() < end)
+        ;
+}
+
+static int rank, size;
+
+static void truth(const char *name, double wait_of_me, int late)
+{
+    double all[64];
+    MPI_Gather(&wait_of_me, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tg */
+    if (rank == 0)
+        for (int r = 0; r < size && r < 64; r++)
+            printf("truth %s %d %.9f %d\n", name, r, all[r], late);
+}
+
+static double clampw(double w)
+{
+    return w > 0 ? w : 0;
+}
+
+/* the enter time of rank from's call (e there), to every rank */
+static double from(double e, int r)
+{
+    MPI_Bcast(&e, 1, MPI_DOUBLE, r, MPI_COMM_WORLD); /* @site tbc */
+    return e;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int last = size - 1;
+    double x = 1, y = 0, e = 0, l = 0, ei = 0, buf[MANY];
+    MPI_Request r[MANY];
+
+    /* Waitall of a receive (its sender a little late) and an Iallreduce (last later still):
+     * one wait, the larger, the Iallreduce's, charged to the Waitall */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_mix */
+    r[0] = MPI_REQUEST_NULL;
+    if (rank == last) {
+        busy(DELAY / 20);
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD); /* @site mix_send */
+    }
+    if (rank == 0)
+        MPI_Irecv(&y, 1, MPI_DOUBLE, last, 3, MPI_COMM_WORLD, &r[0]); /* @site mix_irecv */
+    if (rank == last)
+        busy(DELAY);
+    ei = now();
+    MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r[1]); /* @site mix_iar */
+    e = now();
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE); /* @site op_mix */
+    l = now();
+    {
+        double m = from(ei, last);
+        truth("mix", rank != last ? clampw((m < l ? m : l) - e) : 0, last);
+    }
+
+    /* Late Sender on a communicator freed right after the receive */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_freed */
+    if (rank == last && size > 1) {
+        busy(DELAY);
+        e = now();
+        MPI_Send(&x, 1, MPI_DOUBLE, 0, 4, dup); /* @site freed_send */
+    } else if (rank == 0 && size > 1) {
+        e = now();
+        MPI_Recv(&y, 1, MPI_DOUBLE, last, 4, dup, MPI_STATUS_IGNORE); /* @site op_freed */
+    } else {
+        e = now();
+    }
+    MPI_Comm_free(&dup);
+    {
+        double se = from(e, last);
+        truth("freed", rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+    }
+
+    /* Waitall of MANY receives, the last sender late: one wait, the largest */
+    MPI_Barrier(MPI_COMM_WORLD); /* @site sync_many */
+    if (rank == last && size > 1) {
+        busy(DELAY);
+        for (int i = 0; i < MANY; i++) {
+            e = now();
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, 100 + i, MPI_COMM_WORLD); /* @site many_send */
+        }
+    } else if (rank == 0 && size > 1) {
+        for (int i = 0; i < MANY; i++)
+            MPI_Irecv(&buf[i], 1, MPI_DOUBLE, last, 100 + i, MPI_COMM_WORLD, &r[i]); /* @site many_irecv */
+        e = now();
+        MPI_Waitall(MANY, r, MPI_STATUSES_IGNORE); /* @site op_many */
+        l = now();
+    } else {
+        e = now();
+    }
+    {
+        double se = from(e, last);
+        truth("many", rank == 0 && size > 1 ? clampw((se < l ? se : l) - e) : 0, last);
+    }
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}
