@@ -10,14 +10,13 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "own.h"
 #include "peer.h"
 #include "ws.h"
 #include "warn.h"
 
-#define WS_BATCH 16
+#define WS_BATCH 32
 #define CAUSE_MIN 20e-6
 #define RANK_BITS 23
 #define NONE INT64_MIN
@@ -109,9 +108,10 @@ static void flush(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch
             m = b->res[k++];
         } else {
             int none = b->out[2 * i] == NONE || late[i] >= sc->size;
-            memset(&m, 0, sizeof m);
             m.e = none ? -INFINITY : unpack(b->out[2 * i]);
             m.rank = none ? -1 : pr_world(b->comm, late[i]);
+            m.nreg = 0; /* too short a wait for root causes */
+            m.total = 0;
         }
         record(w, &b->ent[i], &m);
     }
@@ -126,7 +126,7 @@ struct ws_batch *ws_batch_new(MPI_Comm comm)
 }
 
 void ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
-                  int root, const struct ws_msg *mine)
+                  int root)
 {
     struct ws_batch *b = sc->batch;
     if (atomic_load_explicit(&nclosing, memory_order_relaxed))
@@ -135,7 +135,7 @@ void ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, in
     int is_root = root == sc->rank, waiter = 1;
     double e = ws_corr(c->t_enter);
     int64_t *in = &b->in[2 * b->n];
-    t->own = *mine;
+    ws_fill(w, &t->own, e);
     t->e = e;
     t->l = ws_corr(c->t_leave);
     t->pattern = t->kind = pattern;
@@ -152,6 +152,8 @@ void ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, in
         in[0] = pack(e, sc->rank);
         in[1] = -pack(e, 0);
     }
+    if (in[0] == NONE)
+        t->own.e = -INFINITY; /* cannot be the late one (the closing exchange) */
     t->site = waiter && c->th ? SITE(c->fn, c->cp) : 0;
     if (++b->n == WS_BATCH)
         flush(w, sc, b);

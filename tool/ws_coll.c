@@ -104,21 +104,27 @@ static enum xchg exchange_of(int pattern)
     }
 }
 
-/* Prepare this rank's record for comm; returns the exchange, X_NONE to skip (the same
- * decision on every rank of comm). *waiter: this rank can wait in this collective. */
-static enum xchg prepare(struct ws_thread *w, struct ev_call *c, int root, struct ws_comm **sc,
-                         struct ws_msg *mine, int *waiter)
+/* The exchange of collective c, X_NONE to skip it (the same decision on every rank of its
+ * communicator, *sc). */
+static enum xchg choose(struct ev_call *c, struct ws_comm **sc)
 {
     int pattern = pattern_of[c->fn < TARDY_FN_COUNT ? c->fn : 0];
     enum xchg x = exchange_of(pattern);
     *sc = x != X_NONE ? ws_comm_find(c->comm) : NULL;
     if (!*sc || (*sc)->size <= 1 || ((*sc)->inter && x != X_ALL))
         return X_NONE;
-    unsigned n = atomic_fetch_add_explicit(&(*sc)->ncoll, 1, memory_order_relaxed);
-    if (ws_sample > 1 && n % (unsigned)ws_sample)
+    if (ws_sample > 1 &&
+        atomic_fetch_add_explicit(&(*sc)->ncoll, 1, memory_order_relaxed) % (unsigned)ws_sample)
         return X_NONE;
+    return x;
+}
+
+/* This rank's record for exchange x on sc. *waiter: this rank can wait in this collective. */
+static void fill(struct ws_thread *w, struct ev_call *c, int root, const struct ws_comm *sc,
+                 enum xchg x, struct ws_msg *mine, int *waiter)
+{
     ws_fill(w, mine, ws_corr(c->t_enter));
-    int is_root = root == (*sc)->rank;
+    int is_root = root == sc->rank;
     *waiter = 1;
     if (x == X_BCAST) {
         *waiter = !is_root;
@@ -129,6 +135,15 @@ static enum xchg prepare(struct ws_thread *w, struct ev_call *c, int root, struc
         if (is_root)
             mine->e = -INFINITY;
     }
+}
+
+/* choose, then fill. */
+static enum xchg prepare(struct ws_thread *w, struct ev_call *c, int root, struct ws_comm **sc,
+                         struct ws_msg *mine, int *waiter)
+{
+    enum xchg x = choose(c, sc);
+    if (x != X_NONE)
+        fill(w, c, root, *sc, x, mine, waiter);
     return x;
 }
 
@@ -150,20 +165,21 @@ void ws_coll(struct ev_call *c, int root, int rc)
     int waiter;
     if (w && w->ntakes)
         ws_takes_run(w, 0, c);
-    enum xchg x = w ? prepare(w, c, root, &sc, &mine, &waiter) : X_NONE;
-    if (x == X_NONE) {
-        if (w)
-            ws_settle(w, SITE(c->fn, c->cp), 0);
-        return;
-    }
-    if (sc->batch && x != X_SCAN) {
-        ws_batch_add(w, sc, c, pattern_of[c->fn], root, &mine);
+    enum xchg x = w ? choose(c, &sc) : X_NONE;
+    if (x != X_NONE && sc->batch && x != X_SCAN) {
+        ws_batch_add(w, sc, c, pattern_of[c->fn], root);
         w->synced = 1;
         if (c->th)
             c->t_leave = clk_now(); /* a batch's exchange is part of the call, not compute */
         ws_settle(w, SITE(c->fn, c->cp), 0);
         return;
     }
+    if (x == X_NONE) {
+        if (w)
+            ws_settle(w, SITE(c->fn, c->cp), 0);
+        return;
+    }
+    fill(w, c, root, sc, x, &mine, &waiter);
     if (x == X_SCAN)
         own_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
     else /* an inter-communicator's (N×N only) */

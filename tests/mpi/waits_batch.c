@@ -1,4 +1,4 @@
-/* Wait states of blocking collectives exchanged in batches (16 calls per communicator), with
+/* Wait states of blocking collectives exchanged in batches (32 calls per communicator), with
  * ground truth by construction as in waits_accuracy.c: a late rank at the call that fills a
  * batch, at the first call of the next batch on a communicator still open at finalize, at a
  * communicator freed after two calls, and in a run of calls whose waits all count.
@@ -9,7 +9,7 @@
 #include <time.h>
 
 #define DELAY 0.15
-#define BATCH 16
+#define BATCH 32
 
 static double now(void)
 {
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     MPI_Comm dup, freed;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 
-    /* the call that fills the batch of dup (its 16th) */
+    /* the call that fills the batch of dup (its 32nd) */
     for (int i = 0; i < BATCH - 1; i++)
         MPI_Barrier(dup); /* @site pre */
     MPI_Barrier(MPI_COMM_WORLD); /* @site sync_fill */
