@@ -1774,6 +1774,22 @@ for _n in (2, 4):
     CASES.append(("waits/piggybacks taken later -n %d" % _n, lambda n=_n: test_waits_defer(n)))
 
 
+def test_waits_comms(ranks):
+    """1000 communicators alive at once with wait states on: the program runs as without tardy
+    (tardy's shadows leave it most of MPICH's 2048 communicator ids, and a failure to make one
+    is not fatal), with one warning per rank."""
+    @with_run([binary("waits_comms")], ranks, {"TARDY_WAITS": "1"})
+    def _(run):
+        expect(run.rc == 0 and run.out.strip() == "ok" and run.profile,
+               "exit %d: %s" % (run.rc, run.err[-800:]))
+        warned = [l for l in run.err.splitlines() if "too many communicators" in l]
+        expect(len(warned) == ranks, "warnings: %s" % warned)
+
+
+for _n in (1, 2):
+    CASES.append(("waits/1000 communicators -n %d" % _n, lambda n=_n: test_waits_comms(n)))
+
+
 def main():
     only = sys.argv[1:]
     for name, fn in CASES:

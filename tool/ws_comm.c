@@ -11,10 +11,14 @@
 #include "own.h"
 #include "warn.h"
 
-#define COMM_SLOTS 4096
+#define COMM_SLOTS 512
+/* Shadows (two communicators each) of at most this many live communicators: MPICH has 2048
+ * communicator ids in all, and they are the application's first. */
+#define WS_COMMS_MAX 128
 #define MSG_SLOTS 1024
 
 static struct ws_comm comms[COMM_SLOTS];
+static atomic_int live;   /* communicators with a shadow */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct msg_slot {
@@ -73,17 +77,24 @@ int ws_comm_add(MPI_Comm comm)
     if (slot)
         atomic_store(&slot->key, k | 1ull << 62);
     pthread_mutex_unlock(&comm_lock);
-    /* A split, not a dup: a dup would run the application's attribute copy callbacks. */
+    /* A split, not a dup: a dup would run the application's attribute copy callbacks. Errors
+     * are returned, not fatal (no communicator ids left): comm is new, nobody else holds it
+     * yet, and the shadows inherit it. */
     MPI_Comm shadow = MPI_COMM_NULL;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     int me = 0, nbr_in = -1;
     struct ws_msg *nbuf = NULL;
+    own_Comm_get_errhandler(comm, &eh);
+    own_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     own_Comm_rank(comm, &me);
-    own_Comm_split(comm, 0, me, &shadow);
+    if (own_Comm_split(comm, 0, me, &shadow) != MPI_SUCCESS)
+        shadow = MPI_COMM_NULL;
     if (shadow != MPI_COMM_NULL) /* with the topology, if any: neighbourhood collectives */
         ws_topo_shadow(comm, &shadow, &nbr_in, &nbuf);
     /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
     MPI_Comm ack = MPI_COMM_NULL;
-    own_Comm_split(comm, 0, me, &ack);
+    if (own_Comm_split(comm, 0, me, &ack) != MPI_SUCCESS)
+        ack = MPI_COMM_NULL;
     int inter = 0, size = 1;
     own_Comm_test_inter(comm, &inter);
     if (inter)
@@ -92,8 +103,10 @@ int ws_comm_add(MPI_Comm comm)
         own_Comm_size(comm, &size);
     /* blocking collectives of intra-communicators exchange in batches (ws_batch.c) */
     struct ws_batch *batch = !inter && size > 1 ? ws_batch_new(comm) : NULL;
+    own_Comm_set_errhandler(comm, eh);
+    own_Errhandler_free(&eh);
     int ok = slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL &&
-             (batch || inter || size <= 1), all = 0;
+             (batch || inter || size <= 1) && atomic_load(&live) < WS_COMMS_MAX, all = 0;
     if (shadow != MPI_COMM_NULL)
         own_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shadow);
     if (!all) {
@@ -121,6 +134,7 @@ int ws_comm_add(MPI_Comm comm)
     static atomic_uint gens;
     slot->gen = atomic_fetch_add(&gens, 1) + 1;
     own_Comm_rank(comm, &slot->rank);
+    atomic_fetch_add(&live, 1);
     atomic_store(&slot->ncoll, 0);
     atomic_store_explicit(&slot->key, k, memory_order_release);
     return 0;
@@ -139,6 +153,7 @@ void ws_comm_remove(MPI_Comm comm)
         s->batch = NULL;
         s->nbuf = NULL;
         atomic_store(&s->key, 1);
+        atomic_fetch_sub(&live, 1);
     }
     pthread_mutex_unlock(&comm_lock);
 }
@@ -160,6 +175,7 @@ void ws_comm_fini(void)
     }
     for (int i = 0; i < MSG_SLOTS; i++)
         atomic_store(&msgs[i].key, 0);
+    atomic_store(&live, 0);
     pthread_mutex_unlock(&comm_lock);
 }
 
