@@ -1,7 +1,8 @@
 /* Wait states, point-to-point transport: the piggyback each send posts on the shadow
- * communicator, the answer a synchronous send waits for (Late Receiver: blocking, or in the
- * call completing an Issend or a started Ssend_init), and the taking of piggybacks when
- * receives complete (Late Sender), blocking, nonblocking and persistent. */
+ * communicator after the send, the answer a synchronous send waits for (Late Receiver:
+ * blocking, or in the call completing an Issend or a started Ssend_init), and the taking of
+ * piggybacks of completed receives (Late Sender), blocking, nonblocking and persistent, queued
+ * and done later, off the path of the messages. */
 #include "waits.h"
 
 #include <stdlib.h>
