@@ -346,9 +346,9 @@ MPI_Op ws_later(void);             /* keeps the later record (ties: the lower ra
 /* ---- batched exchanges of blocking collectives (ws_batch.c) ---- */
 struct ws_batch *ws_batch_new(MPI_Comm comm);
 /* Queue this rank's part of blocking collective c on sc; a full batch is exchanged at once
- * (collective). */
-void ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
-                  int root);
+ * (collective: returns 1). */
+int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
+                 int root);
 /* The communicator goes away (collective): its open batch is exchanged nonblocking, on the
  * shadow communicator, which the batch then owns (sc->shadow becomes MPI_COMM_NULL). */
 void ws_batch_close(struct ws_comm *sc);

@@ -125,8 +125,8 @@ struct ws_batch *ws_batch_new(MPI_Comm comm)
     return b;
 }
 
-void ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
-                  int root)
+int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
+                 int root)
 {
     struct ws_batch *b = sc->batch;
     if (atomic_load_explicit(&nclosing, memory_order_relaxed))
@@ -155,8 +155,10 @@ void ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, in
     if (in[0] == NONE)
         t->own.e = -INFINITY; /* cannot be the late one (the closing exchange) */
     t->site = waiter && c->th ? SITE(c->fn, c->cp) : 0;
-    if (++b->n == WS_BATCH)
-        flush(w, sc, b);
+    if (++b->n < WS_BATCH)
+        return 0;
+    flush(w, sc, b);
+    return 1;
 }
 
 /* ---- closing ----------------------------------------------------------------------------- */

@@ -167,10 +167,9 @@ void ws_coll(struct ev_call *c, int root, int rc)
         ws_takes_run(w, 0, c);
     enum xchg x = w ? choose(c, &sc) : X_NONE;
     if (x != X_NONE && sc->batch && x != X_SCAN) {
-        ws_batch_add(w, sc, c, pattern_of[c->fn], root);
-        w->synced = 1;
-        if (c->th)
+        if (ws_batch_add(w, sc, c, pattern_of[c->fn], root) && c->th)
             c->t_leave = clk_now(); /* a batch's exchange is part of the call, not compute */
+        w->synced = 1;
         ws_settle(w, SITE(c->fn, c->cp), 0);
         return;
     }
