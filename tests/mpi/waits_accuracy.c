@@ -9,23 +9,9 @@
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
+#include "busy.h"
 
 #define DELAY 0.15
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void busy(double s)
-{
-    double end = now() + s;
-    while (now() < end)
-        ;
-}
 
 static int rank, size;
 

@@ -6,24 +6,10 @@
  * the run. */
 #include <mpi.h>
 #include <stdio.h>
-#include <time.h>
+#include "busy.h"
 
 #define DELAY 0.15
 #define BATCH 32
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void busy(double s)
-{
-    double end = now() + s;
-    while (now() < end)
-        ;
-}
 
 static int rank, size;
 

@@ -7,24 +7,10 @@
 /* GCC mistakes MPI_STATUSES_IGNORE for a too-small array */
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include <stdio.h>
-#include <time.h>
+#include "busy.h"
 
 #define DELAY 0.15
 #define MANY 40
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void busy(double s)
-{
-    double end = now() + s;
-    while (now() < end)
-        ;
-}
 
 static int rank, size;
 
