@@ -1751,13 +1751,19 @@ DEFER_SCENARIOS = {
     "mix": ("wait_at_nxn", "MPI_Waitall", "op_mix", "mix_send", "mix_iar"),
     "freed": ("late_sender", "MPI_Recv", "op_freed", "sync_freed", "freed_send"),
     "many": ("late_sender", "MPI_Waitall", "op_many", "sync_many", "many_send"),
+    "swap": ("late_sender", "MPI_Wait", "op_swap", "swap_send1", "swap_send2"),
+    "swap_any": ("late_sender", "MPI_Wait", "op_swap_any", "swap_send1", "swap_send2"),
+    "swap_recv": ("late_sender", "MPI_Recv", "op_swap_recv", "swap_send1", "swap_send2"),
+    "swap_persistent": ("late_sender", "MPI_Wait", "op_swap_persistent", "swap_send1",
+                        "swap_send2"),
 }
 
 
 def test_waits_defer(ranks, env=None):
     """A Waitall completing a receive and an Iallreduce, both late; a receive on a
     communicator freed right after it; a Waitall of 40 receives (more than the queue holds)
-    counts one wait. Each as check_wait. (The first counts its largest wait once when the
+    counts one wait; receives of one source and tag completed out of the order they matched
+    in. Each as check_wait. (The first counts its largest wait once when the
     Iallreduce's exchange is done within the call; else, racily, both: not checked.)"""
     @with_run([binary("waits_defer")], ranks, dict(env or {}, TARDY_WAITS="1"))
     def _(run):

@@ -361,6 +361,7 @@ void ws_finish(MPI_Comm tool_comm)
         return;
     quiet_busy = 1; /* tardy's own calls below reach its QMPI entry points: no hooks there */
     ws_for_each_thread(take_all, NULL); /* before the batches take their shadows */
+    ws_takes_release(ws_me(), ws_recvq_flush()); /* held for receives never completed */
     ws_comm_each(ws_batch_close);
     ws_batch_drain(ws_me(), 1);
     ws_for_each_thread(drain, NULL);
@@ -370,4 +371,5 @@ void ws_finish(MPI_Comm tool_comm)
     quiet_busy = 0;
     ws_comm_fini();
     ws_coll_fini();
+    ws_recvq_fini();
 }

@@ -73,12 +73,14 @@ enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_S
                   WS_RQ_CSEND };
 struct ws_icoll;
 struct ws_ack;
+struct ws_posted;
 struct ws_rq {
     int kind;
     unsigned fn;
     int dest, tag;
     MPI_Comm comm;
     double t_post;          /* receives: corrected enter of the call that posted (started) it */
+    struct ws_posted *posted;   /* receives: their place in the posting order (ws_recvq.c) */
     struct ws_icoll *ic;
     struct ws_ack *ack;     /* synchronous sends (Issend, started Ssend_init): the answer */
     unsigned pb;            /* nonblocking sends that may be cancelled: ring position of */
@@ -201,6 +203,7 @@ struct ws_take {
     MPI_Comm comm;
     unsigned gen;               /* of comm's shadow: gone when it changed */
     int source, tag;
+    int blind;                  /* a receive freed while active: its piggyback is discarded */
     unsigned call;              /* the completing call (its number, ws_thread.calls) */
     uint64_t site;              /* the completing call, 0: do not record */
     double e_post, e, l;        /* corrected: when the receive was posted, the call's E and L */
@@ -210,6 +213,30 @@ struct ws_take {
     double other_w;             /* the call's largest other wait (0: none), against other */
     struct ws_msg other;
 };
+/* ---- the posting order of receives (ws_recvq.c) ---- */
+/* A nonblocking or persistent receive from its post (or start) until its piggyback can be
+ * taken; also a completed blocking receive that had to wait for earlier ones. */
+struct ws_posted {
+    struct ws_posted *prev, *next;
+    unsigned gen;               /* of its communicator's shadow */
+    int source, tag;            /* as posted (wildcards) */
+    int state;
+    struct ws_take take;        /* once completed and held back */
+};
+/* A receive was posted on the shadow numbered gen (NULL: out of memory, not ordered). */
+struct ws_posted *ws_recvq_post(unsigned gen, int source, int tag);
+/* Receive p (NULL: a blocking one) completed; t is its take. Returns 1 when t was held back
+ * (an earlier receive that could have matched its source and tag is pending), else 0 and in
+ * *rel the held ones it freed, in order, to be taken after t and then given back with
+ * ws_recvq_free. */
+int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted **rel);
+/* Pending receive p will never take a piggyback (cancelled, from MPI_PROC_NULL, freed with a
+ * wildcard): returns the held ones it freed, as ws_recvq_done. */
+struct ws_posted *ws_recvq_drop(struct ws_posted *p);
+struct ws_posted *ws_recvq_flush(void);   /* every held one, in order (at finalize) */
+void ws_recvq_free(struct ws_posted *chain);
+void ws_recvq_fini(void);
+
 /* The largest wait of the call whose piggybacks are being taken. */
 struct ws_callwait {
     int open, pattern, nled;
@@ -269,9 +296,12 @@ void ws_consider(struct ws_thread *w, int pattern, double e, double l, const str
 /* Record the largest wait of the call at site, reset the ledger after a sync point. */
 void ws_settle(struct ws_thread *w, uint64_t site, int record);
 /* A receive on comm completed in call c (NULL th: quiet) with status st; e_post: when it was
- * posted (corrected). Queues the taking of its piggyback. (ws_p2p.c) */
+ * posted (corrected), posted: its place in the posting order (NULL: a blocking one). Queues
+ * the taking of its piggyback. (ws_p2p.c) */
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
-                 double e_post);
+                 double e_post, struct ws_posted *posted);
+/* Take the held receives chain rel (ws_recvq.c) freed, after the queued ones. */
+void ws_takes_release(struct ws_thread *w, struct ws_posted *rel);
 /* A nonblocking send was cancelled: withdraw its piggyback (rq->pb, rq->pbw), or warn once
  * when it is gone or in another thread's ring. (ws_p2p.c) */
 void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq);

@@ -71,12 +71,19 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
     switch (ref->rq.kind) {
     case WS_RQ_RECV:
     case WS_RQ_PRECV:
-        if (ref->rq.kind == WS_RQ_RECV)
+        if (ref->rq.kind == WS_RQ_RECV) {
             ws_rq_remove(ref);
+        } else if (ref->rq.posted) { /* inactive until its next start */
+            struct ws_rq rq = ref->rq;
+            rq.posted = NULL;
+            ws_rq_set(ref, &rq);
+        }
         if (st != MPI_STATUS_IGNORE)
             own_Test_cancelled(st, &cancelled);
         if (!cancelled)
-            ws_received(w, c, ref->rq.comm, st, ref->rq.t_post);
+            ws_received(w, c, ref->rq.comm, st, ref->rq.t_post, ref->rq.posted);
+        else if (ref->rq.posted)
+            ws_takes_release(w, ws_recvq_drop(ref->rq.posted));
         break;
     case WS_RQ_CSEND:
         ws_rq_remove(ref);

@@ -274,6 +274,14 @@ static void take(struct ws_thread *w, const struct ws_take *t)
     struct ws_comm *sc = ws_comm_find(t->comm);
     if (!sc || sc->gen != t->gen) /* freed by another thread since */
         return;
+    if (t->blind) { /* discarded whenever it comes: the receive may never be matched */
+        static struct ws_wire discard;
+        MPI_Request r;
+        if (own_Irecv(&discard, (int)sizeof discard, MPI_BYTE, t->source, t->tag, sc->shadow,
+                      &r) == MPI_SUCCESS)
+            own_Request_free(&r);
+        return;
+    }
     struct ws_wire p;
     struct ws_msg m;
     own_Recv(&p, (int)sizeof p, MPI_BYTE, t->source, t->tag, sc->shadow, MPI_STATUS_IGNORE);
@@ -329,17 +337,53 @@ int ws_takes_stash(struct ws_thread *w)
     return 0;
 }
 
+void ws_takes_release(struct ws_thread *w, struct ws_posted *rel)
+{
+    if (!w || !rel) {
+        ws_recvq_free(rel);
+        return;
+    }
+    ws_takes_run(w, 1, NULL); /* the queued ones are earlier */
+    for (struct ws_posted *p = rel; p; p = p->next) {
+        close_call(w); /* a call of its own: its call number may be another thread's */
+        take(w, &p->take);
+        close_call(w);
+    }
+    ws_recvq_free(rel);
+}
+
+/* The next free slot of the queue. */
+static struct ws_take *next_take(struct ws_thread *w)
+{
+    if (w->ntakes == WS_TAKES)
+        ws_takes_run(w, 1, NULL);
+    return &w->takes[w->ntakes];
+}
+
+/* Queue t, filled in at next_take(w), unless the posting order holds it back; the held ones
+ * it frees are taken right after it. */
+static void queue(struct ws_thread *w, struct ws_posted *posted, const struct ws_take *t)
+{
+    struct ws_posted *rel;
+    if (ws_recvq_done(posted, t, &rel))
+        return;
+    w->ntakes++;
+    ws_takes_release(w, rel);
+}
+
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
-                 double e_post)
+                 double e_post, struct ws_posted *posted)
 {
     struct ws_comm *sc = st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0 ? NULL
                                                                         : ws_comm_find(comm);
-    if (!sc)
+    if (!sc) {
+        if (posted)
+            ws_takes_release(w, ws_recvq_drop(posted));
         return;
+    }
     w->synced = 1;
-    if (w->ntakes == WS_TAKES)
-        ws_takes_run(w, 1, NULL);
-    struct ws_take *t = &w->takes[w->ntakes++];
+    struct ws_take *t = next_take(w);
+    t->blind = 0;
     t->comm = comm;
     t->gen = sc->gen;
     t->source = st->MPI_SOURCE;
@@ -353,6 +397,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     t->led_total = w->led_total;
     memcpy(t->led, w->led, (size_t)w->nled * sizeof *w->led);
     t->other_w = 0;
+    queue(w, posted, t);
 }
 
 void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
@@ -364,20 +409,36 @@ void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
         return;
     if (w->ntakes)
         ws_takes_run(w, 0, c);
-    ws_received(w, c, comm, st, ws_corr(c->t_enter));
+    ws_received(w, c, comm, st, ws_corr(c->t_enter), NULL);
     ws_poll_deferred(w, 0);
     if (w->acks)
         ws_poll_acks(w, 0);
     ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);
 }
 
+/* The place of a receive from source with tag on sc in the posting order (NULL: none). */
+static struct ws_posted *posted(const struct ws_comm *sc, int source, int tag)
+{
+    return source == MPI_PROC_NULL ? NULL : ws_recvq_post(sc->gen, source, tag);
+}
+
 void ws_irecv(struct ev_call *c, MPI_Comm comm, MPI_Request req, int rc)
 {
-    if (!ws_on || rc != MPI_SUCCESS || !ws_comm_find(comm))
+    struct ws_comm *sc = ws_on && rc == MPI_SUCCESS ? ws_comm_find(comm) : NULL;
+    if (!sc)
         return;
     struct ws_rq rq = {.kind = WS_RQ_RECV, .fn = c->fn, .dest = c->src, .tag = c->tag,
                        .comm = comm, .t_post = c->th ? ws_corr(c->t_enter) : 0};
-    ws_rq_add(req, &rq);
+    if (c->fn == TARDY_FN_MPI_Imrecv) /* matched at its probe: its envelope is not known here */
+        rq.posted = posted(sc, MPI_ANY_SOURCE, MPI_ANY_TAG);
+    else
+        rq.posted = posted(sc, c->src, c->tag);
+    if (ws_rq_add(req, &rq) < 0 && rq.posted) {
+        struct ws_thread *w = ws_me();
+        struct ws_posted *rel = ws_recvq_drop(rq.posted);
+        if (w)
+            ws_takes_release(w, rel);
+    }
 }
 
 void ws_pinit(struct ev_call *c, MPI_Request req, int rc)
@@ -408,7 +469,9 @@ void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
             if (rq.ack) /* a synchronous one: its answer waits for the completing call */
                 ws_rq_set(&ref, &rq);
         } else if (rq.kind == WS_RQ_PRECV) {
+            struct ws_comm *sc = ws_comm_find(rq.comm);
             rq.t_post = c->th ? ws_corr(c->t_enter) : 0;
+            rq.posted = sc ? posted(sc, rq.dest, rq.tag) : NULL;
             ws_rq_set(&ref, &rq);
         }
     }
@@ -483,21 +546,24 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
             ref.rq.ic->next = w->deferred;
             w->deferred = ref.rq.ic;
         }
-    } else if (ref.rq.kind == WS_RQ_RECV) {
-        /* A receive freed while active: take its piggyback blind when source and tag are
-         * known (the contents are discarded; the queued ones first, they came before); a
-         * wildcard one cannot be matched. */
-        static struct ws_wire discard;
+    } else if (ref.rq.kind == WS_RQ_RECV || ref.rq.posted) {
+        /* A receive freed while active: its piggyback is taken blind, in its turn, when source
+         * and tag are known; a wildcard one cannot be matched. */
         struct ws_comm *sc = ws_comm_find(ref.rq.comm);
         struct ws_thread *w = ws_me();
-        MPI_Request r;
-        if (w && w->ntakes)
-            ws_takes_run(w, 1, NULL);
-        if (sc && ref.rq.dest >= 0 && ref.rq.tag >= 0 &&
-            own_Irecv(&discard, (int)sizeof discard, MPI_BYTE, ref.rq.dest, ref.rq.tag,
-                       sc->shadow, &r) == MPI_SUCCESS) {
-            own_Request_free(&r);
-        } else if (sc && ref.rq.dest != MPI_PROC_NULL) {
+        if (w && sc && ref.rq.dest >= 0 && ref.rq.tag >= 0) {
+            struct ws_take *t = next_take(w);
+            *t = (struct ws_take){.comm = ref.rq.comm, .gen = sc->gen, .source = ref.rq.dest,
+                                  .tag = ref.rq.tag, .blind = 1, .call = w->calls};
+            queue(w, ref.rq.posted, t);
+            return;
+        }
+        if (ref.rq.posted) {
+            struct ws_posted *rel = ws_recvq_drop(ref.rq.posted);
+            if (w)
+                ws_takes_release(w, rel);
+        }
+        if (sc && ref.rq.dest != MPI_PROC_NULL) {
             static atomic_int warned;
             if (!atomic_exchange(&warned, 1))
                 tardy_warn("a wildcard receive was freed while active; waits on its "

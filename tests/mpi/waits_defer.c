@@ -2,7 +2,10 @@
  * ground truth by construction as in waits_accuracy.c: a Waitall completing a receive and a
  * nonblocking collective, both late (the larger is the collective's), a receive on a communicator
  * freed right after it, and a Waitall completing more receives than the queue holds (one wait,
- * the largest). Rank 0 prints "truth SCENARIO RANK SECONDS LATE" per rank. */
+ * the largest), and two receives of one source and tag completed in the opposite order to
+ * how they matched (each must get its own message's timestamp): by two Waits, with the first
+ * posted a wildcard, and by a blocking receive while the first is pending. Rank 0 prints
+ * "truth SCENARIO RANK SECONDS LATE" per rank. */
 #include <mpi.h>
 /* GCC mistakes MPI_STATUSES_IGNORE for a too-small array */
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
@@ -33,6 +36,63 @@ static double from(double e, int r)
 {
     MPI_Bcast(&e, 1, MPI_DOUBLE, r, MPI_COMM_WORLD); /* @site tbc */
     return e;
+}
+
+/* The last rank sends two messages with tag to rank 0 (the second DELAY later); rank 0
+ * posts the receive of the first (from source src), then completes the receive of the
+ * second first: with MPI_Wait (how 0), as a blocking MPI_Recv (how 1), or both persistent
+ * (how 2, twice, so that each start takes its own place). Prints the truth of the second's
+ * waits. */
+static void swapped(const char *name, int src, int tag, int how)
+{
+    int last = size - 1;
+    double x = 1, y[2] = {0, 0}, e = 0, l = 0, waited = 0;
+    MPI_Request r[2];
+    if (how == 2 && rank == 0 && size > 1) {
+        MPI_Recv_init(&y[0], 1, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, &r[0]);
+        MPI_Recv_init(&y[1], 1, MPI_DOUBLE, last, tag, MPI_COMM_WORLD, &r[1]);
+    }
+    for (int round = 0; round < (how == 2 ? 2 : 1); round++) {
+        MPI_Barrier(MPI_COMM_WORLD); /* @site sync_swap */
+        if (rank == last && size > 1) {
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD); /* @site swap_send1 */
+            busy(DELAY);
+            e = now();
+            MPI_Send(&x, 1, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD); /* @site swap_send2 */
+        } else if (rank == 0 && size > 1 && how == 1) {
+            MPI_Irecv(&y[0], 1, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, &r[0]);
+            e = now();
+            MPI_Recv(&y[1], 1, MPI_DOUBLE, last, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* @site op_swap_recv */
+            l = now();
+            MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        } else if (rank == 0 && size > 1) {
+            if (how == 2) {
+                MPI_Start(&r[0]);
+                MPI_Start(&r[1]);
+            } else {
+                MPI_Irecv(&y[0], 1, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, &r[0]);
+                MPI_Irecv(&y[1], 1, MPI_DOUBLE, last, tag, MPI_COMM_WORLD, &r[1]);
+            }
+            e = now();
+            if (how == 2)
+                MPI_Wait(&r[1], MPI_STATUS_IGNORE); /* @site op_swap_persistent */
+            else if (src == MPI_ANY_SOURCE)
+                MPI_Wait(&r[1], MPI_STATUS_IGNORE); /* @site op_swap_any */
+            else
+                MPI_Wait(&r[1], MPI_STATUS_IGNORE); /* @site op_swap */
+            l = now();
+            MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        } else {
+            e = now();
+        }
+        double se = from(e, last);
+        waited += rank == 0 && size > 1 ? clampw((se < l ? se : l) - e) : 0;
+    }
+    truth(name, waited, last);
+    if (how == 2 && rank == 0 && size > 1) {
+        MPI_Request_free(&r[0]);
+        MPI_Request_free(&r[1]);
+    }
 }
 
 int main(int argc, char **argv)
@@ -107,6 +167,10 @@ int main(int argc, char **argv)
         double se = from(e, last);
         truth("many", rank == 0 && size > 1 ? clampw((se < l ? se : l) - e) : 0, last);
     }
+    swapped("swap", last, 6, 0);
+    swapped("swap_any", MPI_ANY_SOURCE, 7, 0);
+    swapped("swap_recv", last, 8, 1);
+    swapped("swap_persistent", last, 9, 2);
     fflush(stdout);
     MPI_Finalize();
     return 0;
