@@ -6,6 +6,8 @@
  *   live   linear probing, deletion by backward shift (no tombstones): block → size and site
  *   sites  open addressing: call site → counters (MAX_SITES sites)
  *   filter counts of live blocks per hashed address: a free whose bucket is 0 skips the lock.
+ * With one thread in MPI, its newest blocks of one site stay on the thread first (see
+ * "blocks kept on the thread").
  * A forked child gets a fresh lock and charges nothing more (it is not the MPI process).
  * UCX may patch our mmap family at run time; memory_ucm.c then sees those calls for us. */
 #include "memory.h"
@@ -256,6 +258,92 @@ static void record(void *p, size_t size, uint64_t site)
     pthread_mutex_unlock(&lock);
 }
 
+/* ---- blocks kept on the thread ------------------------------------------------------------- */
+
+/* Most of what the MPI library allocates it frees within a call or two (MPICH's 1-double
+ * MPI_Allreduce: one block per call). When one thread makes all MPI calls (up to
+ * MPI_THREAD_FUNNELED), its newest blocks of one site and that site's counters stay on the
+ * thread, without the lock, and go into the tables when another site allocates, when more
+ * are kept than fit, when such a block is resized or unmapped, and before the tables are
+ * read. */
+#define KEPT 8
+static _Thread_local struct {
+    int n;
+    uint64_t site;
+    uintptr_t ptr[KEPT];
+    size_t size[KEPT];
+    uint64_t allocs;
+    int64_t alloc_bytes, freed_bytes, live, peak;
+} kept;
+static int solo; /* one thread calls MPI */
+
+/* Move the kept blocks and counters into the tables. */
+static void unkeep(void)
+{
+    if (!kept.allocs)
+        return;
+    pthread_mutex_lock(&lock);
+    uint32_t s = site_index(kept.site);
+    if (live_total + kept.peak > high_water)
+        high_water = live_total + kept.peak;
+    sites[s].allocs += kept.allocs - (uint64_t)kept.n;
+    sites[s].alloc_bytes += kept.alloc_bytes - kept.live;
+    sites[s].freed_bytes += kept.freed_bytes;
+    for (int i = 0; i < kept.n; i++) {
+        atomic_fetch_sub_explicit(&filter[filter_slot(kept.ptr[i])], 1, memory_order_relaxed);
+        insert((void *)kept.ptr[i], kept.size[i], s);
+    }
+    pthread_mutex_unlock(&lock);
+    kept.n = 0;
+    kept.allocs = 0;
+    kept.alloc_bytes = kept.freed_bytes = kept.live = kept.peak = 0;
+}
+
+void mem_solo(int yes)
+{
+    solo = yes;
+}
+
+/* A new block of the running call at site. */
+static void charge(void *p, size_t size, uint64_t site)
+{
+    if (!solo) {
+        record(p, size, site);
+        return;
+    }
+    if (kept.allocs && (kept.site != site || kept.n == KEPT))
+        unkeep();
+    kept.site = site;
+    kept.ptr[kept.n] = (uintptr_t)p;
+    kept.size[kept.n++] = size;
+    kept.allocs++;
+    kept.alloc_bytes += (int64_t)size;
+    kept.live += (int64_t)size;
+    if (kept.live > kept.peak)
+        kept.peak = kept.live;
+    atomic_fetch_add_explicit(&filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
+}
+
+/* p's index among the kept blocks, or -1. */
+static int kept_block(const void *p)
+{
+    for (int i = 0; i < kept.n; i++)
+        if (kept.ptr[i] == (uintptr_t)p)
+            return i;
+    return -1;
+}
+
+/* Release kept block i. */
+static void kept_free(int i)
+{
+    atomic_fetch_sub_explicit(&filter[filter_slot(kept.ptr[i])], 1, memory_order_relaxed);
+    kept.freed_bytes += (int64_t)kept.size[i];
+    kept.live -= (int64_t)kept.size[i];
+    kept.n--;
+    kept.ptr[i] = kept.ptr[kept.n];
+    kept.size[i] = kept.size[kept.n];
+}
+
 /* insert() for an anonymous mapping: also listed in maps (lock held). */
 static void insert_map(void *p, size_t size, uint32_t s)
 {
@@ -316,6 +404,13 @@ static uint32_t release(const void *p, size_t *size)
     if (!p || !filter ||
         !atomic_load_explicit(&filter[filter_slot(key)], memory_order_relaxed))
         return NO_SITE;
+    int k = kept.n ? kept_block(p) : -1;
+    if (k >= 0 && !size) { /* freed */
+        kept_free(k);
+        return NO_SITE;
+    }
+    if (k >= 0) /* resized: through the tables */
+        unkeep();
     uint32_t site = NO_SITE;
     pthread_mutex_lock(&lock);
     uint32_t i = live_slot(key);
@@ -370,7 +465,7 @@ static void record_resized(void *q, size_t n, uint32_t old, int map)
     do { \
         uint64_t site_ = charged_site(); \
         if (__builtin_expect(site_ != 0, 0) && (p)) \
-            record((p), (n), site_); \
+            charge((p), (n), site_); \
     } while (0)
 
 #pragma GCC visibility push(default)
@@ -600,6 +695,8 @@ static void fork_child(void)
 {
     pthread_mutex_init(&lock, NULL); /* another thread may have held it at the fork */
     atomic_store(&tracking, 0);
+    kept.n = 0;
+    kept.allocs = 0;
 }
 
 static void *table(size_t bytes)
@@ -648,6 +745,7 @@ int mem_snapshot(struct mem_site **out)
     struct mem_site *copy = malloc(MAX_SITES * sizeof *copy);
     if (!copy)
         return -1;
+    unkeep();
     int n = 0;
     pthread_mutex_lock(&lock);
     for (uint32_t i = 0; i < MAX_SITES; i++)
@@ -664,11 +762,13 @@ int mem_snapshot(struct mem_site **out)
 
 int64_t mem_live_total(void)
 {
+    unkeep();
     return live_total;
 }
 
 int64_t mem_high_water(void)
 {
+    unkeep();
     return high_water;
 }
 

@@ -21,6 +21,10 @@ int mem_start(const char **why);
 /* Stop charging new allocations (at finalize); the statistics stay readable. */
 void mem_stop(void);
 
+/* One thread makes all MPI calls (MPI_THREAD_SINGLE or FUNNELED): it may keep its newest
+ * blocks and their counters to itself; the tables are read on that thread. */
+void mem_solo(int yes);
+
 /* A copy of the counters of every site that allocated (caller frees *out); returns the
  * number of sites, -1 when memory is short. */
 int mem_snapshot(struct mem_site **out);

@@ -75,6 +75,7 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     rt.thread_level = thread_level;
     if (ev_self)
         ev_self->mem_site = 0;
+    mem_solo(thread_level <= MPI_THREAD_FUNNELED);
     own_Comm_rank(MPI_COMM_WORLD, &tardy_rank);
     if (tardy_rank == 0 && rt.warnings.len) {
         for (char *line = strtok(rt.warnings.data, "\n"); line; line = strtok(NULL, "\n"))
