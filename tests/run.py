@@ -1763,8 +1763,8 @@ def test_waits_defer(ranks, env=None):
     """A Waitall completing a receive and an Iallreduce, both late; a receive on a
     communicator freed right after it; a Waitall of 40 receives (more than the queue holds)
     counts one wait; receives of one source and tag completed out of the order they matched
-    in. Each as check_wait. (The first counts its largest wait once when the
-    Iallreduce's exchange is done within the call; else, racily, both: not checked.)"""
+    in. Each as check_wait. The Waitall of the first counts one wait, its largest, also when
+    the Iallreduce's exchange finishes after the call (its parts form a group)."""
     @with_run([binary("waits_defer")], ranks, dict(env or {}, TARDY_WAITS="1"))
     def _(run):
         expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
@@ -1774,6 +1774,13 @@ def test_waits_defer(ranks, env=None):
             check_wait(run.profile, scenario, truth[scenario], DEFER_SCENARIOS, DEFER_SRC)
         many = wait_rows(run.profile, "late_sender", "MPI_Waitall", "op_many", DEFER_SRC)
         expect(many[0]["count"]["sum"] == 1, "many: %d waits" % many[0]["count"]["sum"])
+        mix = wait_rows(run.profile, "wait_at_nxn", "MPI_Waitall", "op_mix", DEFER_SRC)
+        waiting = len([w for w in truth["mix"][0] if w > 0.02])
+        expect(mix and mix[0]["count"]["sum"] == waiting and
+               not wait_rows(run.profile, "late_sender", "MPI_Waitall", "op_mix", DEFER_SRC),
+               "mix: %s waits at nxn, late_sender rows %s" %
+               (mix and mix[0]["count"]["sum"],
+                wait_rows(run.profile, "late_sender", "MPI_Waitall", "op_mix", DEFER_SRC)))
 
 
 for _n in (2, 4):

@@ -230,8 +230,15 @@ void ws_consider(struct ws_thread *w, int pattern, double e, double l, const str
 
 void ws_settle(struct ws_thread *w, uint64_t site, int record)
 {
-    if (w->best_w > 0 && record && !ws_takes_stash(w))
+    struct ws_group *g = w->group;
+    if (g) { /* parts come later: this call's own is one of them */
+        w->group = NULL;
+        g->site = record ? site : 0;
+        ws_takes_group(w, g);
+        ws_group_put(w, g, w->best_pattern, w->best_w, &w->best);
+    } else if (w->best_w > 0 && record && !ws_takes_stash(w)) {
         ws_record(w, site, w->best_pattern, w->best_w, &w->best);
+    }
     if (w->synced) {
         w->nled = 0;
         w->led_total = 0;

@@ -150,6 +150,7 @@ struct ws_icoll {
     int pattern, waiter;       /* waiter: this rank can wait in this collective */
     double e, l;               /* corrected enter/leave of the completing call (deferred) */
     uint64_t site;             /* completing call site, 0 = do not record */
+    struct ws_group *group;    /* the completing call's group (NULL: recorded alone) */
     struct ws_icoll *next;
 };
 
@@ -165,19 +166,27 @@ struct ws_ack {
     double e, l;               /* its corrected enter and leave */
     atomic_int held;           /* the request is still the user's */
     struct ws_thread *owner;   /* the thread whose list holds it */
-    struct ws_lrgroup *group;  /* one call completed several: its largest wait counts */
+    struct ws_group *group;    /* the completing call's group (NULL: recorded alone) */
     struct ws_ack *next;
 };
 
-/* Synchronous sends completed by one call (Waitall of several Issends): they are recorded
- * as one wait, the largest, once all their answers are in. */
-struct ws_lrgroup {
-    int left;                  /* answers still to come */
-    uint64_t site;
+/* The parts of one call's wait known only later (ws_group.c): answers to its synchronous
+ * sends, collective exchanges in flight, its receives' piggybacks when it has other parts. */
+struct ws_group {
+    int left;                  /* parts still to come, and the call itself until it ends */
+    int pattern, nled;
+    uint64_t site;             /* the call (0: do not record) */
     double best_w;
     struct ws_msg best;
-    struct ws_lrgroup *next;   /* free list */
+    struct ws_reg led[WS_K];   /* this rank's ledger in the call */
+    struct ws_group *next;     /* free list */
 };
+/* A part of the current call's wait will come later: its group (NULL: out of memory, the
+ * part is recorded alone). */
+struct ws_group *ws_group_join(struct ws_thread *w);
+/* One part of group g is in (wait 0: none); the last records the largest. */
+void ws_group_put(struct ws_thread *w, struct ws_group *g, int pattern, double wait,
+                  const struct ws_msg *m);
 
 /* A region's share of one wait (key 0: no hotspot region explains it). */
 struct ws_share {
@@ -212,6 +221,7 @@ struct ws_take {
     double led_total;
     double other_w;             /* the call's largest other wait (0: none), against other */
     struct ws_msg other;
+    struct ws_group *group;     /* the call's group, when it has one */
 };
 /* ---- the posting order of receives (ws_recvq.c) ---- */
 /* A nonblocking or persistent receive from its post (or start) until its piggyback can be
@@ -242,6 +252,7 @@ struct ws_callwait {
     int open, pattern, nled;
     unsigned call;
     uint64_t site;
+    struct ws_group *group;     /* the call's group: the largest wait goes there */
     double best_w;
     struct ws_msg best;
     struct ws_reg led[WS_K];
@@ -274,8 +285,8 @@ struct ws_thread {
     struct ws_ack *acks;        /* answers to synchronous sends still in flight */
     struct ws_ack *sync_ack;    /* the answer of the blocking Ssend in progress */
     struct ws_ack *free_acks;
-    struct ws_ack *call_ack;    /* the first synchronous send completed in the current call */
-    struct ws_lrgroup *call_group, *free_groups;
+    struct ws_group *group;     /* the current call's, once a part of its wait comes later */
+    struct ws_group *free_groups;
     struct ws_icoll *free_ic;
     struct ws_held held[WS_HELD];
     unsigned held_next;
@@ -309,6 +320,8 @@ void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq);
  * or those of calls before the current one; c (may be NULL): the current call, whose leave
  * time then includes the taking. */
 void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c);
+/* At the end of a call with group g: its queued piggybacks are a part of g. */
+void ws_takes_group(struct ws_thread *w, struct ws_group *g);
 /* At the end of a call with its largest other wait in w->best: 1 when it waits for the
  * call's queued piggybacks, to be recorded with them (the call counts its largest wait). */
 int ws_takes_stash(struct ws_thread *w);

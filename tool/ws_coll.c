@@ -199,6 +199,8 @@ struct ws_icoll *ws_ic_get(struct ws_thread *w)
         w->free_ic = ic->next;
     else
         ic = calloc(1, sizeof *ic);
+    if (ic)
+        ic->group = NULL;
     return ic;
 }
 
@@ -263,7 +265,8 @@ void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c)
     ic->site = c->th ? SITE(c->fn, c->cp) : 0;
     int done = 0;
     own_Test(&ic->req, &done, MPI_STATUS_IGNORE);
-    if (!done) {
+    if (!done) { /* its wait is a part of the call's, known later */
+        ic->group = c->th && ic->waiter ? ws_group_join(w) : NULL;
         ic->next = w->deferred;
         w->deferred = ic;
         return;
@@ -294,13 +297,16 @@ void ws_poll_deferred(struct ws_thread *w, int block)
         *p = ic->next;
         if (ic->nnb)
             ws_neigh_latest(ic);
+        double wait = 0;
         if (ic->site && ic->waiter && isfinite(ic->res.e) && ic->res.rank != tardy_rank) {
-            double wait = (ic->res.e < ic->l ? ic->res.e : ic->l) - ic->e;
+            wait = ((ic->res.e < ic->l ? ic->res.e : ic->l) - ic->e) * ws_sample;
             if (ic->res.e > ic->l)
                 atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
-            if (wait > 0)
-                ws_record(w, ic->site, ic->pattern, wait * ws_sample, &ic->res);
         }
+        if (ic->group)
+            ws_group_put(w, ic->group, ic->pattern, wait, &ic->res);
+        else if (wait > 0)
+            ws_record(w, ic->site, ic->pattern, wait, &ic->res);
         ws_ic_put(w, ic);
     }
 }

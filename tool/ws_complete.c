@@ -139,8 +139,6 @@ void ws_complete(struct ev_call *c)
     if (!w)
         return;
     w->snap_n = 0;
-    w->call_ack = NULL;
-    w->call_group = NULL;
     if (w->deferred)
         ws_poll_deferred(w, 0);
     if (w->acks)

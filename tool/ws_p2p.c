@@ -119,38 +119,14 @@ void ws_isent(struct ev_call *c, MPI_Request req, int rc)
         atomic_store_explicit(&a->held, 0, memory_order_release);
 }
 
-/* Several synchronous sends completed by one call of this thread share one group. */
-static void join_group(struct ws_thread *w, struct ws_ack *a)
-{
-    if (!w->call_ack) {
-        w->call_ack = a;
-        return;
-    }
-    struct ws_lrgroup *g = w->call_group;
-    if (!g) {
-        g = w->free_groups;
-        if (g)
-            w->free_groups = g->next;
-        else if (!(g = malloc(sizeof *g)))
-            return; /* recorded on its own */
-        g->left = 1;
-        g->site = a->site;
-        g->best_w = 0;
-        w->call_ack->group = g;
-        w->call_group = g;
-    }
-    a->group = g;
-    g->left++;
-}
-
 void ws_ssend_done(struct ws_thread *w, struct ws_ack *a, struct ev_call *c)
 {
     if (c && c->th) {
         a->site = SITE(c->fn, c->cp);
         a->e = ws_corr(c->t_enter);
         a->l = ws_corr(c->t_leave);
-        if (a->owner == w)
-            join_group(w, a);
+        if (a->owner == w) /* the thread that finishes it */
+            a->group = ws_group_join(w);
     } else {
         a->site = 0;
     }
@@ -186,22 +162,11 @@ static void finish_ack(struct ws_thread *w, struct ws_ack *a, int done)
         if (a->m.rank == tardy_rank)
             wait = 0;
     }
-    struct ws_lrgroup *g = a->group;
-    if (!g) {
-        if (wait > 0)
-            ws_record(w, a->site, WS_LATE_RECEIVER, wait, &a->m);
-        return;
-    }
-    if (wait > g->best_w) {
-        g->best_w = wait;
-        g->best = a->m;
-    }
-    if (--g->left == 0) {
-        if (g->best_w > 0)
-            ws_record(w, g->site, WS_LATE_RECEIVER, g->best_w, &g->best);
-        g->next = w->free_groups;
-        w->free_groups = g;
-    }
+    if (a->group)
+        ws_group_put(w, a->group, WS_LATE_RECEIVER, wait, &a->m);
+    else if (wait > 0)
+        ws_record(w, a->site, WS_LATE_RECEIVER, wait, &a->m);
+    a->group = NULL;
 }
 
 void ws_poll_acks(struct ws_thread *w, int final)
@@ -250,7 +215,9 @@ static void answer(struct ws_thread *w, const struct ws_comm *sc, const struct w
 static void close_call(struct ws_thread *w)
 {
     struct ws_callwait *cw = &w->cw;
-    if (cw->open && cw->best_w > 0) {
+    if (cw->open && cw->group) {
+        ws_group_put(w, cw->group, cw->pattern, cw->best_w, &cw->best);
+    } else if (cw->open && cw->best_w > 0) {
         if (cw->pattern == WS_LATE_SENDER)
             ws_ls_hold(w, cw->site, cw->best_w, &cw->best, cw->led, cw->nled);
         else
@@ -296,7 +263,7 @@ static void take(struct ws_thread *w, const struct ws_take *t)
         close_call(w);
     if (!cw->open) {
         *cw = (struct ws_callwait){.open = 1, .call = t->call, .site = t->site,
-                                   .nled = t->nled};
+                                   .nled = t->nled, .group = t->group};
         memcpy(cw->led, t->led, (size_t)t->nled * sizeof *t->led);
     }
     if (m.e > t->l)
@@ -319,6 +286,22 @@ void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
         close_call(w);
     if (c && c->th)
         c->t_leave = clk_now(); /* taking piggybacks is part of the call, not compute */
+}
+
+void ws_takes_group(struct ws_thread *w, struct ws_group *g)
+{
+    int any = 0;
+    for (int i = w->ntakes - 1; i >= 0 && w->takes[i].call == w->calls; i--)
+        if (w->takes[i].site) {
+            w->takes[i].group = g;
+            any = 1;
+        }
+    if (w->cw.open && w->cw.call == w->calls) { /* taken already (a full queue) */
+        w->cw.group = g;
+        any = 1;
+    }
+    if (any)
+        g->left++;
 }
 
 int ws_takes_stash(struct ws_thread *w)
@@ -397,6 +380,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     t->led_total = w->led_total;
     memcpy(t->led, w->led, (size_t)w->nled * sizeof *w->led);
     t->other_w = 0;
+    t->group = NULL;
     queue(w, posted, t);
 }
 
