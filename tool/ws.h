@@ -65,15 +65,17 @@ int ws_comm_add(MPI_Comm comm);
 void ws_comm_remove(MPI_Comm comm);
 void ws_comm_fini(void);
 void ws_comm_each(void (*fn)(struct ws_comm *sc));   /* every live one (at finalize) */
-void ws_msgmap_put(MPI_Message m, MPI_Comm comm);
-MPI_Comm ws_msgmap_take(MPI_Message m);
+struct ws_posted;
+/* A matched probe's message m is on comm and has the place posted among receives (ws_recvq.c);
+ * returns -1 when the map is full. */
+int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted);
+MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted);
 
 /* ---- request table (ws_req.c) ---- */
 enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_SSEND,
                   WS_RQ_CSEND };
 struct ws_icoll;
 struct ws_ack;
-struct ws_posted;
 struct ws_rq {
     int kind;
     unsigned fn;
@@ -236,9 +238,9 @@ struct ws_posted {
 /* A receive was posted on the shadow numbered gen (NULL: out of memory, not ordered). */
 struct ws_posted *ws_recvq_post(unsigned gen, int source, int tag);
 /* Receive p (NULL: a blocking one) completed; t is its take. Returns 1 when t was held back
- * (an earlier receive that could have matched its source and tag is pending), else 0 and in
- * *rel the held ones it freed, in order, to be taken after t and then given back with
- * ws_recvq_free. */
+ * (an earlier receive that could have matched its source and tag is pending), else 0; in
+ * *rel the held ones now free, in order, to be taken after the queue (and t) and then given
+ * back with ws_recvq_free. */
 int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted **rel);
 /* Pending receive p will never take a piggyback (cancelled, from MPI_PROC_NULL, freed with a
  * wildcard): returns the held ones it freed, as ws_recvq_done. */

@@ -1,7 +1,7 @@
 /* Shadow communicators: one private copy (same groups, same ranks, same topology) per user
  * communicator, found by the user's handle in a fixed table (lock-free lookups; additions and
  * removals take a lock, they happen only when communicators are created or freed). Also the
- * matched-probe message -> comm map. */
+ * matched-probe message -> comm (and place in the posting order of receives) map. */
 #include "ws.h"
 
 #include <pthread.h>
@@ -24,6 +24,7 @@ static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 struct msg_slot {
     _Atomic uint64_t key;   /* message handle + 1, 0 empty, 1 removed */
     MPI_Comm comm;
+    struct ws_posted *posted;
 };
 static struct msg_slot msgs[MSG_SLOTS];
 
@@ -188,27 +189,30 @@ void ws_comm_each(void (*fn)(struct ws_comm *sc))
     }
 }
 
-void ws_msgmap_put(MPI_Message m, MPI_Comm comm)
+int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted)
 {
     if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
-        return;
+        return -1;
     uint64_t k = handle_key(&m, sizeof m);
     for (uint32_t i = hash(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
          i = (i + 1) & (MSG_SLOTS - 1), n++) {
         uint64_t s = atomic_load(&msgs[i].key);
         if ((s == 0 || s == 1) && atomic_compare_exchange_strong(&msgs[i].key, &s, k | 1ull << 63)) {
             msgs[i].comm = comm;
+            msgs[i].posted = posted;
             atomic_store(&msgs[i].key, k);
-            return;
+            return 0;
         }
     }
     static atomic_int warned;
     if (!atomic_exchange(&warned, 1))
         tardy_warn("too many matched-probe messages pending; some receives are not measured");
+    return -1;
 }
 
-MPI_Comm ws_msgmap_take(MPI_Message m)
+MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted)
 {
+    *posted = NULL;
     if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
         return MPI_COMM_NULL;
     uint64_t k = handle_key(&m, sizeof m);
@@ -217,8 +221,11 @@ MPI_Comm ws_msgmap_take(MPI_Message m)
         uint64_t s = atomic_load(&msgs[i].key);
         if (s == k) {
             MPI_Comm c = msgs[i].comm;
-            if (atomic_compare_exchange_strong(&msgs[i].key, &s, 1))
+            struct ws_posted *p = msgs[i].posted;
+            if (atomic_compare_exchange_strong(&msgs[i].key, &s, 1)) {
+                *posted = p;
                 return c;
+            }
         }
         if (s == 0)
             break;

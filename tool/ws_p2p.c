@@ -348,9 +348,8 @@ static struct ws_take *next_take(struct ws_thread *w)
 static void queue(struct ws_thread *w, struct ws_posted *posted, const struct ws_take *t)
 {
     struct ws_posted *rel;
-    if (ws_recvq_done(posted, t, &rel))
-        return;
-    w->ntakes++;
+    if (!ws_recvq_done(posted, t, &rel))
+        w->ntakes++;
     ws_takes_release(w, rel);
 }
 
@@ -384,16 +383,49 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     queue(w, posted, t);
 }
 
+/* A matched probe takes its message out of matching: its receive has its place in the
+ * posting order from then on (its envelope is not known here: any source and tag), until
+ * the MPI_Mrecv or MPI_Imrecv that follows in the same wrapper (ws_message_comm) takes it. */
+static _Thread_local struct ws_posted *probed;
+
+void ws_message(MPI_Comm comm, MPI_Message m)
+{
+    struct ws_comm *sc = ws_on ? ws_comm_find(comm) : NULL;
+    if (!sc || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+        return;
+    struct ws_posted *p = ws_recvq_post(sc->gen, MPI_ANY_SOURCE, MPI_ANY_TAG);
+    if (ws_msgmap_put(m, comm, p) < 0 && p)
+        ws_takes_release(ws_me(), ws_recvq_drop(p));
+}
+
+MPI_Comm ws_message_comm(MPI_Message m)
+{
+    return ws_on ? ws_msgmap_take(m, &probed) : MPI_COMM_NULL;
+}
+
+/* The place of the message the running MPI_Mrecv or MPI_Imrecv receives (NULL: none). */
+static struct ws_posted *take_probed(const struct ev_call *c)
+{
+    struct ws_posted *p = NULL;
+    if (c->fn == TARDY_FN_MPI_Mrecv || c->fn == TARDY_FN_MPI_Imrecv) {
+        p = probed;
+        probed = NULL;
+    }
+    return p;
+}
+
 void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
 {
-    if (!ws_on || rc != MPI_SUCCESS)
+    struct ws_posted *posted = ws_on ? take_probed(c) : NULL;
+    struct ws_thread *w = ws_on ? ws_me() : NULL;
+    if (!w || rc != MPI_SUCCESS) {
+        if (posted) /* its message stays unreceived */
+            ws_takes_release(w, ws_recvq_drop(posted));
         return;
-    struct ws_thread *w = ws_me();
-    if (!w)
-        return;
+    }
     if (w->ntakes)
         ws_takes_run(w, 0, c);
-    ws_received(w, c, comm, st, ws_corr(c->t_enter), NULL);
+    ws_received(w, c, comm, st, ws_corr(c->t_enter), posted);
     ws_poll_deferred(w, 0);
     if (w->acks)
         ws_poll_acks(w, 0);
@@ -408,15 +440,16 @@ static struct ws_posted *posted(const struct ws_comm *sc, int source, int tag)
 
 void ws_irecv(struct ev_call *c, MPI_Comm comm, MPI_Request req, int rc)
 {
+    struct ws_posted *probe = ws_on ? take_probed(c) : NULL;
     struct ws_comm *sc = ws_on && rc == MPI_SUCCESS ? ws_comm_find(comm) : NULL;
-    if (!sc)
+    if (!sc) {
+        if (probe)
+            ws_takes_release(ws_me(), ws_recvq_drop(probe));
         return;
+    }
     struct ws_rq rq = {.kind = WS_RQ_RECV, .fn = c->fn, .dest = c->src, .tag = c->tag,
                        .comm = comm, .t_post = c->th ? ws_corr(c->t_enter) : 0};
-    if (c->fn == TARDY_FN_MPI_Imrecv) /* matched at its probe: its envelope is not known here */
-        rq.posted = posted(sc, MPI_ANY_SOURCE, MPI_ANY_TAG);
-    else
-        rq.posted = posted(sc, c->src, c->tag);
+    rq.posted = c->fn == TARDY_FN_MPI_Imrecv ? probe : posted(sc, c->src, c->tag);
     if (ws_rq_add(req, &rq) < 0 && rq.posted) {
         struct ws_thread *w = ws_me();
         struct ws_posted *rel = ws_recvq_drop(rq.posted);
@@ -497,17 +530,6 @@ void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq)
             tardy_warn("a send was cancelled after its timestamp left; waits between these "
                        "two ranks may be misattributed");
     }
-}
-
-void ws_message(MPI_Comm comm, MPI_Message m)
-{
-    if (ws_on && ws_comm_find(comm))
-        ws_msgmap_put(m, comm);
-}
-
-MPI_Comm ws_message_comm(MPI_Message m)
-{
-    return ws_on ? ws_msgmap_take(m) : MPI_COMM_NULL;
 }
 
 void ws_reqfree(struct ev_call *c, MPI_Request req)

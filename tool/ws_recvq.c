@@ -10,7 +10,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "warn.h"
+
 enum { PENDING, HELD };
+/* Held receives at most: past it (an earlier receive is completed late, or never) they are
+ * all released, in order, and their waits may be misattributed (one warning). */
+#define HELD_MAX 256
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ws_posted *head, *tail, *spare;
@@ -120,6 +125,14 @@ int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted
                 append(h);
             nheld++;
             held = 1;
+        }
+        if (nheld > HELD_MAX) {
+            *rel = releasable(1);
+            static atomic_int warned;
+            if (!atomic_exchange(&warned, 1))
+                tardy_warn("more than %d receives completed while an earlier one that could "
+                           "have matched them stays pending; waits on their communicators "
+                           "may be misattributed", HELD_MAX);
         }
     } else if (p) {
         unlink_node(p);
