@@ -213,6 +213,17 @@ WAIT_FUNCS = {
 }
 
 
+# One-sided synchronisation (ws_rma.c, ws_pscw.c): name: (before the call, after it).
+RMA_HOOKS = {
+    "MPI_Win_fence": ([], ["ws_win_fence(&c, win, rc);"]),
+    "MPI_Win_post": (["ws_win_post(&c, group, win);"], ["ws_win_synced(&c, rc);"]),
+    "MPI_Win_start": (["ws_win_start(&c, group, win);"], ["ws_win_started(&c, win, rc);"]),
+    "MPI_Win_complete": (["ws_win_complete(&c, win);"], ["ws_win_completed(&c, win, rc);"]),
+    "MPI_Win_wait": ([], ["ws_win_waited(&c, win, rc);"]),
+    "MPI_Win_test": ([], ["if (rc == MPI_SUCCESS && *flag)", "    ws_win_waited(&c, win, rc);"]),
+}
+
+
 def ws_hooks(f):
     """Return (decls, pre, post, replace) for f, or None when f has no wait-state hooks."""
     k, n, names = f.notes["kind"], f.name, f.pnames()
@@ -263,6 +274,13 @@ def ws_hooks(f):
         post = ["ws_neighbor(&c, rc);"]
     elif k == "ineighbor":
         post = ["ws_ineighbor(&c, *request, rc);"]
+    elif k == "win":
+        if n == "MPI_Win_free":
+            decls, post = ["MPI_Win ws_win_ = *win;"], ["ws_win_free(&c, ws_win_, rc);"]
+        else:
+            post = ["ws_win_new(&c, comm, *win, rc);"]
+    elif k == "winsync" and n in RMA_HOOKS:
+        pre, post = RMA_HOOKS[n]
     elif k == "comm":
         if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
             pre = ["ws_comm_free(*comm);"]
@@ -589,6 +607,15 @@ def ws_fhooks(f, ign, igns, base):
     elif k == "ineighbor":
         post = ["ws_ineighbor(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
                 "MPI_REQUEST_NULL, rc);"]
+    elif k == "win":
+        if n == "MPI_Win_free":
+            decls, post = ["MPI_Win ws_win_ = PMPI_Win_f2c(*win_);"], \
+                ["ws_win_free(&c, ws_win_, rc);"]
+        else:
+            post = ["if (rc == MPI_SUCCESS)", "    ws_win_new(&c, comm, PMPI_Win_f2c(*win_), rc);"]
+    elif k == "winsync" and n in RMA_HOOKS:
+        pre, post = RMA_HOOKS[n]
+        post = [s.replace("*flag", "*flag_") for s in post]
     elif k == "comm":
         if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
             pre = ["ws_comm_free(PMPI_Comm_f2c(*comm_));"]

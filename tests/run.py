@@ -1808,6 +1808,45 @@ for _n in (1, 2):
     CASES.append(("waits/1000 communicators -n %d" % _n, lambda n=_n: test_waits_comms(n)))
 
 
+# One-sided wait states (tool/ws_rma.c, tool/ws_pscw.c).
+RMA_SRC = "tests/mpi/waits_rma.c"
+RMA_SCENARIOS = {
+    "create": ("wait_at_win_create", "MPI_Win_create", "op_create", "sync_create", "op_create"),
+    "fence": ("wait_at_fence", "MPI_Win_fence", "op_fence", "sync_fence", "op_fence"),
+    "early_wait": ("early_wait", "MPI_Win_wait", "op_wait", "put3", "op_complete2"),
+    "free": ("wait_at_win_free", "MPI_Win_free", "op_free", "sync_free", "op_free"),
+    "fence_sub": ("wait_at_fence", "MPI_Win_fence", "op_fence_sub", "sync_fsub",
+                  "op_fence_sub"),
+}
+# Late Post: in the call the library blocked in (the program says which)
+RMA_LATE_POST = {"MPI_Win_start": "op_start", "MPI_Win_complete": "op_complete"}
+
+
+def test_waits_rma(ranks, env=None):
+    """Wait at Window Create, Wait at Fence (a window of MPI_Win_create on MPI_COMM_WORLD,
+    one of MPI_Win_allocate on a sub-communicator), Late Post, Early Wait, Wait at Window
+    Free: each as check_wait; the windows' data as without tardy."""
+    @with_run([binary("waits_rma")], ranks, dict(env or {}, TARDY_WAITS="1"))
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        expect("data ok" in run.out, "wrong data under tardy: %s" % run.out[-800:])
+        blocked = run.out.split("blocked ")[1].split()[0]
+        scenarios = dict(RMA_SCENARIOS, late_post=(
+            "late_post", blocked, RMA_LATE_POST[blocked], "sync_lp", "op_post"))
+        truth = wait_truth(run.out)
+        expect(set(truth) == set(scenarios), "scenarios printed: %s" % sorted(truth))
+        for scenario in sorted(scenarios):
+            check_wait(run.profile, scenario, truth[scenario], scenarios, RMA_SRC)
+
+
+for _n in (2, 4):
+    CASES.append(("waits/one-sided -n %d" % _n, lambda n=_n: test_waits_rma(n)))
+CASES.append(("waits/one-sided -n 4, rank 2's clock +0.5 s",
+              lambda: test_waits_rma(4, {"TARDY_TEST_CLOCK_SHIFT": "2:0.5"})))
+CASES.append(("waits/one-sided -n 2, rank 1's clock -0.3 s",
+              lambda: test_waits_rma(2, {"TARDY_TEST_CLOCK_SHIFT": "1:-0.3"})))
+
+
 def main():
     only = sys.argv[1:]
     for name, fn in CASES:

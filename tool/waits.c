@@ -21,7 +21,8 @@ int ws_sample = 1;
 
 const char *const ws_pattern_name[WS_NPATTERNS] = {
     "none", "late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn",
-    "late_broadcast", "early_reduce", "early_scan", "late_sender_wrong_order"};
+    "late_broadcast", "early_reduce", "early_scan", "late_sender_wrong_order", "wait_at_fence",
+    "late_post", "early_wait", "wait_at_win_create", "wait_at_win_free"};
 
 _Thread_local struct ws_thread *ws_self;
 static struct ws_thread *threads;
@@ -370,6 +371,7 @@ void ws_finish(MPI_Comm tool_comm)
     ws_for_each_thread(take_all, NULL); /* before the batches take their shadows */
     ws_takes_release(ws_me(), ws_recvq_flush()); /* held for receives never completed */
     ws_comm_each(ws_batch_close);
+    ws_rma_fini();
     ws_batch_drain(ws_me(), 1);
     ws_for_each_thread(drain, NULL);
     ws_clock_sync(tool_comm, 1); /* every rank is here: all answers have been sent */

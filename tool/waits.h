@@ -78,6 +78,19 @@ void ws_ineighbor(struct ev_call *c, MPI_Request req, int rc);   /* MPI_Ineighbo
 void ws_comm_new(MPI_Comm comm, int rc);
 void ws_comm_free(MPI_Comm comm);
 
+/* one-sided: windows (their creation, after it; MPI_Win_free, after it, with the freed
+ * handle), fences, and post/start/complete/wait (ws_rma.c, ws_pscw.c) */
+void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc);
+void ws_win_free(struct ev_call *c, MPI_Win win, int rc);
+void ws_win_fence(struct ev_call *c, MPI_Win win, int rc);
+void ws_win_post(struct ev_call *c, MPI_Group group, MPI_Win win);     /* before MPI_Win_post */
+void ws_win_synced(struct ev_call *c, int rc);                         /* after it */
+void ws_win_start(struct ev_call *c, MPI_Group group, MPI_Win win);    /* before MPI_Win_start */
+void ws_win_started(struct ev_call *c, MPI_Win win, int rc);
+void ws_win_complete(struct ev_call *c, MPI_Win win);                  /* before MPI_Win_complete */
+void ws_win_completed(struct ev_call *c, MPI_Win win, int rc);
+void ws_win_waited(struct ev_call *c, MPI_Win win, int rc);   /* Win_wait, Win_test true */
+
 /* Runtime: after MPI_Init (collective over MPI_COMM_WORLD), at finalize before the
  * reduction (collective), and the rows of this rank. */
 void ws_init(MPI_Comm tool_comm);

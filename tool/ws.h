@@ -14,7 +14,8 @@
 
 enum ws_pattern {
     WS_NONE, WS_LATE_SENDER, WS_LATE_RECEIVER, WS_BARRIER, WS_NXN, WS_LATE_BCAST,
-    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_LATE_SENDER_WO, WS_NPATTERNS
+    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_LATE_SENDER_WO, WS_WAIT_FENCE, WS_LATE_POST,
+    WS_EARLY_WAIT, WS_WAIT_WIN_CREATE, WS_WAIT_WIN_FREE, WS_NPATTERNS
 };
 extern const char *const ws_pattern_name[WS_NPATTERNS];
 
@@ -387,6 +388,21 @@ void ws_neigh_latest(struct ws_icoll *ic);
 
 MPI_Datatype ws_msg_dtype(void);   /* struct ws_msg as one MPI datatype */
 MPI_Op ws_later(void);             /* keeps the later record (ties: the lower rank) */
+
+/* ---- one-sided communication (ws_rma.c: windows, fences; ws_pscw.c) ---- */
+struct ws_epoch;
+struct ws_win {
+    _Atomic uint64_t key;       /* window handle + 2, 0 empty, 1 removed */
+    struct ws_comm sc;          /* the shadow of the window's communicator, its fence batch */
+    MPI_Group group;            /* the window's group (post and start name ranks in it) */
+    struct ws_epoch *access, *exposure;   /* post/start/complete/wait (NULL: none yet) */
+};
+struct ws_win *ws_win_find(MPI_Win win);
+/* m: this rank's record with enter time e (w NULL: without a ledger). */
+void ws_win_fill(struct ws_thread *w, struct ws_msg *m, double e);
+/* The window goes away (or finalize): judge its epochs, blocking, and release them. */
+void ws_pscw_close(struct ws_win *ww);
+void ws_rma_fini(void);   /* at finalize (collective): every window still alive */
 
 /* ---- batched exchanges of blocking collectives (ws_batch.c) ---- */
 struct ws_batch *ws_batch_new(MPI_Comm comm);
