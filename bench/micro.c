@@ -1,6 +1,7 @@
 /* MPI micro-benchmarks for `make bench`, independent of tardy. Usage: micro KIND ITERATIONS
  * KIND: pingpong (8 bytes), pingpong64k (64 KiB), deep (the ping-pong 12 frames down the stack), allreduce (1 double), allreduce1m (1 MiB of doubles), ring (1 KiB Isend/Irecv/Waitall),
- * iprobe (nothing pending), malloc (malloc/free pairs outside MPI), finalize (many call
+ * iprobe (nothing pending), fence (empty MPI_Win_fence on a window of MPI_COMM_WORLD),
+ * malloc (malloc/free pairs outside MPI), finalize (many call
  * sites, then times MPI_Finalize). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
  * max over ranks). Registers two software-defined counters (libsde) that tardy can read with
  * TARDY_PAPI=sde:::BENCH::A,sde:::BENCH::B. */
@@ -75,6 +76,17 @@ static void many_sites(long n)
     }
 }
 
+/* Empty fences on a window of MPI_COMM_WORLD (made and freed in the loop's time: once). */
+static void fences(long n)
+{
+    double buf[1];
+    MPI_Win win;
+    MPI_Win_create(buf, sizeof buf, sizeof buf[0], MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    for (long i = 0; i < n; i++)
+        MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+}
+
 #define SITES10(f) f; f; f; f; f; f; f; f; f; f
 
 static long long sde_a, sde_b;
@@ -121,6 +133,8 @@ int main(int argc, char **argv)
         int flag;
         for (long i = 0; i < n; i++)
             MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    } else if (!strcmp(kind, "fence")) {
+        fences(n);
     } else if (!strcmp(kind, "malloc")) {
         for (long i = 0; i < n; i++) {
             void *p = malloc(64 + (i & 15) * 8);
