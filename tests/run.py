@@ -1812,11 +1812,10 @@ for _n in (1, 2):
 RMA_SRC = "tests/mpi/waits_rma.c"
 RMA_SCENARIOS = {
     "create": ("wait_at_win_create", "MPI_Win_create", "op_create", "sync_create", "op_create"),
-    "fence": ("wait_at_fence", "MPI_Win_fence", "op_fence", "sync_fence", "op_fence"),
+    "fence": ("wait_at_fence", "MPI_Win_fence", "op_fence", "put1", "op_fence"),
     "early_wait": ("early_wait", "MPI_Win_wait", "op_wait", "put3", "op_complete2"),
     "free": ("wait_at_win_free", "MPI_Win_free", "op_free", "sync_free", "op_free"),
-    "fence_sub": ("wait_at_fence", "MPI_Win_fence", "op_fence_sub", "sync_fsub",
-                  "op_fence_sub"),
+    "fence_sub": ("wait_at_fence", "MPI_Win_fence", "op_fence_sub", "put4", "op_fence_sub"),
 }
 # Late Post: in the call the library blocked in (the program says which)
 RMA_LATE_POST = {"MPI_Win_start": "op_start", "MPI_Win_complete": "op_complete"}

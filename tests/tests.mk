@@ -22,7 +22,7 @@ check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_
 # and a second QMPI tool to stack with it.
 QMPI_TESTS = mpi/p2p_counts counters/ mpit/ qmpi/ mpi/MPI_THREAD_MULTIPLE mpi/exit mpi/output \
              waits/accuracy waits/balanced waits/semantics hook/ waits/batched \
-             waits/piggybacks waits/1000
+             waits/piggybacks waits/1000 waits/one-sided
 F_BIN = $(patsubst tests/mpi/%.f90,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.f90))
 qmpi-check: $(filter-out %/cxx $(F_BIN),$(MPI_BIN)) \
             $(B)/tests/mpi/p2p_linked \
