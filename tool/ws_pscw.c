@@ -1,11 +1,8 @@
-/* Wait states of post/start/complete/wait: before MPI_Win_post a target sends its record
- * (corrected enter time, ledger) to every origin of its group, before MPI_Win_complete an
- * origin to every target of its group, on the window's shadow (ws_rma.c). Late Post: the
- * origin's MPI_Win_start or MPI_Win_complete, whichever the library blocked in (the larger
- * wait), against the latest post; Early Wait: MPI_Win_wait, or the MPI_Win_test that returns
- * true, against the latest complete. Records are received without blocking the user's calls:
- * an epoch whose records are still on their way is judged at a later call on the window, at
- * the latest when the next epoch of its kind begins, the window is freed, or at finalize. */
+/* Wait states of post/start/complete/wait: MPI_Win_post and MPI_Win_complete send their record
+ * (enter time, ledger) to the ranks of their group on the window's shadow (ws_rma.c). Late Post:
+ * MPI_Win_start or _complete, whichever the library blocked in, against the latest post; Early
+ * Wait: MPI_Win_wait (or a true MPI_Win_test) against the latest complete. Records are taken
+ * without blocking: an epoch is judged once they are in, at the latest at the next epoch. */
 #include "waits.h"
 
 #include <stddef.h>

@@ -158,8 +158,8 @@ void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc)
     settle(w, c);
 }
 
-/* Judge the window's epochs, close its fence batch (the batch then owns the shadow) and free
- * what is left (collective over the window). */
+/* Judge the window's epochs, close its fence batch (the batch then owns the shadow), free
+ * what is left (collective over the window) and give the slot back. */
 static void release(struct ws_win *ww)
 {
     ws_pscw_close(ww);
@@ -168,8 +168,10 @@ static void release(struct ws_win *ww)
     if (ww->sc.shadow != MPI_COMM_NULL)
         own_Comm_free(&ww->sc.shadow);
     own_Group_free(&ww->group);
+    pthread_mutex_lock(&win_lock);
     atomic_store(&ww->key, 1);
     atomic_fetch_sub(&live, 1);
+    pthread_mutex_unlock(&win_lock);
 }
 
 void ws_win_free(struct ev_call *c, MPI_Win win, int rc)
@@ -181,9 +183,7 @@ void ws_win_free(struct ev_call *c, MPI_Win win, int rc)
     if (w && w->ntakes)
         ws_takes_run(w, 0, c);
     exchange(w, c, ww->sc.shadow, WS_WAIT_WIN_FREE);
-    pthread_mutex_lock(&win_lock);
     release(ww);
-    pthread_mutex_unlock(&win_lock);
     settle(w, c);
 }
 
@@ -215,11 +215,10 @@ void ws_win_synced(struct ev_call *c, int rc)
 
 void ws_rma_fini(void)
 {
-    pthread_mutex_lock(&win_lock);
     for (int i = 0; i < WIN_SLOTS; i++) {
-        if (atomic_load(&wins[i].key) > 1 && !(atomic_load(&wins[i].key) >> 62))
+        uint64_t k = atomic_load(&wins[i].key);
+        if (k > 1 && !(k >> 62))
             release(&wins[i]);
         atomic_store(&wins[i].key, 0);
     }
-    pthread_mutex_unlock(&win_lock);
 }
