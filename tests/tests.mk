@@ -11,9 +11,13 @@ TFLAGS  = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Iinclude -Itool
 HOST_OBJ = $(filter-out $(B)/obj/host/predict/tardy.o,$(shell find $(B)/obj/host -name '*.o'))
 
 UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
+# Each Fortran program X.F90 is built twice: X with `use mpi`, X_f08 with `use mpi_f08` (-DF08).
+F_SRC    = $(wildcard tests/mpi/*.F90)
+F_BIN    = $(patsubst tests/mpi/%.F90,$(B)/tests/mpi/%,$(F_SRC)) \
+           $(patsubst tests/mpi/%.F90,$(B)/tests/mpi/%_f08,$(F_SRC))
 MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) \
            $(patsubst tests/mpi/%.cc,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.cc)) \
-           $(patsubst tests/mpi/%.f90,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.f90))
+           $(F_BIN)
 
 check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so
 	@$(PYTHON) tests/run.py
@@ -23,7 +27,6 @@ check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_
 QMPI_TESTS = mpi/p2p_counts counters/ mpit/ qmpi/ mpi/MPI_THREAD_MULTIPLE mpi/exit mpi/output \
              waits/accuracy waits/balanced waits/semantics hook/ waits/batched \
              waits/piggybacks waits/1000 waits/one-sided
-F_BIN = $(patsubst tests/mpi/%.f90,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.f90))
 qmpi-check: $(filter-out %/cxx $(F_BIN),$(MPI_BIN)) \
             $(B)/tests/mpi/p2p_linked \
             $(B)/tests/qmpi/libqtool.so $(B)/tests/mpit/libfake_events.so
@@ -69,8 +72,12 @@ $(B)/tests/mpi/%: tests/mpi/%.cc
 # Debian's mpif90.openmpi finds libmpi.so through the MPI alternatives (which ci/deps keeps
 # on MPICH): the C compiler's library directory goes first.
 MPI_LDIRS = $(filter -L%,$(shell $(MPICC) -show 2>/dev/null))
-$(B)/tests/mpi/%: tests/mpi/%.f90
+$(B)/tests/mpi/%: tests/mpi/%.F90
 	@mkdir -p $(dir $@)/fmod
 	@$(MPIFC) -g -O0 -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
+
+$(B)/tests/mpi/%_f08: tests/mpi/%.F90
+	@mkdir -p $(dir $@)/fmod
+	@$(MPIFC) -g -O0 -DF08 -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
 
 .PHONY: check unit-only qmpi-check

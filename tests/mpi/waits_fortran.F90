@@ -1,14 +1,37 @@
-! waits_fortran.f90 with `use mpi_f08` (the same scenarios and markers): wait states through
-! the mpi_f08 entry points, whose handles are derived types, statuses type(MPI_Status) and
-! ierror optional (left out in the Waitany below). Rank 0 prints the index MPI_Waitany
-! returned ("waitany index N"): MPICH 4.0's mpi_f08 counts from 0 there (pmodels/mpich#6270).
-program waits_fortran_f08
+! Wait states through the Fortran entry points, ground truth by construction as in
+! waits_accuracy.c: the last rank busy-waits DELAY seconds more before a send (received with
+! MPI_Recv, then with MPI_Irecv + MPI_Waitany and an ignored status) and before a barrier.
+! Rank 0 prints "truth SCENARIO RANK SECONDS LATE" per rank and the index MPI_Waitany returned
+! ("waitany index N": MPICH 4.0's mpi_f08 counts from 0 there, pmodels/mpich#6270); it checks
+! the data and statuses it received, and stops with an error when they are wrong.
+! Built twice (tests/tests.mk): `use mpi` as waits_fortran, and with -DF08 `use mpi_f08` as
+! waits_fortran_f08 (handles are derived types, the status type(MPI_Status), ierror optional:
+! left out in the Waitany).
+#ifdef F08
+#define SOURCE_OF(s) s%MPI_SOURCE
+#define TAG_OF(s) s%MPI_TAG
+#define OPT_IERR
+#else
+#define SOURCE_OF(s) s(MPI_SOURCE)
+#define TAG_OF(s) s(MPI_TAG)
+#define OPT_IERR , ierr
+#endif
+program waits_fortran
+#ifdef F08
   use mpi_f08
+#else
+  use mpi
+#endif
   implicit none
   double precision, parameter :: delay = 0.15d0
   integer :: ierr, rank, nranks, last, idx
+#ifdef F08
   type(MPI_Request) :: req(2)
   type(MPI_Status) :: status
+#else
+  integer :: req(2)
+  integer :: status(MPI_STATUS_SIZE)
+#endif
   double precision :: x, y, e, se, m
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -27,7 +50,7 @@ program waits_fortran_f08
   else if (rank == 0 .and. nranks > 1) then
     e = now()
     call MPI_Recv(y, 1, MPI_DOUBLE_PRECISION, last, 5, MPI_COMM_WORLD, status, ierr) ! @site ls_recv
-    if (y /= 1000 + last .or. status%MPI_SOURCE /= last .or. status%MPI_TAG /= 5) &
+    if (y /= 1000 + last .or. SOURCE_OF(status) /= last .or. TAG_OF(status) /= 5) &
       error stop "MPI_Recv: wrong data or status"
   end if
   se = e
@@ -42,7 +65,7 @@ program waits_fortran_f08
   call MPI_Allreduce(e, m, 1, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, ierr) ! @site tmax
   call truth("barrier", max(m - e, 0d0), last)
 
-  ! Late Sender through MPI_Irecv + MPI_Waitany (the second request completes, index 2)
+  ! Late Sender through MPI_Irecv + MPI_Waitany (the second request completes)
   call MPI_Barrier(MPI_COMM_WORLD, ierr) ! @site sync_irecv
   e = now()
   if (rank == last .and. nranks > 1) then
@@ -55,7 +78,7 @@ program waits_fortran_f08
     call MPI_Irecv(y, 1, MPI_DOUBLE_PRECISION, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &
                    req(2), ierr) ! @site ls2_irecv
     e = now()
-    call MPI_Waitany(2, req, idx, MPI_STATUS_IGNORE) ! @site ls2_wait
+    call MPI_Waitany(2, req, idx, MPI_STATUS_IGNORE OPT_IERR) ! @site ls2_wait
     if (y /= 1000 + last .or. req(2) /= MPI_REQUEST_NULL) &
       error stop "MPI_Waitany: wrong data or request"
     write (*, '(A, I0)') "waitany index ", idx
@@ -96,4 +119,4 @@ contains
       end do
     end if
   end subroutine truth
-end program waits_fortran_f08
+end program waits_fortran

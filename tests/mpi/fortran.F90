@@ -1,9 +1,18 @@
-! `use mpi_f08` program: its calls reach tardy through the C entry points.
-program fortran_f08
+! A Fortran program: its calls reach tardy only through the Fortran entry points. Built twice
+! (tests/tests.mk): `use mpi` as fortran, and with -DF08 `use mpi_f08` as fortran_f08.
+program fortran
+#ifdef F08
   use mpi_f08
+#else
+  use mpi
+#endif
   implicit none
   integer :: ierr, rank, nranks, i, partner
+#ifdef F08
   type(MPI_Status) :: status
+#else
+  integer :: status(MPI_STATUS_SIZE)
+#endif
   double precision :: x(4), y
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -23,4 +32,4 @@ program fortran_f08
   call MPI_Bcast(x, 4, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr) ! @site fbcast
   call MPI_Barrier(MPI_COMM_WORLD, ierr) ! @site fbarrier
   call MPI_Finalize(ierr)
-end program fortran_f08
+end program fortran
