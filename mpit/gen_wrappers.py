@@ -189,110 +189,194 @@ def indent(lines, n=4):
 
 
 # ---- wait-state hooks (tool/waits.h) -------------------------------------------------------
-# The hooks of the wait-state protocol per function: declarations, calls before the PMPI call,
-# calls after it, and parameters the PMPI call gets replaced (ignored statuses). Functions
-# with hooks also run them, untimed, when counting is off (MPI_Pcontrol(0)): a partner may
-# still expect a piggyback.
+# The hooks of the wait-state protocol per function, one description for every entry point
+# (C, QMPI, Fortran; ws_c_hooks and ws_f_hooks render it): declarations, statements before
+# the MPI call and after it, written in C over the parameters with markers. In C a marker is
+# its text without the $ ($*x: *x, $@x: x); in Fortran:
+#   $x             parameter x by value: a handle as converted before the call, else *x_
+#   $*x            the value behind pointer parameter x: a handle converted with PMPI_X_f2c
+#                  (after the call, unless the statement runs only on success, read only when
+#                  the call succeeded, else the null handle), else *x_
+#   $@x            argument x as the binding passes it: x_ (arrays of Fortran requests)
+#   $F             _f: the variant of a hook taking the binding's requests and statuses
+#                  (tool/ws_fortran.c)
+# and markers of the binding's machinery:
+#   $ST            the call's C status after the call, never ignored (st_ of the annotations)
+#   $STATUS        the status of a completed request as $F hooks take it, substituted when
+#                  ignored; $STATUSES(n) the statuses of n requests
+#   $INDEX(x)      the index returned through x, from 0; $INDICES(x) the indices array x as
+#                  $F hooks take it (Fortran: with the binding's first index)
+# Functions with hooks also run them, untimed, when counting is off (MPI_Pcontrol(0)): a
+# partner may still expect a piggyback.
 
 WAIT_FUNCS = {
-    # name: (requests count expr, requests array expr, completion statement)
-    "MPI_Wait": ("1", "request", "if (rc == MPI_SUCCESS) ws_done(&c, 0, ws_st_);"),
-    "MPI_Test": ("1", "request", "if (rc == MPI_SUCCESS && *flag) ws_done(&c, 0, ws_st_);"),
-    "MPI_Waitany": ("count", "array_of_requests",
-                    "if (rc == MPI_SUCCESS && *indx != MPI_UNDEFINED) ws_done(&c, *indx, ws_st_);"),
-    "MPI_Testany": ("count", "array_of_requests", "if (rc == MPI_SUCCESS && *flag && "
-                    "*indx != MPI_UNDEFINED) ws_done(&c, *indx, ws_st_);"),
-    "MPI_Waitall": ("count", "array_of_requests",
-                    "if (rc == MPI_SUCCESS) ws_done_all(&c, count, ws_sts_);"),
-    "MPI_Testall": ("count", "array_of_requests",
-                    "if (rc == MPI_SUCCESS && *flag) ws_done_all(&c, count, ws_sts_);"),
-    "MPI_Waitsome": ("incount", "array_of_requests", "if (rc == MPI_SUCCESS) "
-                     "ws_done_some(&c, *outcount, array_of_indices, ws_sts_);"),
-    "MPI_Testsome": ("incount", "array_of_requests", "if (rc == MPI_SUCCESS) "
-                     "ws_done_some(&c, *outcount, array_of_indices, ws_sts_);"),
+    # name: (requests count, requests array, completion statement)
+    "MPI_Wait": ("1", "request", "if (rc == MPI_SUCCESS) ws_done$F(&c, 0, $STATUS);"),
+    "MPI_Test": ("1", "request", "if (rc == MPI_SUCCESS && $*flag) ws_done$F(&c, 0, $STATUS);"),
+    "MPI_Waitany": ("$count", "array_of_requests", "if (rc == MPI_SUCCESS && $*indx != "
+                    "MPI_UNDEFINED) ws_done$F(&c, $INDEX(indx), $STATUS);"),
+    "MPI_Testany": ("$count", "array_of_requests", "if (rc == MPI_SUCCESS && $*flag && $*indx "
+                    "!= MPI_UNDEFINED) ws_done$F(&c, $INDEX(indx), $STATUS);"),
+    "MPI_Waitall": ("$count", "array_of_requests", "if (rc == MPI_SUCCESS) "
+                    "ws_done_all$F(&c, $count, $STATUSES($count));"),
+    "MPI_Testall": ("$count", "array_of_requests", "if (rc == MPI_SUCCESS && $*flag) "
+                    "ws_done_all$F(&c, $count, $STATUSES($count));"),
+    "MPI_Waitsome": ("$incount", "array_of_requests", "if (rc == MPI_SUCCESS) ws_done_some$F("
+                     "&c, $*outcount, $INDICES(array_of_indices), $STATUSES($incount));"),
+    "MPI_Testsome": ("$incount", "array_of_requests", "if (rc == MPI_SUCCESS) ws_done_some$F("
+                     "&c, $*outcount, $INDICES(array_of_indices), $STATUSES($incount));"),
 }
 
 
 # One-sided synchronisation (ws_rma.c, ws_pscw.c): name: (before the call, after it).
 RMA_HOOKS = {
-    "MPI_Win_fence": ([], ["ws_win_fence(&c, win, rc);"]),
-    "MPI_Win_post": (["ws_win_post(&c, group, win);"], ["ws_win_synced(&c, rc);"]),
-    "MPI_Win_start": (["ws_win_start(&c, group, win);"], ["ws_win_started(&c, win, rc);"]),
-    "MPI_Win_complete": (["ws_win_complete(&c, win);"], ["ws_win_completed(&c, win, rc);"]),
-    "MPI_Win_wait": ([], ["ws_win_waited(&c, win, rc);"]),
-    "MPI_Win_test": ([], ["if (rc == MPI_SUCCESS && *flag)", "    ws_win_waited(&c, win, rc);"]),
+    "MPI_Win_fence": ([], ["ws_win_fence(&c, $win, rc);"]),
+    "MPI_Win_post": (["ws_win_post(&c, $group, $win);"], ["ws_win_synced(&c, rc);"]),
+    "MPI_Win_start": (["ws_win_start(&c, $group, $win);"], ["ws_win_started(&c, $win, rc);"]),
+    "MPI_Win_complete": (["ws_win_complete(&c, $win);"], ["ws_win_completed(&c, $win, rc);"]),
+    "MPI_Win_wait": ([], ["ws_win_waited(&c, $win, rc);"]),
+    "MPI_Win_test": ([], ["if (rc == MPI_SUCCESS && $*flag)", "    ws_win_waited(&c, $win, rc);"]),
 }
 
 
 def ws_hooks(f):
-    """Return (decls, pre, post, replace) for f, or None when f has no wait-state hooks."""
+    """Return (decls, pre, post) for f in the hook notation, or None when f has no hooks."""
     k, n, names = f.notes["kind"], f.name, f.pnames()
-    root = "root" if "root" in names else "EV_NO_PEER"
-    decls, pre, post, replace = [], [], [], {}
+    root = "$root" if "root" in names else "EV_NO_PEER"
+    decls, pre, post = [], [], []
     if k in ("send", "isend"):
         post = ["ws_send(&c, rc);"]
         if n == "MPI_Ssend":
             post.append("ws_sent(&c, rc);")
         elif k == "isend":
-            post.append("ws_isent(&c, *request, rc);")
+            post.append("ws_isent(&c, $*request, rc);")
     elif k == "sendrecv":
-        post = ["ws_send(&c, rc);", "ws_recv(&c, comm, st_, rc);"]
+        post = ["ws_send(&c, rc);", "ws_recv(&c, $comm, $ST, rc);"]
     elif k in ("recv", "irecv"):
-        comm = "comm"
+        comm = "$comm"
         if "message" in names:
-            decls, comm = ["MPI_Comm ws_mc_ = ws_message_comm(*message);"], "ws_mc_"
-        post = ["ws_recv(&c, %s, st_, rc);" % comm] if k == "recv" else \
-            ["ws_irecv(&c, %s, *request, rc);" % comm]
+            decls, comm = ["MPI_Comm ws_mc_ = ws_message_comm($*message);"], "ws_mc_"
+        post = ["ws_recv(&c, %s, $ST, rc);" % comm] if k == "recv" else \
+            ["ws_irecv(&c, %s, $*request, rc);" % comm]
     elif k == "pinit":
-        post = ["ws_pinit(&c, *request, rc);"]
+        post = ["ws_pinit(&c, $*request, rc);"]
     elif k == "start":
         post = ["if (rc == MPI_SUCCESS)",
-                "    ws_start(&c, 1, request);" if n == "MPI_Start" else
-                "    ws_start(&c, count, array_of_requests);"]
+                "    ws_start$F(&c, 1, $@request);" if n == "MPI_Start" else
+                "    ws_start$F(&c, $count, $@array_of_requests);"]
     elif k == "reqfree":
-        pre = ["ws_reqfree(&c, *request);"]
+        pre = ["ws_reqfree(&c, $*request);"]
     elif k == "cancel":
-        pre = ["ws_cancel(&c, *request);"]
+        pre = ["ws_cancel(&c, $*request);"]
     elif k == "probe" and "message" in names:
-        cond = "rc == MPI_SUCCESS" + (" && *flag" if "flag" in names else "")
-        post = ["if (%s)" % cond, "    ws_message(comm, *message);"]
+        cond = "rc == MPI_SUCCESS" + (" && $*flag" if "flag" in names else "")
+        post = ["if (%s)" % cond, "    ws_message($comm, $*message);"]
     elif k in ("wait", "test"):
         count, reqs, done = WAIT_FUNCS[n]
-        if "status" in names:
-            decls = ["MPI_Status ws_own_;", "MPI_Status *ws_st_ = ws_status1(status, &ws_own_);"]
-            replace = {"status": "ws_st_"}
-        else:
-            decls = ["MPI_Status *ws_sts_ = ws_statuses(array_of_statuses, %s);" % count]
-            replace = {"array_of_statuses": "ws_sts_"}
-        pre = ["ws_snap(&c, %s, %s);" % (count, reqs)]
+        pre = ["ws_snap$F(&c, %s, $@%s);" % (count, reqs)]
         post = [done, "ws_complete(&c);"]
     elif k == "coll":
         post = ["ws_coll(&c, %s, rc);" % root, "ws_clock_tick(&c, rc);"]
     elif k == "icoll":
-        post = ["ws_icoll(&c, %s, *request, rc);" % root]
+        post = ["ws_icoll(&c, %s, $*request, rc);" % root]
     elif k == "neighbor":
         post = ["ws_neighbor(&c, rc);"]
     elif k == "ineighbor":
-        post = ["ws_ineighbor(&c, *request, rc);"]
+        post = ["ws_ineighbor(&c, $*request, rc);"]
     elif k == "win":
         if n == "MPI_Win_free":
-            decls, post = ["MPI_Win ws_win_ = *win;"], ["ws_win_free(&c, ws_win_, rc);"]
+            decls, post = ["MPI_Win ws_win_ = $*win;"], ["ws_win_free(&c, ws_win_, rc);"]
         else:
-            post = ["ws_win_new(&c, comm, *win, rc);"]
+            post = ["ws_win_new(&c, $comm, $*win, rc);"]
     elif k == "winsync" and n in RMA_HOOKS:
         pre, post = RMA_HOOKS[n]
     elif k == "comm":
         if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
-            pre = ["ws_comm_free(*comm);"]
+            pre = ["ws_comm_free($*comm);"]
         elif n != "MPI_Comm_idup":
             new = [p.name for p in f.params if p.ctype == "MPI_Comm *"][-1]
-            post = ["ws_comm_new(*%s, rc);" % new]
+            post = ["ws_comm_new($*%s, rc);" % new]
     else:
         return None
-    return decls, pre, post, replace
+    return decls, pre, post
+
+
+MARKER = re.compile(r"\$(?P<fn>STATUSES|INDEX|INDICES)\((?P<arg>[^()]*)\)|"
+                    r"\$(?P<sigil>[*@]?)(?P<name>\w+)")
+
+
+def expand(text, marker, after, guarded):
+    """text with every marker replaced by marker(sigil, name, arg, after, guarded)."""
+    def one(m):
+        if m.group("fn"):
+            return marker("", m.group("fn"), m.group("arg"), after, guarded)
+        return marker(m.group("sigil"), m.group("name"), None, after, guarded)
+    return MARKER.sub(one, text)
+
+
+def render_hooks(hooks, marker):
+    """The hooks' statements with their markers rendered by marker(sigil, name, arg, after,
+    guarded): after for the statements after the call, guarded for those that run only when
+    the call succeeded."""
+    decls, pre, post = hooks
+
+    def render(lines, after):
+        out, guard = [], False
+        for s in lines:
+            guarded = guard or s.startswith("if (rc == MPI_SUCCESS")
+            out.append(expand(s, marker, after, guarded))
+            guard = guarded and s.startswith("if (") and not s.endswith(";")
+        return out
+    return render(decls, False), render(pre, False), render(post, True)
+
+
+def param_of(f, name):
+    for p in f.params:
+        if p.name == name:
+            return p
+    raise SystemExit("%s: the wait-state hooks read '%s', which is not a parameter"
+                     % (f.name, name))
+
+
+def base_type(p):
+    return p.ctype.replace("const ", "").replace("*", "").strip()
 
 
 # ---- C entry points -----------------------------------------------------------------------
+
+def ws_c_hooks(f):
+    """The hooks of f's C (and QMPI) entry point: (decls, pre, post, replace), replace giving
+    the arguments the call gets instead (ignored statuses), or None."""
+    hooks = ws_hooks(f)
+    if not hooks:
+        return None
+    sdecls, replace = [], {}
+
+    def marker(sigil, name, arg, after, guarded):
+        if name == "F":
+            return ""
+        if name == "ST":
+            if not uses_status(f):
+                raise SystemExit("%s: $ST needs a status the annotations read" % f.name)
+            return "st_"
+        if name == "STATUS":
+            sdecls[:] = ["MPI_Status ws_own_;",
+                         "MPI_Status *ws_st_ = ws_status1(status, &ws_own_);"]
+            replace["status"] = "ws_st_"
+            return "ws_st_"
+        if name == "STATUSES":
+            count = expand(arg, marker, after, guarded)
+            sdecls[:] = ["MPI_Status *ws_sts_ = ws_statuses(array_of_statuses, %s);" % count]
+            replace["array_of_statuses"] = "ws_sts_"
+            return "ws_sts_"
+        if name == "INDEX":
+            return "*" + param_of(f, arg).name
+        if name == "INDICES":
+            return param_of(f, arg).name
+        return ("*" if sigil == "*" else "") + param_of(f, name).name
+    decls, pre, post = render_hooks(hooks, marker)
+    return sdecls + decls, pre, post, replace
+
 
 def status_decls(f):
     return ["MPI_Status own_status_;",
@@ -326,7 +410,7 @@ def c_wrapper(f):
     decl = ", ".join(p.decl() for p in f.params) or "void"
     args = f.pnames()
     st = uses_status(f)
-    hooks = ws_hooks(f)
+    hooks = ws_c_hooks(f)
     decls, wpre, wpost, replace = hooks or ([], [], [], {})
     call_args = ", ".join(replace.get(a, "st_" if (st and a == "status") else a) for a in args)
     pre, post = annotation_code(f)
@@ -361,7 +445,7 @@ def q_wrapper(f):
     decl = ", ".join(["QMPI_Context context", "int tool_id"] + [p.decl() for p in f.params])
     args = ["context", "next_id"] + f.pnames()
     st = uses_status(f)
-    hooks = ws_hooks(f)
+    hooks = ws_c_hooks(f)
     decls, wpre, wpost, replace = hooks or ([], [], [], {})
     call_args = ", ".join(replace.get(a, "st_" if (st and a == "status") else a) for a in args)
     pre, post = annotation_code(f)
@@ -526,105 +610,55 @@ def has_choice_buffer(f):
                for p in f.params)
 
 
-# The wait-state hooks of a Fortran entry point (as ws_hooks, on the Fortran arguments):
-# handles the hooks read are converted with PMPI_X_f2c, inputs before the call and outputs
-# after it; requests of Wait*/Test* are snapshotted before the call, statuses converted after
-# it, indices count from @BASE@ (1; mpi_f08: F08_INDEX_BASE in fortran.h).
-F_WAIT_FUNCS = {
-    "MPI_Wait": ("1", "request_", "if (rc == MPI_SUCCESS) ws_done_f(&c, 0, fst_, @IGN@);"),
-    "MPI_Test": ("1", "request_",
-                 "if (rc == MPI_SUCCESS && *flag_) ws_done_f(&c, 0, fst_, @IGN@);"),
-    "MPI_Waitany": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && "
-                    "*indx_ != MPI_UNDEFINED) ws_done_f(&c, *indx_ - @BASE@, fst_, @IGN@);"),
-    "MPI_Testany": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && *flag_ && "
-                    "*indx_ != MPI_UNDEFINED) ws_done_f(&c, *indx_ - @BASE@, fst_, @IGN@);"),
-    "MPI_Waitall": ("*count_", "array_of_requests_",
-                    "if (rc == MPI_SUCCESS) ws_done_all_f(&c, *count_, ws_fsts_, @IGNS@);"),
-    "MPI_Testall": ("*count_", "array_of_requests_", "if (rc == MPI_SUCCESS && *flag_) "
-                    "ws_done_all_f(&c, *count_, ws_fsts_, @IGNS@);"),
-    "MPI_Waitsome": ("*incount_", "array_of_requests_", "if (rc == MPI_SUCCESS) ws_done_some_f("
-                     "&c, *outcount_, array_of_indices_, @BASE@, ws_fsts_, @IGNS@);"),
-    "MPI_Testsome": ("*incount_", "array_of_requests_", "if (rc == MPI_SUCCESS) ws_done_some_f("
-                     "&c, *outcount_, array_of_indices_, @BASE@, ws_fsts_, @IGNS@);"),
-}
+# The wait-state hooks of a Fortran entry point (ws_hooks on the Fortran arguments): handles
+# converted with PMPI_X_f2c, requests and statuses of Wait*/Test* and Start* passed to the
+# hooks' _f variants, indices from `base` (1; mpi_f08: F08_INDEX_BASE in fortran.h).
+
+def null_handle(t):
+    return "MPI_%s_NULL" % t[4:].upper()
 
 
-def ws_fhooks(f, ign, igns, base):
+def ws_f_hooks(f, ign, igns, base):
     """Return (decls, pre, post, replace, cstatus) for the Fortran entry point of f, or None.
     ign/igns: the binding's ignored status(es); base: its first index; cstatus: post reads the
     C status st_."""
-    k, n, names = f.notes["kind"], f.name, f.pnames()
-    root = "*root_" if "root" in names else "EV_NO_PEER"
-    decls, pre, post, replace, cst = [], [], [], {}, False
-    if k in ("send", "isend"):
-        post = ["ws_send(&c, rc);"]
-        if n == "MPI_Ssend":
-            post.append("ws_sent(&c, rc);")
-        elif k == "isend":
-            post.append("ws_isent(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
-                        "MPI_REQUEST_NULL, rc);")
-    elif k == "sendrecv":
-        post, cst = ["ws_send(&c, rc);", "ws_recv(&c, comm, st_, rc);"], True
-    elif k in ("recv", "irecv"):
-        comm = "comm"
-        if "message" in names:
-            decls = ["MPI_Comm ws_mc_ = ws_message_comm(PMPI_Message_f2c(*message_));"]
-            comm = "ws_mc_"
-        if k == "recv":
-            post, cst = ["ws_recv(&c, %s, st_, rc);" % comm], True
-        else:
-            post = ["if (rc == MPI_SUCCESS)",
-                    "    ws_irecv(&c, %s, PMPI_Request_f2c(*request_), rc);" % comm]
-    elif k == "pinit":
-        post = ["if (rc == MPI_SUCCESS)", "    ws_pinit(&c, PMPI_Request_f2c(*request_), rc);"]
-    elif k == "start":
-        post = ["if (rc == MPI_SUCCESS)",
-                "    ws_start_f(&c, 1, request_);" if n == "MPI_Start" else
-                "    ws_start_f(&c, *count_, array_of_requests_);"]
-    elif k == "reqfree":
-        pre = ["ws_reqfree(&c, PMPI_Request_f2c(*request_));"]
-    elif k == "cancel":
-        pre = ["ws_cancel(&c, PMPI_Request_f2c(*request_));"]
-    elif k == "probe" and "message" in names:
-        cond = "rc == MPI_SUCCESS" + (" && *flag_" if "flag" in names else "")
-        post = ["if (%s)" % cond, "    ws_message(comm, PMPI_Message_f2c(*message_));"]
-    elif k in ("wait", "test"):
-        count, reqs, done = F_WAIT_FUNCS[n]
-        if "status" not in names:
-            decls = ["MPI_Fint *ws_fsts_ = ws_fstatuses(array_of_statuses_, %s, %s);"
-                     % (igns, count)]
-            replace = {"array_of_statuses_": "ws_fsts_"}
-        pre = ["ws_snap_f(&c, %s, %s);" % (count, reqs)]
-        post = [done.replace("@IGNS@", igns).replace("@IGN@", ign).replace("@BASE@", base),
-                "ws_complete(&c);"]
-    elif k == "coll":
-        post = ["ws_coll(&c, %s, rc);" % root, "ws_clock_tick(&c, rc);"]
-    elif k == "icoll":
-        post = ["ws_icoll(&c, %s, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
-                "MPI_REQUEST_NULL, rc);" % root]
-    elif k == "neighbor":
-        post = ["ws_neighbor(&c, rc);"]
-    elif k == "ineighbor":
-        post = ["ws_ineighbor(&c, rc == MPI_SUCCESS ? PMPI_Request_f2c(*request_) : "
-                "MPI_REQUEST_NULL, rc);"]
-    elif k == "win":
-        if n == "MPI_Win_free":
-            decls, post = ["MPI_Win ws_win_ = PMPI_Win_f2c(*win_);"], \
-                ["ws_win_free(&c, ws_win_, rc);"]
-        else:
-            post = ["if (rc == MPI_SUCCESS)", "    ws_win_new(&c, comm, PMPI_Win_f2c(*win_), rc);"]
-    elif k == "winsync" and n in RMA_HOOKS:
-        pre, post = RMA_HOOKS[n]
-        post = [s.replace("*flag", "*flag_") for s in post]
-    elif k == "comm":
-        if n in ("MPI_Comm_free", "MPI_Comm_disconnect"):
-            pre = ["ws_comm_free(PMPI_Comm_f2c(*comm_));"]
-        elif n != "MPI_Comm_idup":
-            new = [p.name for p in f.params if p.ctype == "MPI_Comm *"][-1]
-            post = ["if (rc == MPI_SUCCESS)", "    ws_comm_new(PMPI_Comm_f2c(*%s_), rc);" % new]
-    else:
+    hooks = ws_hooks(f)
+    if not hooks:
         return None
-    return decls, pre, post, replace, cst
+    sdecls, replace, cst = [], {}, []
+
+    def marker(sigil, name, arg, after, guarded):
+        if name == "F":
+            return "_f"
+        if name == "ST":
+            cst.append(True)
+            return "st_"
+        if name == "STATUS":
+            return "fst_, %s" % ign
+        if name == "STATUSES":
+            count = expand(arg, marker, after, guarded)
+            sdecls[:] = ["MPI_Fint *ws_fsts_ = ws_fstatuses(array_of_statuses_, %s, %s);"
+                         % (igns, count)]
+            replace["array_of_statuses_"] = "ws_fsts_"
+            return "ws_fsts_, %s" % igns
+        if name == "INDEX":
+            return "*%s_ - %s" % (param_of(f, arg).name, base)
+        if name == "INDICES":
+            return "%s_, %s" % (param_of(f, arg).name, base)
+        p = param_of(f, name)
+        t = base_type(p)
+        if sigil == "@":
+            return p.name + "_"
+        if t not in HANDLE_F2C:
+            return "*%s_" % p.name
+        if sigil != "*":
+            return p.name  # the local converted before the call (fortran_local)
+        conv = "%s(*%s_)" % (HANDLE_F2C[t], p.name)
+        if after and not guarded:
+            return "rc == MPI_SUCCESS ? %s : %s" % (conv, null_handle(t))
+        return conv
+    decls, pre, post = render_hooks(hooks, marker)
+    return sdecls + decls, pre, post, replace, bool(cst)
 
 
 def f_wrapper(f, f08):
@@ -660,7 +694,7 @@ def f_wrapper(f, f08):
                "void %s_(%s)" % (lower, ", ".join(params)), "{"]
         call_next, ok, ignore = "p%s_" % lower, "*ierr == MPI_SUCCESS", "MPI_F_STATUS_IGNORE"
     statuses = "F08_STATUSES_IGNORE" if f08 else "MPI_F_STATUSES_IGNORE"
-    hooks = ws_fhooks(f, ignore, statuses, "F08_INDEX_BASE" if f08 else "1")
+    hooks = ws_f_hooks(f, ignore, statuses, "F08_INDEX_BASE" if f08 else "1")
     decls, wpre, wpost, replace, cst = hooks or ([], [], [], {}, False)
     if hooks and "status" in f.pnames():
         st = True  # the hooks read the status: an ignored one is replaced
@@ -763,7 +797,7 @@ def main():
         c.write(HEADER + '#include <mpi.h>\n#include "event.h"\n#include "bytes.h"\n'
                 '#include "peer.h"\n#include "persistent.h"\n#include "waits.h"\n\n')
         for f in funcs:
-            hooks = ws_hooks(f)
+            hooks = ws_c_hooks(f)
             if hooks:
                 c.write(quiet_wrapper(f, hooks) + "\n")
         c.write(EXPORTED)
