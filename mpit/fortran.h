@@ -3,6 +3,7 @@
 #define TARDY_FORTRAN_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
 
@@ -37,6 +38,37 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
 #else
 #define F08_STATUS_IGNORE MPI_F_STATUS_IGNORE
 #define F08_STATUSES_IGNORE MPI_F_STATUSES_IGNORE
+#endif
+
+/* A Fortran choice buffer as the byte counts compare it: MPI_IN_PLACE for the binding's own
+ * MPI_IN_PLACE, an object of the Fortran library's (as the program resolves it: the
+ * executable's copy, see the statuses above). MPICH: `use mpi` passes its common block
+ * member, whose address MPICH's Fortran init leaves in MPIR_F_MPI_IN_PLACE; mpi_f08 passes
+ * the choice buffer as a descriptor whose first member is the base address (TS 29113 and
+ * gfortran's own), MPIR_F08_MPI_IN_PLACE for in-place. Open MPI 4.1: both pass the address of
+ * the common block mpi_fortran_in_place. Weak: an MPI built without Fortran has none of them
+ * (and no Fortran caller either). */
+#if defined(MPICH)
+#pragma weak MPIR_F_MPI_IN_PLACE
+#pragma weak MPIR_F08_MPI_IN_PLACE
+extern void *MPIR_F_MPI_IN_PLACE;
+static inline const void *f_buf(const void *b)
+{
+    return &MPIR_F_MPI_IN_PLACE && b && b == MPIR_F_MPI_IN_PLACE ? MPI_IN_PLACE : b;
+}
+static inline const void *f08_buf(const void *desc)
+{
+    const void *b = desc ? *(const void *const *)desc : NULL;
+    return b && b == (const void *)&MPIR_F08_MPI_IN_PLACE ? MPI_IN_PLACE : b;
+}
+#else
+#pragma weak mpi_fortran_in_place_
+extern MPI_Fint mpi_fortran_in_place_;
+static inline const void *f_buf(const void *b)
+{
+    return b && b == (const void *)&mpi_fortran_in_place_ ? MPI_IN_PLACE : b;
+}
+#define f08_buf f_buf
 #endif
 
 /* The mpi_f08 entry point of a function with a choice buffer, and its name as a string:

@@ -560,7 +560,8 @@ def own_file(funcs):
 # ---- Fortran entry points ----------------------------------------------------------------
 # Each Fortran wrapper forwards the untouched Fortran arguments to the MPI library's own
 # pmpi_x_ (so Fortran semantics such as MPI_IN_PLACE, MPI_BOTTOM and ierror stay the
-# library's business) and converts only what the annotations read.
+# library's business) and converts only what the annotations read (a choice buffer with
+# f_buf or f08_buf of fortran.h: the binding's MPI_IN_PLACE becomes C's).
 
 HANDLE_F2C = {
     "MPI_Comm": "PMPI_Comm_f2c", "MPI_Datatype": "PMPI_Type_f2c", "MPI_Group": "PMPI_Group_f2c",
@@ -579,14 +580,16 @@ def fortran_type(p):
     return "MPI_Fint *"
 
 
-def fortran_local(p, used):
-    """C declaration that rebuilds C parameter p from the Fortran argument p_ (or None)."""
+def fortran_local(p, used, buf):
+    """C declaration that rebuilds C parameter p from the Fortran argument p_ (or None); buf:
+    the helper of fortran.h that turns the binding's choice buffer into C's."""
     if p.name not in used:
         return None
     base = p.ctype.replace("const ", "").replace("*", "").strip()
     pointer = "*" in p.ctype or p.array
     if base == "void":
-        return "const void *%s = %s_;" % (p.name, p.name)
+        return "const void *%s = %s;" % (p.name, "%s(%s_)" % (buf, p.name) if is_choice(p)
+                                         else p.name + "_")
     if pointer:
         if base in ("int",):
             return "const int *%s = %s_;" % (p.name, p.name)
@@ -603,11 +606,14 @@ def fortran_local(p, used):
     return "%s %s = *%s_;" % (base, p.name, p.name)
 
 
-def has_choice_buffer(f):
+def is_choice(p):
     """A buffer of any type (Fortran TYPE(*)); not the TYPE(C_PTR) baseptr of the window
     allocations."""
-    return any(p.ctype.replace("const ", "").strip() == "void *" and p.name != "baseptr"
-               for p in f.params)
+    return p.ctype.replace("const ", "").strip() == "void *" and p.name != "baseptr"
+
+
+def has_choice_buffer(f):
+    return any(is_choice(p) for p in f.params)
 
 
 # The wait-state hooks of a Fortran entry point (ws_hooks on the Fortran arguments): handles
@@ -715,8 +721,9 @@ def f_wrapper(f, f08):
         out.append("        %s(%s);" % (call_next, fargs))
         out.append("        return;")
     out.append("    }")
+    buf = "f08_buf" if f08 and has_choice_buffer(f) else "f_buf"
     for p in f.params:
-        loc = fortran_local(p, used)
+        loc = fortran_local(p, used, buf)
         if loc:
             out.append("    " + loc)
     call = ", ".join(replace.get(a, a) for a in fargs.split(", "))

@@ -245,8 +245,11 @@ def test_families(ranks):
 
 
 def test_fortran(name, ranks):
+    """A Fortran program's calls and bytes. With MPI_IN_PLACE (the Fortran library's own
+    object, not C's): an Allgather sends its share of the receive buffer, whatever send count
+    and type it names; the root of a Gather sends nothing; Allreduce and Reduce count as in C."""
     src = "tests/mpi/fortran.F90"
-    pairs = ranks // 2
+    pairs, others = ranks // 2, ranks - 1
 
     @with_run([binary(name)], ranks)
     def _(run):
@@ -255,7 +258,18 @@ def test_fortran(name, ranks):
             ("MPI_Bcast", "fbcast", ranks, ranks * 32),
             ("MPI_Barrier", "fbarrier", ranks, 0)] +
             ([("MPI_Send", "fsend", 3 * pairs, 3 * pairs * 32),
-              ("MPI_Recv", "frecv", 3 * pairs, 3 * pairs * 32)] if pairs else []))
+              ("MPI_Recv", "frecv", 3 * pairs, 3 * pairs * 32)] if pairs else []) +
+            ([("MPI_Reduce", "freduce", others, others * 24),
+              ("MPI_Gather", "fgather", others, others * 8)] if others else []))
+        for function, marker, calls, sent, recv in (
+                ("MPI_Allreduce", "fip_allreduce", ranks, ranks * 24, ranks * 24),
+                ("MPI_Reduce", "fip_reduce", 1, 24, 24),
+                ("MPI_Allgather", "fip_allgather", ranks, ranks * 8, ranks * ranks * 8),
+                ("MPI_Gather", "fip_gather", 1, 0, ranks * 8)):
+            row = one_row(run.profile, function, src, marker)
+            got = (row["count"]["sum"], row["sent"]["sum"], row["recv"]["sum"])
+            expect(got == (calls, sent, recv), "%s @%s in place: %s calls, %s sent, %s "
+                   "received, expected %s" % ((function, marker) + got + ((calls, sent, recv),)))
         init = mpi_rows(run.profile, "MPI_Init")
         expect(len(init) == 1 and os.path.basename(
             frames_of(run.profile, init[0]["callpath"])[0]["file"]) == os.path.basename(src),

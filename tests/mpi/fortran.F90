@@ -1,5 +1,7 @@
 ! A Fortran program: its calls reach tardy only through the Fortran entry points. Built twice
-! (tests/tests.mk): `use mpi` as fortran, and with -DF08 `use mpi_f08` as fortran_f08.
+! (tests/tests.mk): `use mpi` as fortran, and with -DF08 `use mpi_f08` as fortran_f08. The
+! collectives with MPI_IN_PLACE give their send counts as a program may (ignored by MPI): a
+! type of no size in Allgather, one element at the root of Gather; their results are checked.
 program fortran
 #ifdef F08
   use mpi_f08
@@ -13,7 +15,7 @@ program fortran
 #else
   integer :: status(MPI_STATUS_SIZE)
 #endif
-  double precision :: x(4), y
+  double precision :: x(4), y, v(3), w(3), g(64)
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
@@ -31,5 +33,33 @@ program fortran
   end do
   call MPI_Bcast(x, 4, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr) ! @site fbcast
   call MPI_Barrier(MPI_COMM_WORLD, ierr) ! @site fbarrier
+
+  v = rank + 1
+  call MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr) ! @site fip_allreduce
+  if (any(v /= nranks * (nranks + 1) / 2)) error stop "in-place MPI_Allreduce: wrong result"
+  v = rank + 1
+  if (rank == 0) then
+    call MPI_Reduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE_PRECISION, MPI_SUM, 0, MPI_COMM_WORLD, ierr) ! @site fip_reduce
+    if (any(v /= nranks * (nranks + 1) / 2)) error stop "in-place MPI_Reduce: wrong result"
+  else
+    call MPI_Reduce(v, w, 3, MPI_DOUBLE_PRECISION, MPI_SUM, 0, MPI_COMM_WORLD, ierr) ! @site freduce
+  end if
+  g = -1
+  g(rank + 1) = 10 + rank
+  call MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, 1, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr) ! @site fip_allgather
+  do i = 1, nranks
+    if (g(i) /= 9 + i) error stop "in-place MPI_Allgather: wrong result"
+  end do
+  g = -1
+  if (rank == 0) then
+    g(1) = 10
+    call MPI_Gather(MPI_IN_PLACE, 1, MPI_DOUBLE_PRECISION, g, 1, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr) ! @site fip_gather
+    do i = 1, nranks
+      if (g(i) /= 9 + i) error stop "in-place MPI_Gather: wrong result"
+    end do
+  else
+    y = 10 + rank
+    call MPI_Gather(y, 1, MPI_DOUBLE_PRECISION, g, 1, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr) ! @site fgather
+  end if
   call MPI_Finalize(ierr)
 end program fortran
