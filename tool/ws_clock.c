@@ -1,6 +1,9 @@
 /* Clock synchronisation for wait states: each rank's offset against rank 0, from min-RTT
  * ping-pongs with its parent in a binomial tree (log2 P rounds, no O(P) work anywhere); the
- * parent answers with its own corrected time, so offsets compose down the tree. Measured at
+ * parent answers with its own corrected time, so offsets compose down the tree. A rank
+ * waiting for a ping or an answer polls and, after a few microseconds, gives its core away
+ * between polls: ranks sharing a core (an oversubscribed or loaded node) then answer in
+ * microseconds, not a scheduler time slice, and a short round trip is found. Measured at
  * init and at finalize (drift reported), and with TARDY_WAITS_RESYNC_MS again about every
  * period: the measurement needs every rank, so it happens where every rank is anyway, right
  * after a blocking collective on MPI_COMM_WORLD (the n-th one is the same call on every
@@ -11,6 +14,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <sched.h>
 
 #include "clock.h"
 #include "own.h"
@@ -24,6 +28,7 @@
                             at init (4 x) or this long */
 #define RATE_MAX 0.05    /* a larger measured drift is taken for measurement error */
 #define TAG_PING 7401
+#define SPIN 5e-6        /* seconds a rank waiting for a ping polls before it yields */
 
 double ws_shift;
 static double test_rate, test_t0;   /* test-only drift of this rank's raw clock */
@@ -67,6 +72,18 @@ void ws_clock_test(double shift, double rate)
     test_t0 = clk_now();
 }
 
+/* Receive one double from peer on comm: poll, yielding after SPIN seconds. */
+static void recv_ping(double *x, int peer, MPI_Comm comm)
+{
+    MPI_Request r;
+    int done = 0;
+    double t0 = clk_now();
+    own_Irecv(x, 1, MPI_DOUBLE, peer, TAG_PING, comm, &r);
+    while (own_Test(&r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+        if (clk_now() - t0 > SPIN)
+            sched_yield();
+}
+
 /* Offset of this rank against rank 0 of comm (quick: a periodic one), valid at local time
  *t_best (the best ping's); a parent answers its children with its corrected time, moving its
  * new offset on at the rate of the model in use until then. */
@@ -84,7 +101,7 @@ static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
         if (rank % (2 * step) == 0 && rank + step < size) {
             for (;;) { /* answer pings until the child says stop (NaN) */
                 double t;
-                own_Recv(&t, 1, MPI_DOUBLE, rank + step, TAG_PING, comm, MPI_STATUS_IGNORE);
+                recv_ping(&t, rank + step, comm);
                 if (isnan(t))
                     break;
                 t = local(clk_now());
@@ -99,7 +116,7 @@ static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
                     break;
                 double a = local(clk_now()), tp;
                 own_Send(&a, 1, MPI_DOUBLE, rank - step, TAG_PING, comm);
-                own_Recv(&tp, 1, MPI_DOUBLE, rank - step, TAG_PING, comm, MPI_STATUS_IGNORE);
+                recv_ping(&tp, rank - step, comm);
                 double b = local(clk_now());
                 if (b - a < best) {
                     best = b - a;

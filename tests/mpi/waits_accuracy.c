@@ -2,8 +2,7 @@
  * DELAY seconds more than the others. Every rank notes its own enter time (all ranks of
  * a test share one host clock); rank 0 prints, per scenario, the true wait of each rank as
  * "truth SCENARIO RANK SECONDS LATE". tests/run.py compares them with the profile.
- * The balanced mode has no injected delay: every rank does the same work.
- * usage: waits_accuracy [balanced|drift] */
+ * usage: waits_accuracy [drift] */
 #include <mpi.h>
 /* GCC mistakes MPI_STATUSES_IGNORE for a too-small array */
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
@@ -57,27 +56,6 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD); /* @site pre */
         }
     }
-    if (argc > 1 && !strcmp(argv[1], "balanced")) {
-        /* Equal work everywhere; what waiting remains comes from the scheduler, and its truth
-         * is printed as "balanced TRUE_WAIT_SECONDS" (sum over ranks). */
-        enum { N = 20 };
-        double enter[N], leave[N], latest[N], mine = 0, all = 0;
-        for (int i = 0; i < N; i++) {
-            busy(0.002);
-            enter[i] = now();
-            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* @site bal_ar */
-            leave[i] = now();
-        }
-        MPI_Allreduce(enter, latest, N, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); /* @site bal_t */
-        for (int i = 0; i < N; i++)
-            mine += clampw((latest[i] < leave[i] ? latest[i] : leave[i]) - enter[i]);
-        MPI_Reduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); /* @site bal_r */
-        if (rank == 0)
-            printf("balanced %.9f\n", all);
-        MPI_Finalize();
-        return 0;
-    }
-
     /* Late Sender: the last rank sends late to rank 0. */
     MPI_Barrier(MPI_COMM_WORLD); /* @site sync_ls */
     if (rank == last && size > 1) {
