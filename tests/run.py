@@ -1846,6 +1846,34 @@ for _n in (2, 4):
                       lambda m=_mode, n=_n: test_waits_balanced(m, n, n=40 if n == 2 else 20)))
 CASES.append(("waits/balanced halo -n 4, rank 1's clock +0.3 s",
               lambda: test_waits_balanced("halo", 4, {"TARDY_TEST_CLOCK_SHIFT": "1:0.3"}, 20)))
+# Resynchronisation at collectives on any communicator of every world rank: the drift cases
+# with the program on a duplicate of MPI_COMM_WORLD only (fails when only MPI_COMM_WORLD's
+# collectives resynchronise: no resync at all), and alternating between the two.
+for _n, _shift in ((2, "1:0.2:0.01"), (4, "2:-0.3:-0.01")):
+    for _mode in ("drift_dup", "drift_mixed"):
+        CASES.append(("waits/accuracy -n %d, clock %s drifting, resync 300 ms, %s" %
+                      (_n, _shift, _mode),
+                      lambda n=_n, s=_shift, m=_mode: test_waits(
+                          n, {"TARDY_TEST_CLOCK_SHIFT": s, "TARDY_WAITS_RESYNC_MS": "300"}, [m])))
+
+
+
+def test_waits_resync_threads(ranks):
+    """Collectives in four threads at once, each on its own communicator of every world rank,
+    resynchronising every 20 ms: the ranks agree at each collective whether to measure (a rank
+    whose other thread is measuring says so), so nothing hangs and every result is right."""
+    @with_run([binary("waits_resync_threads")], ranks,
+              {"TARDY_WAITS": "1", "TARDY_WAITS_RESYNC_MS": "20"})
+    def _(run):
+        expect(run.rc == 0 and run.out.strip() == "ok" and run.profile,
+               "exit %d: %s %s" % (run.rc, run.out, run.err[-800:]))
+        resyncs = run.profile["ranks"].get("clock_resyncs", {}).get("min", 0)
+        expect(resyncs >= 2, "clocks resynchronised %s times" % resyncs)
+
+
+for _n in (2, 4):
+    CASES.append(("waits/resync in threads on duplicates -n %d" % _n,
+                  lambda n=_n: test_waits_resync_threads(n)))
 
 
 # One-sided wait states (tool/ws_rma.c, tool/ws_pscw.c).

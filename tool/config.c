@@ -73,11 +73,12 @@ static const struct option options[] = {
      "measure waits at every Nth collective per communicator (1: all, exact)"},
     {"TARDY_WAITS_HOTSPOT", OPT_INT, "1", 0, 100, FIELD(waits_hotspot),
      "percent of a late rank's time a region needs to count as a root cause"},
-    /* Off by default: at MPI_COMM_WORLD collectives it adds a small allreduce now and then
-     * and, once a period, ping-pongs up a binomial tree (tens of microseconds per level on
-     * shared memory, milliseconds when oversubscribed). */
+    /* Off by default: at collectives on communicators of every world rank it adds a small
+     * allreduce now and then and, once a period, ping-pongs up a binomial tree (tens of
+     * microseconds per level on shared memory, more when oversubscribed). */
     {"TARDY_WAITS_RESYNC_MS", OPT_INT, "0", 0, 86400000, FIELD(waits_resync_ms),
-     "resynchronise the clocks about every N ms, inside MPI_COMM_WORLD collectives (0: never)"},
+     "resynchronise the clocks about every N ms, inside collectives on communicators of "
+     "every world rank (0: never)"},
     {"TARDY_TEST_CLOCK_SHIFT", OPT_STRING, "", 0, 0, FIELD(test_clock_shift),
      "testing only: rank:seconds[:rate] shifts that rank's clock, drifting at rate s/s"},
 };

@@ -68,8 +68,9 @@ void ws_done_some_f(struct ev_call *c, int n, const MPI_Fint idx[], int base,
 /* collectives (root = EV_NO_PEER when the collective has none) */
 void ws_coll(struct ev_call *c, int root, int rc);
 void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc);
-/* After a blocking collective (and ws_coll): on MPI_COMM_WORLD, the periodic clock
- * resynchronisation, every rank at the same collective (ws_clock.c). Returns 1 when it ran. */
+/* After a blocking collective (and ws_coll): on a communicator of every world rank, the
+ * periodic clock resynchronisation, every rank at the same collective (ws_clock.c). Returns
+ * 1 when it looked. */
 int ws_clock_tick(struct ev_call *c, int rc);
 void ws_neighbor(struct ev_call *c, int rc);             /* MPI_Neighbor_* */
 void ws_ineighbor(struct ev_call *c, MPI_Request req, int rc);   /* MPI_Ineighbor_* */

@@ -59,6 +59,12 @@ struct ws_comm {
     struct ws_msg *nbuf;    /* their records in a neighbourhood collective */
     struct ws_batch *batch; /* blocking collectives' exchanges to come (intra-communicators) */
     unsigned gen;           /* this shadow's number (a user handle can be reused) */
+    /* clock resynchronisation (ws_clock.c): an intra-communicator of every world rank
+     * (`world`) counts its blocking collectives since it last looked (at local time t_look),
+     * and at the `next` one the ranks agree whether to measure the clocks again */
+    int world;
+    unsigned long n, next;
+    double t_look;
 };
 struct ws_comm *ws_comm_find(MPI_Comm comm);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
@@ -119,6 +125,7 @@ void ws_clock_test(double shift, double rate);
 void ws_clock_period(double seconds);   /* periodic resynchronisation (0: none) */
 /* Collective over comm: measure the offsets (at init, final 0; at finalize 1). */
 int ws_clock_sync(MPI_Comm comm, int final);
+void ws_clock_comm(struct ws_comm *sc);   /* a new shadow: its resynchronisation schedule */
 void ws_clock_report(double *offset, double *uncertainty, double *drift, double *n_resync);
 
 /* ---- per-thread state and recording (waits.c; transport in ws_p2p.c, ws_complete.c) ---- */

@@ -1,19 +1,16 @@
-/* Clock synchronisation for wait states: each rank's offset against rank 0, from min-RTT
- * ping-pongs with its parent in a binomial tree (log2 P rounds, no O(P) work anywhere); the
- * parent answers with its own corrected time, so offsets compose down the tree. A rank
- * waiting for a ping or an answer polls and, after a few microseconds, gives its core away
- * between polls: ranks sharing a core (an oversubscribed or loaded node) then answer in
- * microseconds, not a scheduler time slice, and a short round trip is found. Measured at
- * init and at finalize (drift reported), and with TARDY_WAITS_RESYNC_MS again about every
- * period: the measurement needs every rank, so it happens where every rank is anyway, right
- * after a blocking collective on MPI_COMM_WORLD (the n-th one is the same call on every
- * rank); the ranks agree when, from a MAX reduction of their time since the last one, every
- * so many such collectives. Between measurements the offset follows a line fitted to them. */
+/* Clock synchronisation for wait states: each rank's offset against rank 0 from min-RTT
+ * ping-pongs up a binomial tree (log2 P rounds, nothing O(P)); parents answer with their
+ * corrected time, so offsets compose. Waiting ranks poll and yield (ranks sharing a core answer
+ * in microseconds, not a time slice). At init, at finalize, and with TARDY_WAITS_RESYNC_MS about
+ * every period right after a blocking collective on an intra-communicator of every world rank
+ * (the n-th one on it is the same call on every rank), where the ranks agree by a MAX reduction
+ * whether to measure; between measurements the offset follows a line fitted to them. */
 #include "ws.h"
 #include "waits.h"
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 
 #include "clock.h"
@@ -48,9 +45,12 @@ static int synced;
 
 /* periodic resynchronisation (all decisions from values every rank shares) */
 static double period;      /* seconds, 0: off */
+/* The pings go on tardy's own communicator of every world rank (at init, at finalize, and
+ * from a collective of a communicator of every world rank: never the shadows, whose point-to-
+ * point traffic has the application's tags); MPI_COMM_NULL outside init to finalize. */
 static MPI_Comm sync_comm = MPI_COMM_NULL;
-static unsigned long n_coll, next_check, gap;
-static double t_last;      /* local time of the last measurement */
+static pthread_mutex_t resync_lock = PTHREAD_MUTEX_INITIALIZER;   /* one thread measures */
+static _Atomic double t_last;   /* local time of the last measurement */
 static unsigned resyncs;
 
 static double local(double raw)
@@ -85,7 +85,7 @@ static void recv_ping(double *x, int peer, MPI_Comm comm)
 }
 
 /* Offset of this rank against rank 0 of comm (quick: a periodic one), valid at local time
- *t_best (the best ping's); a parent answers its children with its corrected time, moving its
+ * *t_best (the best ping's); a parent answers its children with its corrected time, moving its
  * new offset on at the rate of the model in use until then. */
 static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
 {
@@ -162,14 +162,19 @@ static void set_model(double off, double t, double rtt)
     }
     model[next] = (struct model){at, rate, t};
     atomic_store_explicit(&cur, next, memory_order_release);
-    t_last = t;
+    atomic_store_explicit(&t_last, t, memory_order_relaxed);
 }
 
 void ws_clock_period(double seconds)
 {
     period = seconds > 0 ? seconds : 0;
-    n_coll = 0;
-    next_check = gap = 1;
+}
+
+void ws_clock_comm(struct ws_comm *sc)
+{
+    sc->n = 0;
+    sc->next = 1;
+    sc->t_look = local(clk_now());
 }
 
 int ws_clock_sync(MPI_Comm comm, int final)
@@ -179,9 +184,9 @@ int ws_clock_sync(MPI_Comm comm, int final)
         rtt0 = rtt;
         off0 = off;
         t0_raw = t;
-        sync_comm = comm;
         set_model(off, t, rtt);
         synced = 1;
+        sync_comm = comm;
     } else {
         off1 = off;
         t1_raw = t;
@@ -192,28 +197,43 @@ int ws_clock_sync(MPI_Comm comm, int final)
 
 int ws_clock_tick(struct ev_call *c, int rc)
 {
-    if (!period || rc != MPI_SUCCESS || c->comm != MPI_COMM_WORLD || sync_comm == MPI_COMM_NULL)
+    if (!period || rc != MPI_SUCCESS || sync_comm == MPI_COMM_NULL)
         return 0;
-    if (++n_coll < next_check)
+    struct ws_comm *sc = ws_comm_find(c->comm);
+    if (!sc || !sc->world || ++sc->n < sc->next)
         return 0;
-    /* Every rank is at this collective of MPI_COMM_WORLD: agree on the time since the last
-     * measurement, and from it, when to look again (about when the period will be over). */
-    double mine = local(clk_now()) - t_last, most = 0;
-    own_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, sync_comm);
-    double left = period - most, per_s = (double)n_coll / (most > 1e-6 ? most : 1e-6);
+    /* Every world rank is at this collective of sc: agree on the time since the last
+     * measurement (on any communicator) and since the last look here, and from them whether
+     * to measure now and when to look again (about when the period will be over). */
+    double now = local(clk_now()), most[2] = {0, 0};
+    double mine[2] = {now - atomic_load_explicit(&t_last, memory_order_relaxed),
+                      now - sc->t_look};
+    own_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, sc->shadow);
+    double left = period - most[0], per_s = (double)sc->n / (most[1] > 1e-6 ? most[1] : 1e-6);
     if (left <= 0) {
-        double rtt = 0, t = local(clk_now()), off = measure(sync_comm, &rtt, &t, 1);
-        set_model(off, t, rtt);
-        /* the tree's ranks finish at different times: leave together, as they came */
-        own_Barrier(sync_comm);
-        resyncs++;
-        n_coll = 0;
-        left = period;
+        /* One thread measures: when another thread of some rank is measuring now (at a
+         * collective of another communicator), nobody measures here; look again next time.
+         * A measurement holds the lock on every rank from before this agreement to its end,
+         * so measurements on sync_comm come in the same order on every rank. */
+        int busy = pthread_mutex_trylock(&resync_lock) != 0, any = 0;
+        own_Allreduce(&busy, &any, 1, MPI_INT, MPI_MAX, sc->shadow);
+        if (!any) {
+            double rtt = 0, t = local(clk_now());
+            double off = measure(sync_comm, &rtt, &t, 1);
+            set_model(off, t, rtt);
+            /* the tree's ranks finish at different times: leave together, as they came */
+            own_Barrier(sync_comm);
+            resyncs++;
+            left = period;
+        }
+        if (!busy)
+            pthread_mutex_unlock(&resync_lock);
     }
     /* the gap between looks at most doubles: a rate seen over few collectives is rough */
-    double ahead = ceil(per_s * left), most_gap = 2.0 * (double)gap;
-    gap = ahead < 1 ? 1 : ahead > most_gap ? (unsigned long)most_gap : (unsigned long)ahead;
-    next_check = n_coll + gap;
+    double ahead = ceil(per_s * left), most_gap = 2.0 * (double)sc->next;
+    sc->next = ahead < 1 ? 1 : ahead > most_gap ? (unsigned long)most_gap : (unsigned long)ahead;
+    sc->n = 0;
+    sc->t_look = local(clk_now());
     if (c->th)
         c->t_leave = clk_now(); /* part of the call, not compute */
     return 1;

@@ -55,6 +55,23 @@ struct ws_comm *ws_comm_find(MPI_Comm comm)
     return NULL;
 }
 
+/* Does intra-communicator comm hold every rank of MPI_COMM_WORLD? The same answer on every
+ * rank of comm (they share its group). */
+static int spans_world(MPI_Comm comm, int size)
+{
+    int world_size = 0, same = MPI_UNEQUAL;
+    MPI_Group g, wg;
+    own_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (size != world_size || size < 2)
+        return 0;
+    own_Comm_group(comm, &g);
+    own_Comm_group(MPI_COMM_WORLD, &wg);
+    own_Group_compare(g, wg, &same);
+    own_Group_free(&g);
+    own_Group_free(&wg);
+    return same == MPI_IDENT || same == MPI_SIMILAR;
+}
+
 static struct ws_comm *claim(uint64_t k)
 {
     for (uint32_t i = hash(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
@@ -106,11 +123,13 @@ int ws_comm_add(MPI_Comm comm)
     struct ws_batch *batch = !inter && size > 1 ? ws_batch_new(comm) : NULL;
     own_Comm_set_errhandler(comm, eh);
     own_Errhandler_free(&eh);
-    int ok = slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL &&
-             (batch || inter || size <= 1) && atomic_load(&live) < WS_COMMS_MAX, all = 0;
+    int ok[2] = {slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL &&
+                 (batch || inter || size <= 1) && atomic_load(&live) < WS_COMMS_MAX,
+                 !inter && spans_world(comm, size)},
+        all[2] = {0, 0};
     if (shadow != MPI_COMM_NULL)
-        own_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shadow);
-    if (!all) {
+        own_Allreduce(ok, all, 2, MPI_INT, MPI_MIN, shadow);
+    if (!all[0]) {
         if (shadow != MPI_COMM_NULL)
             own_Comm_free(&shadow);
         if (ack != MPI_COMM_NULL)
@@ -135,6 +154,8 @@ int ws_comm_add(MPI_Comm comm)
     static atomic_uint gens;
     slot->gen = atomic_fetch_add(&gens, 1) + 1;
     own_Comm_rank(comm, &slot->rank);
+    slot->world = all[1];
+    ws_clock_comm(slot);
     atomic_fetch_add(&live, 1);
     atomic_store(&slot->ncoll, 0);
     atomic_store_explicit(&slot->key, k, memory_order_release);
