@@ -23,7 +23,7 @@ static double clampw(double w)
 static void allreduce(int n, int count, double work, double *wait, double *mpi)
 {
     double *x = calloc(count, sizeof *x), *y = calloc(count, sizeof *y);
-    double *e = calloc(n, sizeof *e), *l = calloc(n, sizeof *l), *late = calloc(n, sizeof *l);
+    double *e = calloc(n, sizeof *e), *l = calloc(n, sizeof *l), *late = calloc(n, sizeof *late);
     for (int i = 0; i < n; i++) {
         busy(work);
         e[i] = now();
@@ -35,7 +35,11 @@ static void allreduce(int n, int count, double work, double *wait, double *mpi)
         *wait += clampw((late[i] < l[i] ? late[i] : l[i]) - e[i]);
         *mpi += l[i] - e[i];
     }
-    free(x), free(y), free(e), free(l), free(late);
+    free(x);
+    free(y);
+    free(e);
+    free(l);
+    free(late);
 }
 
 /* Late Sender in the Waitall completing a receive from each ring neighbour: the largest of
@@ -71,7 +75,8 @@ static void halo(int n, int count, double work, double *wait, double *mpi)
         *wait += clampw((s < l[i] ? s : l[i]) - e[i]);
         *mpi += l[i] - post[i];
     }
-    free(buf), free(t);
+    free(buf);
+    free(t);
 }
 
 /* Ranks in pairs (2k, 2k+1); the even one sends first. Late Sender in each receive. */
@@ -83,7 +88,8 @@ static void pingpong(int n, int count, double work, double *wait, double *mpi)
     if (peer >= size) { /* an odd rank count: the last rank only computes */
         for (int i = 0; i < n; i++)
             busy(work);
-        free(buf), free(t);
+        free(buf);
+        free(t);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -108,7 +114,8 @@ static void pingpong(int n, int count, double work, double *wait, double *mpi)
         *wait += clampw((ps[i] < l[i] ? ps[i] : l[i]) - e[i]);
         *mpi += (l[i] - e[i]) + (sl[i] - s[i]);
     }
-    free(buf), free(t);
+    free(buf);
+    free(t);
 }
 
 int main(int argc, char **argv)
