@@ -50,7 +50,7 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tool/tables.c $(HOST_OBJ)
 	@$(CC) $(TFLAGS) -o $@ $< tool/tables.c $(HOST_OBJ) $(DEPS)
 
 # MPI test programs: -O0 so that marked source lines are the call sites.
-$(B)/tests/mpi/%: tests/mpi/%.c tests/mpi/busy.h
+$(B)/tests/mpi/%: tests/mpi/%.c tests/mpi/busy.h tests/mpi/truth.h
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O0 -Wall -Werror -pthread -o $@ $< -lm
 

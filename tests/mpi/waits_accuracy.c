@@ -11,38 +11,21 @@
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include <stdio.h>
 #include <string.h>
-#include "busy.h"
+#include "truth.h"
 
 #define DELAY 0.15
 
 static int rank, size;
 static MPI_Comm comm = MPI_COMM_WORLD; /* of the scenarios */
 
-/* true wait of every rank from the enter times; late = the rank waited for */
-static void truth(const char *name, double mine, double wait_of_me, int late)
-{
-    double all[64];
-    (void)mine;
-    MPI_Gather(&wait_of_me, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm); /* @site tg */
-    if (rank == 0)
-        for (int r = 0; r < size && r < 64; r++)
-            printf("truth %s %d %.9f %d\n", name, r, all[r], late);
-}
-
 /* max over ranks (or over ranks <= me for scan) of enter times */
 static double max_enter(double e, int scan)
 {
     double m;
-    if (scan)
-        MPI_Scan(&e, &m, 1, MPI_DOUBLE, MPI_MAX, comm); /* @site tscan */
-    else
-        MPI_Allreduce(&e, &m, 1, MPI_DOUBLE, MPI_MAX, comm); /* @site tmax */
+    if (!scan)
+        return latest_on(comm, e);
+    MPI_Scan(&e, &m, 1, MPI_DOUBLE, MPI_MAX, comm); /* @site tscan */
     return m;
-}
-
-static double clampw(double w)
-{
-    return w > 0 ? w : 0;
 }
 
 int main(int argc, char **argv)
@@ -78,7 +61,7 @@ int main(int argc, char **argv)
     {
         double se = e;
         MPI_Bcast(&se, 1, MPI_DOUBLE, last, comm); /* @site tbc1 */
-        truth("late_sender", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+        truth_on(comm, "late_sender", rank == 0 && size > 1 ? clampw(se - e) : 0, last);
     }
 
     /* Wait at Barrier */
@@ -88,7 +71,7 @@ int main(int argc, char **argv)
     e = now();
     MPI_Barrier(comm); /* @site op_barrier */
     m = max_enter(e, 0);
-    truth("barrier", e, clampw(m - e), last);
+    truth_on(comm, "barrier", clampw(m - e), last);
 
     /* Wait at N×N: Allreduce */
     MPI_Barrier(comm); /* @site sync_ar */
@@ -97,7 +80,7 @@ int main(int argc, char **argv)
     e = now();
     MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, comm); /* @site op_allreduce */
     m = max_enter(e, 0);
-    truth("allreduce", e, clampw(m - e), last);
+    truth_on(comm, "allreduce", clampw(m - e), last);
 
     /* Late Broadcast: the root (last) is late. */
     MPI_Barrier(comm); /* @site sync_bc */
@@ -108,7 +91,7 @@ int main(int argc, char **argv)
     {
         double re = e;
         MPI_Bcast(&re, 1, MPI_DOUBLE, last, comm); /* @site tbc2 */
-        truth("bcast", e, rank != last ? clampw(re - e) : 0, last);
+        truth_on(comm, "bcast", rank != last ? clampw(re - e) : 0, last);
     }
 
     /* Early Reduce: root 0 is early, the last rank late. */
@@ -118,7 +101,7 @@ int main(int argc, char **argv)
     e = now();
     MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, comm); /* @site op_reduce */
     m = max_enter(rank == 0 ? 0 : e, 0);
-    truth("reduce", e, rank == 0 && size > 1 ? clampw(m - e) : 0, last);
+    truth_on(comm, "reduce", rank == 0 && size > 1 ? clampw(m - e) : 0, last);
 
     /* Early Scan: rank 0 is late, everybody after it waits. */
     MPI_Barrier(comm); /* @site sync_scan */
@@ -127,7 +110,7 @@ int main(int argc, char **argv)
     e = now();
     MPI_Scan(&x, &y, 1, MPI_DOUBLE, MPI_SUM, comm); /* @site op_scan */
     m = max_enter(e, 1);
-    truth("scan", e, clampw(m - e), 0);
+    truth_on(comm, "scan", clampw(m - e), 0);
 
     /* Nonblocking collective: the wait shows in MPI_Wait. */
     MPI_Barrier(comm); /* @site sync_iar */
@@ -141,7 +124,7 @@ int main(int argc, char **argv)
     MPI_Wait(&req, MPI_STATUS_IGNORE); /* @site op_iwait */
     l = now();
     m = max_enter(init, 0);
-    truth("iallreduce", e, clampw((m < l ? m : l) - e), last);
+    truth_on(comm, "iallreduce", clampw((m < l ? m : l) - e), last);
 
     /* Alltoallv */
     MPI_Barrier(comm); /* @site sync_a2av */
@@ -157,7 +140,7 @@ int main(int argc, char **argv)
     e = now();
     MPI_Alltoallv(sb, sc, sd, MPI_DOUBLE, rb, sc, sd, MPI_DOUBLE, comm); /* @site op_a2av */
     m = max_enter(e, 0);
-    truth("alltoallv", e, clampw(m - e), last);
+    truth_on(comm, "alltoallv", clampw(m - e), last);
 
     /* Late Sender through MPI_Irecv + MPI_Waitall, wildcard source */
     MPI_Barrier(comm); /* @site sync_irecv */
@@ -176,7 +159,7 @@ int main(int argc, char **argv)
     {
         double se = e;
         MPI_Bcast(&se, 1, MPI_DOUBLE, last, comm); /* @site tbc3 */
-        truth("irecv", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+        truth_on(comm, "irecv", rank == 0 && size > 1 ? clampw(se - e) : 0, last);
     }
     /* Late Receiver: rank 0 posts its receive late; the last rank waits in MPI_Ssend. */
     MPI_Barrier(comm); /* @site sync_lr */
@@ -194,7 +177,7 @@ int main(int argc, char **argv)
     {
         double re = e;
         MPI_Bcast(&re, 1, MPI_DOUBLE, 0, comm); /* @site tbc4 */
-        truth("ssend", e, rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
+        truth_on(comm, "ssend", rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
     }
     /* Late Receiver through MPI_Issend: the wait shows in the MPI_Wait completing it. */
     MPI_Barrier(comm); /* @site sync_lr2 */
@@ -214,7 +197,7 @@ int main(int argc, char **argv)
     {
         double re = e;
         MPI_Bcast(&re, 1, MPI_DOUBLE, 0, comm); /* @site tbc5 */
-        truth("issend", e, rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
+        truth_on(comm, "issend", rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
     }
     /* Late Receiver through a persistent synchronous send, completed by MPI_Waitall. */
     MPI_Request r4 = MPI_REQUEST_NULL;
@@ -237,7 +220,7 @@ int main(int argc, char **argv)
     {
         double re = e;
         MPI_Bcast(&re, 1, MPI_DOUBLE, 0, comm); /* @site tbc6 */
-        truth("ssend_init", e, rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
+        truth_on(comm, "ssend_init", rank == last && size > 1 ? clampw((re < l ? re : l) - e) : 0, 0);
     }
     /* Two Issends completed by one MPI_Waitall: rank 0 posts its receive DELAY late, the
      * other receiver (rank 1, or rank 0 again at 2 ranks) DELAY/2 late; the Waitall's wait is
@@ -263,7 +246,7 @@ int main(int argc, char **argv)
             l = now();
         }
         m = max_enter(re, 0);
-        truth("issend_pair", e, rank == last && size > 1 ? clampw((m < l ? m : l) - e) : 0, 0);
+        truth_on(comm, "issend_pair", rank == last && size > 1 ? clampw((m < l ? m : l) - e) : 0, 0);
     }
     /* A cancelled send's timestamp must not be taken for the next message with its tag: the
      * last rank sends tag 15 and cancels it (where the MPI can cancel sends), then sends tag
@@ -299,7 +282,7 @@ int main(int argc, char **argv)
     {
         double se = e;
         MPI_Bcast(&se, 1, MPI_DOUBLE, last, comm); /* @site tbc10 */
-        truth("cancelled_send", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+        truth_on(comm, "cancelled_send", rank == 0 && size > 1 ? clampw(se - e) : 0, last);
     }
     /* Late Sender, wrong order, same source: the last rank sends tag 9, computes, sends
      * tag 8; rank 0 receives tag 8 first, waiting while tag 9 was there. */
@@ -319,7 +302,7 @@ int main(int argc, char **argv)
     {
         double se = e;
         MPI_Bcast(&se, 1, MPI_DOUBLE, last, comm); /* @site tbc7 */
-        truth("wrong_order", e, rank == 0 && size > 1 ? clampw(se - e) : 0, last);
+        truth_on(comm, "wrong_order", rank == 0 && size > 1 ? clampw(se - e) : 0, last);
     }
     /* Late Sender, wrong order, different sources (3 ranks or more): rank 1 sends at once,
      * the last rank late; rank 0 receives from the last rank first. */
@@ -341,7 +324,7 @@ int main(int argc, char **argv)
         }
         double se = e;
         MPI_Bcast(&se, 1, MPI_DOUBLE, last, comm); /* @site tbc8 */
-        truth("wrong_order_src", e, rank == 0 ? clampw(se - e) : 0, last);
+        truth_on(comm, "wrong_order_src", rank == 0 ? clampw(se - e) : 0, last);
     }
     fflush(stdout);
     if (comm != MPI_COMM_WORLD)

@@ -6,33 +6,12 @@
  * the run. */
 #include <mpi.h>
 #include <stdio.h>
-#include "busy.h"
+#include "truth.h"
 
 #define DELAY 0.15
 #define BATCH 32
 
 static int rank, size;
-
-static void truth(const char *name, double wait_of_me, int late)
-{
-    double all[64];
-    MPI_Gather(&wait_of_me, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tg */
-    if (rank == 0)
-        for (int r = 0; r < size && r < 64; r++)
-            printf("truth %s %d %.9f %d\n", name, r, all[r], late);
-}
-
-static double max_enter(double e)
-{
-    double m;
-    MPI_Allreduce(&e, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); /* @site tmax */
-    return m;
-}
-
-static double clampw(double w)
-{
-    return w > 0 ? w : 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -52,7 +31,7 @@ int main(int argc, char **argv)
         busy(DELAY);
     e = now();
     MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, dup); /* @site op_fill */
-    m = max_enter(e);
+    m = latest(e);
     truth("fill", clampw(m - e), last);
 
     /* the first call of dup's next batch, exchanged at finalize: Late Broadcast */
@@ -75,7 +54,7 @@ int main(int argc, char **argv)
     e = now();
     MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 0, freed); /* @site op_freed */
     MPI_Barrier(freed); /* @site post */
-    m = max_enter(rank == 0 ? 0 : e);
+    m = latest(rank == 0 ? 0 : e);
     truth("freed", rank == 0 && size > 1 ? clampw(m - e) : 0, last);
     MPI_Comm_free(&freed);
 
@@ -88,7 +67,7 @@ int main(int argc, char **argv)
         e = now();
         MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* @site op_run */
         double l = now(), me;
-        m = max_enter(e);
+        m = latest(e);
         me = clampw((m < l ? m : l) - e);
         MPI_Allreduce(MPI_IN_PLACE, &me, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* @site tsum */
         sum += me;

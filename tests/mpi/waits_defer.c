@@ -10,26 +10,12 @@
 /* GCC mistakes MPI_STATUSES_IGNORE for a too-small array */
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include <stdio.h>
-#include "busy.h"
+#include "truth.h"
 
 #define DELAY 0.15
 #define MANY 40
 
 static int rank, size;
-
-static void truth(const char *name, double wait_of_me, int late)
-{
-    double all[64];
-    MPI_Gather(&wait_of_me, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tg */
-    if (rank == 0)
-        for (int r = 0; r < size && r < 64; r++)
-            printf("truth %s %d %.9f %d\n", name, r, all[r], late);
-}
-
-static double clampw(double w)
-{
-    return w > 0 ? w : 0;
-}
 
 /* the enter time of rank from's call (e there), to every rank */
 static double from(double e, int r)

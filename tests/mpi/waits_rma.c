@@ -5,28 +5,11 @@
  * The data the windows carry is checked: "data ok". Needs 2 ranks or more. */
 #include <mpi.h>
 #include <stdio.h>
-#include "busy.h"
+#include "truth.h"
 
 #define DELAY 0.15
 
 static int rank, size;
-
-/* Rank 0 prints every rank's true wait (late: the rank waited for). */
-static void truth(const char *name, double wait_of_me, int late)
-{
-    double all[64];
-    MPI_Gather(&wait_of_me, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* @site tg */
-    if (rank == 0)
-        for (int r = 0; r < size && r < 64; r++)
-            printf("truth %s %d %.9f %d\n", name, r, all[r], late);
-}
-
-static double latest(double e)
-{
-    double m;
-    MPI_Allreduce(&e, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); /* @site tmax */
-    return m;
-}
 
 /* The wait of a call from e to l for an event at t, clamped to the call. */
 static double wait_for(double t, double e, double l)
