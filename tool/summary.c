@@ -305,8 +305,12 @@ static void wait_section(const struct profile *p, int top, struct strbuf *out)
              fmt_time(wt->sum, t, sizeof t), 100 * wt->sum / total, top < (int)n ? top : (int)n,
              n);
     heading(out, title);
-    sb_printf(out, "%10s %6s %7s %10s %5s  %-15s %s\n", "time", "%MPI", "count", "max/rank",
-              "late", "pattern", "waiting call site");
+    int pw = (int)strlen("pattern"); /* the widest pattern shown */
+    for (size_t i = 0; v && i < n && (int)i < top; i++)
+        if ((int)strlen(v[i].row->a) > pw)
+            pw = (int)strlen(v[i].row->a);
+    sb_printf(out, "%10s %6s %7s %10s %5s  %-*s %s\n", "time", "%MPI", "count", "max/rank",
+              "late", pw, "pattern", "waiting call site");
     struct strbuf label;
     sb_init(&label);
     for (size_t i = 0; v && i < n && (int)i < top; i++) {
@@ -314,10 +318,10 @@ static void wait_section(const struct profile *p, int top, struct strbuf *out)
         label.len = 0;
         site_short(w->b ? w->b : "", &label);
         size_t start = out->len;
-        sb_printf(out, "%10s %6.1f %7.0f %10s %5d  %-15s ", fmt_time(w->n.time.sum, t, sizeof t),
+        sb_printf(out, "%10s %6.1f %7.0f %10s %5d  %-*s ", fmt_time(w->n.time.sum, t, sizeof t),
                   100 * w->n.time.sum / total, w->n.count.sum,
                   fmt_time(w->n.time.max, m, sizeof m), w->n.late.ranks ? w->n.late.max_rank : -1,
-                  w->a);
+                  pw, w->a);
         finish_line(out, start, &label);
         cause_lines(p, w, out);
     }
