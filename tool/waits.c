@@ -127,9 +127,10 @@ void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)
 {
     m->e = e;
     m->rank = tardy_rank;
-    m->nreg = w->nled;
-    m->total = w->led_total;
-    memcpy(m->reg, w->led, (size_t)w->nled * sizeof *w->led);
+    m->nreg = w ? w->nled : 0;
+    m->total = w ? w->led_total : 0;
+    if (w)
+        memcpy(m->reg, w->led, (size_t)w->nled * sizeof *w->led);
 }
 
 static double ledger_time(const struct ws_reg *led, int nled, uint64_t key)

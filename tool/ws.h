@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "event.h"
 #include "tables.h"
@@ -34,6 +35,27 @@ struct ws_msg {
     double total;        /* all region time in the ledger (hotspot threshold) */
     struct ws_reg reg[WS_K];
 };
+
+/* Is record a later than b (ties: the lower rank, so that the latest of many does not depend
+ * on their order)? */
+static inline int ws_later_than(const struct ws_msg *a, const struct ws_msg *b)
+{
+    return a->e > b->e || (a->e == b->e && a->rank < b->rank);
+}
+
+/* A handle (communicator, window, request, message) as a key of the fixed tables: its bits
+ * + 2 (0 and 1 mark empty and removed slots), and its first slot in a table of mask + 1. */
+static inline uint64_t ws_handle_key(const void *h, size_t len)
+{
+    uint64_t k = 0;
+    memcpy(&k, h, len < sizeof k ? len : sizeof k);
+    return k + 2;
+}
+
+static inline uint32_t ws_handle_slot(uint64_t k, uint32_t mask)
+{
+    return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
 
 /* ---- the point-to-point piggyback on the wire (ws_wire.c) ---- */
 struct ws_wire {
@@ -67,6 +89,9 @@ struct ws_comm {
     double t_look;
 };
 struct ws_comm *ws_comm_find(MPI_Comm comm);
+/* A private copy of comm with the same ranks (rank: this rank's in comm), made collectively;
+ * MPI_COMM_NULL when the library cannot make one. */
+MPI_Comm ws_split(MPI_Comm comm, int rank);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
 int ws_comm_add(MPI_Comm comm);
 void ws_comm_remove(MPI_Comm comm);
@@ -310,6 +335,7 @@ struct ws_thread {
 /* This thread's state, created on first use (NULL: out of memory). */
 struct ws_thread *ws_me(void);
 extern _Thread_local struct ws_thread *ws_self;   /* NULL until ws_me() made it */
+/* m: this rank's record with enter time e and w's ledger (w NULL: none). */
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
 void ws_ring_wait(struct ws_thread *w);   /* complete the piggyback sends in flight */
 /* A wait of pattern for call c (E, L corrected) against late record m. */
@@ -394,7 +420,10 @@ void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **
 void ws_neigh_latest(struct ws_icoll *ic);
 
 MPI_Datatype ws_msg_dtype(void);   /* struct ws_msg as one MPI datatype */
-MPI_Op ws_later(void);             /* keeps the later record (ties: the lower rank) */
+MPI_Op ws_later(void);             /* keeps the later record (ws_later_than) */
+/* Is this collective (or fence) on sc measured (the same answer on every rank)? Every one,
+ * or one in ws_sample. */
+int ws_sampled(struct ws_comm *sc);
 
 /* ---- one-sided communication (ws_rma.c: windows, fences; ws_pscw.c) ---- */
 struct ws_epoch;
@@ -405,8 +434,6 @@ struct ws_win {
     struct ws_epoch *access, *exposure;   /* post/start/complete/wait (NULL: none yet) */
 };
 struct ws_win *ws_win_find(MPI_Win win);
-/* m: this rank's record with enter time e (w NULL: without a ledger). */
-void ws_win_fill(struct ws_thread *w, struct ws_msg *m, double e);
 /* The window goes away (or finalize): judge its epochs, blocking, and release them. */
 void ws_pscw_close(struct ws_win *ww);
 void ws_rma_fini(void);   /* at finalize (collective): every window still alive */

@@ -30,7 +30,7 @@ static void later(void *in, void *inout, int *len, MPI_Datatype *type)
     (void)type;
     struct ws_msg *a = in, *b = inout;
     for (int i = 0; i < *len; i++)
-        if (a[i].e > b[i].e || (a[i].e == b[i].e && a[i].rank < b[i].rank))
+        if (ws_later_than(&a[i], &b[i]))
             b[i] = a[i];
 }
 
@@ -113,10 +113,13 @@ static enum xchg choose(struct ev_call *c, struct ws_comm **sc)
     *sc = x != X_NONE ? ws_comm_find(c->comm) : NULL;
     if (!*sc || (*sc)->size <= 1 || ((*sc)->inter && x != X_ALL))
         return X_NONE;
-    if (ws_sample > 1 &&
-        atomic_fetch_add_explicit(&(*sc)->ncoll, 1, memory_order_relaxed) % (unsigned)ws_sample)
-        return X_NONE;
-    return x;
+    return ws_sampled(*sc) ? x : X_NONE;
+}
+
+int ws_sampled(struct ws_comm *sc)
+{
+    return ws_sample <= 1 ||
+           !(atomic_fetch_add_explicit(&sc->ncoll, 1, memory_order_relaxed) % (unsigned)ws_sample);
 }
 
 /* This rank's record for exchange x on sc. *waiter: this rank can wait in this collective. */

@@ -28,23 +28,10 @@ struct msg_slot {
 };
 static struct msg_slot msgs[MSG_SLOTS];
 
-static uint64_t handle_key(const void *h, size_t len)
-{
-    uint64_t k = 0;
-    memcpy(&k, h, len < sizeof k ? len : sizeof k);
-    return k + 2;
-}
-
-static uint32_t hash(uint64_t k, uint32_t mask)
-{
-    k *= 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(k >> 40) & mask;
-}
-
 struct ws_comm *ws_comm_find(MPI_Comm comm)
 {
-    uint64_t k = handle_key(&comm, sizeof comm);
-    for (uint32_t i = hash(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
+    uint64_t k = ws_handle_key(&comm, sizeof comm);
+    for (uint32_t i = ws_handle_slot(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
          i = (i + 1) & (COMM_SLOTS - 1), n++) {
         uint64_t s = atomic_load_explicit(&comms[i].key, memory_order_acquire);
         if (s == k)
@@ -74,7 +61,7 @@ static int spans_world(MPI_Comm comm, int size)
 
 static struct ws_comm *claim(uint64_t k)
 {
-    for (uint32_t i = hash(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
+    for (uint32_t i = ws_handle_slot(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
          i = (i + 1) & (COMM_SLOTS - 1), n++) {
         uint64_t s = atomic_load(&comms[i].key);
         if (s == 0 || s == 1)
@@ -83,11 +70,26 @@ static struct ws_comm *claim(uint64_t k)
     return NULL;
 }
 
+/* A split, not a dup: a dup would run the application's attribute copy callbacks. Errors are
+ * returned, not fatal (no communicator ids left), and the copy inherits that error handler. */
+MPI_Comm ws_split(MPI_Comm comm, int rank)
+{
+    MPI_Comm copy = MPI_COMM_NULL;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    own_Comm_get_errhandler(comm, &eh);
+    own_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    if (own_Comm_split(comm, 0, rank, &copy) != MPI_SUCCESS)
+        copy = MPI_COMM_NULL;
+    own_Comm_set_errhandler(comm, eh);
+    own_Errhandler_free(&eh);
+    return copy;
+}
+
 int ws_comm_add(MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL)
         return -1;
-    uint64_t k = handle_key(&comm, sizeof comm);
+    uint64_t k = ws_handle_key(&comm, sizeof comm);
     /* Reserve a slot under the lock; the collective calls run outside it, so that two
      * threads creating communicators at once cannot deadlock across ranks. */
     pthread_mutex_lock(&comm_lock);
@@ -95,24 +97,14 @@ int ws_comm_add(MPI_Comm comm)
     if (slot)
         atomic_store(&slot->key, k | 1ull << 62);
     pthread_mutex_unlock(&comm_lock);
-    /* A split, not a dup: a dup would run the application's attribute copy callbacks. Errors
-     * are returned, not fatal (no communicator ids left): comm is new, nobody else holds it
-     * yet, and the shadows inherit it. */
-    MPI_Comm shadow = MPI_COMM_NULL;
-    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     int me = 0, nbr_in = -1;
     struct ws_msg *nbuf = NULL;
-    own_Comm_get_errhandler(comm, &eh);
-    own_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     own_Comm_rank(comm, &me);
-    if (own_Comm_split(comm, 0, me, &shadow) != MPI_SUCCESS)
-        shadow = MPI_COMM_NULL;
+    MPI_Comm shadow = ws_split(comm, me);
     if (shadow != MPI_COMM_NULL) /* with the topology, if any: neighbourhood collectives */
         ws_topo_shadow(comm, &shadow, &nbr_in, &nbuf);
     /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
-    MPI_Comm ack = MPI_COMM_NULL;
-    if (own_Comm_split(comm, 0, me, &ack) != MPI_SUCCESS)
-        ack = MPI_COMM_NULL;
+    MPI_Comm ack = ws_split(comm, me);
     int inter = 0, size = 1;
     own_Comm_test_inter(comm, &inter);
     if (inter)
@@ -121,8 +113,6 @@ int ws_comm_add(MPI_Comm comm)
         own_Comm_size(comm, &size);
     /* blocking collectives of intra-communicators exchange in batches (ws_batch.c) */
     struct ws_batch *batch = !inter && size > 1 ? ws_batch_new(comm) : NULL;
-    own_Comm_set_errhandler(comm, eh);
-    own_Errhandler_free(&eh);
     int ok[2] = {slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL &&
                  (batch || inter || size <= 1) && atomic_load(&live) < WS_COMMS_MAX,
                  !inter && spans_world(comm, size)},
@@ -214,8 +204,8 @@ int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted)
 {
     if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
         return -1;
-    uint64_t k = handle_key(&m, sizeof m);
-    for (uint32_t i = hash(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
+    uint64_t k = ws_handle_key(&m, sizeof m);
+    for (uint32_t i = ws_handle_slot(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
          i = (i + 1) & (MSG_SLOTS - 1), n++) {
         uint64_t s = atomic_load(&msgs[i].key);
         if ((s == 0 || s == 1) && atomic_compare_exchange_strong(&msgs[i].key, &s, k | 1ull << 63)) {
@@ -236,8 +226,8 @@ MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted)
     *posted = NULL;
     if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
         return MPI_COMM_NULL;
-    uint64_t k = handle_key(&m, sizeof m);
-    for (uint32_t i = hash(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
+    uint64_t k = ws_handle_key(&m, sizeof m);
+    for (uint32_t i = ws_handle_slot(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
          i = (i + 1) & (MSG_SLOTS - 1), n++) {
         uint64_t s = atomic_load(&msgs[i].key);
         if (s == k) {

@@ -101,7 +101,7 @@ static void latest(const struct ws_msg *in, int n, struct ws_msg *res)
     res->e = -INFINITY;
     res->rank = -1;
     for (int i = 0; i < n; i++)
-        if (in[i].e > res->e || (in[i].e == res->e && in[i].rank < res->rank))
+        if (ws_later_than(&in[i], res))
             *res = in[i];
 }
 

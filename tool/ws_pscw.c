@@ -112,7 +112,7 @@ static int judge(struct ws_epoch *ep, int force)
 {
     const struct ws_msg *late = &ep->in[0];
     for (int i = 1; i < ep->n; i++)
-        if (ep->in[i].e > late->e || (ep->in[i].e == late->e && ep->in[i].rank < late->rank))
+        if (ws_later_than(&ep->in[i], late))
             late = &ep->in[i];
     if (!force && (!ep->ncand || (ep->pattern == WS_LATE_POST && ep->ncand < 2 &&
                                   late->e > ep->cand[0].l)))
@@ -173,7 +173,7 @@ static struct ws_epoch *begin(const struct ws_win *ww, struct ws_epoch **side, M
 static void send(const struct ws_win *ww, struct ws_epoch *ep, struct ev_call *c, int tag)
 {
     struct ws_msg *m = &ep->out;
-    ws_win_fill(ws_me(), m, ws_corr(c->t_enter));
+    ws_fill(ws_me(), m, ws_corr(c->t_enter));
     int bytes = (int)(offsetof(struct ws_msg, reg) + (size_t)m->nreg * sizeof m->reg[0]);
     for (int i = 0; i < ep->n; i++)
         own_Isend(m, bytes, MPI_BYTE, ep->peer[i], tag, ww->sc.shadow, &ep->rout[i]);

@@ -24,14 +24,7 @@ atomic_int ws_rq_live;
 
 static uint64_t key_of(MPI_Request r)
 {
-    uint64_t k = 0;
-    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
-    return (k + 2) & ~(1ull << 63);
-}
-
-static uint32_t hash(uint64_t k)
-{
-    return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & (RQ_SLOTS - 1);
+    return ws_handle_key(&r, sizeof r) & ~(1ull << 63);
 }
 
 int ws_rq_add(MPI_Request r, const struct ws_rq *rq)
@@ -41,7 +34,7 @@ int ws_rq_add(MPI_Request r, const struct ws_rq *rq)
     if (!slots && !(slots = calloc(RQ_SLOTS, sizeof *slots)))
         return -1;
     uint64_t k = key_of(r);
-    for (uint32_t i = hash(k), n = 0; n < RQ_SLOTS; i = (i + 1) & (RQ_SLOTS - 1), n++) {
+    for (uint32_t i = ws_handle_slot(k, RQ_SLOTS - 1), n = 0; n < RQ_SLOTS; i = (i + 1) & (RQ_SLOTS - 1), n++) {
         uint64_t s = atomic_load(&slots[i].key);
         if ((s == 0 || s == 1) &&
             atomic_compare_exchange_strong(&slots[i].key, &s, k | 1ull << 63)) {
@@ -65,7 +58,7 @@ int ws_rq_find(MPI_Request r, struct ws_rq_ref *out)
     if (r == MPI_REQUEST_NULL || !slots)
         return -1;
     uint64_t k = key_of(r);
-    for (uint32_t i = hash(k), n = 0; n < RQ_SLOTS; i = (i + 1) & (RQ_SLOTS - 1), n++) {
+    for (uint32_t i = ws_handle_slot(k, RQ_SLOTS - 1), n = 0; n < RQ_SLOTS; i = (i + 1) & (RQ_SLOTS - 1), n++) {
         uint64_t s = atomic_load(&slots[i].key);
         if (s == k) {
             out->gen = atomic_load(&slots[i].gen);

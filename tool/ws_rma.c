@@ -23,22 +23,10 @@ static struct ws_win wins[WIN_SLOTS];
 static atomic_int live;
 static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t win_key(MPI_Win win)
-{
-    uint64_t k = 0;
-    memcpy(&k, &win, sizeof win < sizeof k ? sizeof win : sizeof k);
-    return k + 2;
-}
-
-static uint32_t slot_of(uint64_t k)
-{
-    return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & (WIN_SLOTS - 1);
-}
-
 struct ws_win *ws_win_find(MPI_Win win)
 {
-    uint64_t k = win_key(win);
-    for (uint32_t i = slot_of(k), n = 0; n < WIN_SLOTS; i = (i + 1) & (WIN_SLOTS - 1), n++) {
+    uint64_t k = ws_handle_key(&win, sizeof win);
+    for (uint32_t i = ws_handle_slot(k, WIN_SLOTS - 1), n = 0; n < WIN_SLOTS; i = (i + 1) & (WIN_SLOTS - 1), n++) {
         uint64_t s = atomic_load_explicit(&wins[i].key, memory_order_acquire);
         if (s == k)
             return &wins[i];
@@ -53,7 +41,7 @@ static struct ws_win *claim(uint64_t k)
 {
     if (atomic_load(&live) >= WS_WINS_MAX)
         return NULL;
-    for (uint32_t i = slot_of(k), n = 0; n < WIN_SLOTS; i = (i + 1) & (WIN_SLOTS - 1), n++) {
+    for (uint32_t i = ws_handle_slot(k, WIN_SLOTS - 1), n = 0; n < WIN_SLOTS; i = (i + 1) & (WIN_SLOTS - 1), n++) {
         uint64_t s = atomic_load(&wins[i].key);
         if (s == 0 || s == 1) {
             atomic_store(&wins[i].key, k | 1ull << 62);
@@ -63,40 +51,12 @@ static struct ws_win *claim(uint64_t k)
     return NULL;
 }
 
-void ws_win_fill(struct ws_thread *w, struct ws_msg *m, double e)
-{
-    if (w) {
-        ws_fill(w, m, e);
-        return;
-    }
-    memset(m, 0, sizeof *m);
-    m->e = e;
-    m->rank = tardy_rank;
-}
-
-/* The shadow of comm for a new window (collective over comm); MPI_COMM_NULL when it failed.
- * Errors are returned, not fatal (no communicator ids left), while the split runs. */
-static MPI_Comm shadow_of(MPI_Comm comm, int *rank, int *size)
-{
-    MPI_Comm shadow = MPI_COMM_NULL;
-    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    own_Comm_rank(comm, rank);
-    own_Comm_size(comm, size);
-    own_Comm_get_errhandler(comm, &eh);
-    own_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    if (own_Comm_split(comm, 0, *rank, &shadow) != MPI_SUCCESS)
-        shadow = MPI_COMM_NULL;
-    own_Comm_set_errhandler(comm, eh);
-    own_Errhandler_free(&eh);
-    return shadow;
-}
-
 /* Wait at Window Create/Free: the latest rank's record over the shadow, this call judged
  * against it (collective). */
 static void exchange(struct ws_thread *w, struct ev_call *c, MPI_Comm shadow, int pattern)
 {
     struct ws_msg mine, res;
-    ws_win_fill(w, &mine, ws_corr(c->t_enter));
+    ws_fill(w, &mine, ws_corr(c->t_enter));
     own_Allreduce(&mine, &res, 1, ws_msg_dtype(), ws_later(), shadow);
     if (w && c->th)
         ws_consider(w, pattern, ws_corr(c->t_enter), ws_corr(c->t_leave), &res);
@@ -120,12 +80,14 @@ void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc)
     struct ws_thread *w = ws_me();
     if (w && w->ntakes)
         ws_takes_run(w, 0, c);
-    uint64_t k = win_key(win);
+    uint64_t k = ws_handle_key(&win, sizeof win);
     pthread_mutex_lock(&win_lock);
     struct ws_win *ww = ws_win_find(win) ? NULL : claim(k);
     pthread_mutex_unlock(&win_lock);
     int rank = 0, size = 1;
-    MPI_Comm shadow = shadow_of(comm, &rank, &size);
+    own_Comm_rank(comm, &rank);
+    own_Comm_size(comm, &size);
+    MPI_Comm shadow = ws_split(comm, rank);
     struct ws_batch *batch = size > 1 && shadow != MPI_COMM_NULL ? ws_batch_new(shadow) : NULL;
     /* every rank of the window must agree, or a fence exchange would wait forever */
     int ok = ww && shadow != MPI_COMM_NULL && (batch || size <= 1), all = 0;
@@ -196,9 +158,7 @@ void ws_win_fence(struct ev_call *c, MPI_Win win, int rc)
         ws_takes_run(w, 0, c);
     struct ws_win *ww = ws_win_find(win);
     /* a sampled exchange stands for ws_sample fences (as collectives: ws_coll.c) */
-    if (ww && ww->sc.batch &&
-        (ws_sample <= 1 || !(atomic_fetch_add_explicit(&ww->sc.ncoll, 1, memory_order_relaxed) %
-                             (unsigned)ws_sample)) &&
+    if (ww && ww->sc.batch && ws_sampled(&ww->sc) &&
         ws_batch_add(w, &ww->sc, c, WS_WAIT_FENCE, EV_NO_PEER) && c->th)
         c->t_leave = clk_now(); /* a batch's exchange is part of the call, not compute */
     w->synced = 1;
