@@ -347,8 +347,11 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record);
  * the taking of its piggyback. (ws_p2p.c) */
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
                  double e_post, struct ws_posted *posted);
-/* Take the held receives chain rel (ws_recvq.c) freed, after the queued ones. */
+/* Take the held receives chain rel (ws_recvq.c) freed, after the queued ones (w NULL: give
+ * them back untaken). */
 void ws_takes_release(struct ws_thread *w, struct ws_posted *rel);
+/* Receive p (NULL: none) will take no piggyback: give up its place, take what that frees. */
+void ws_unpost(struct ws_thread *w, struct ws_posted *p);
 /* A nonblocking send was cancelled: withdraw its piggyback (rq->pb, rq->pbw), or warn once
  * when it is gone or in another thread's ring. (ws_p2p.c) */
 void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq);

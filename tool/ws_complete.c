@@ -82,8 +82,8 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
             own_Test_cancelled(st, &cancelled);
         if (!cancelled)
             ws_received(w, c, ref->rq.comm, st, ref->rq.t_post, ref->rq.posted);
-        else if (ref->rq.posted)
-            ws_takes_release(w, ws_recvq_drop(ref->rq.posted));
+        else
+            ws_unpost(w, ref->rq.posted);
         break;
     case WS_RQ_CSEND:
         ws_rq_remove(ref);

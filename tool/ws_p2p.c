@@ -335,6 +335,12 @@ void ws_takes_release(struct ws_thread *w, struct ws_posted *rel)
     ws_recvq_free(rel);
 }
 
+void ws_unpost(struct ws_thread *w, struct ws_posted *p)
+{
+    if (p)
+        ws_takes_release(w, ws_recvq_drop(p));
+}
+
 /* The next free slot of the queue. */
 static struct ws_take *next_take(struct ws_thread *w)
 {
@@ -359,8 +365,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     struct ws_comm *sc = st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0 ? NULL
                                                                         : ws_comm_find(comm);
     if (!sc) {
-        if (posted)
-            ws_takes_release(w, ws_recvq_drop(posted));
+        ws_unpost(w, posted);
         return;
     }
     w->synced = 1;
@@ -394,8 +399,8 @@ void ws_message(MPI_Comm comm, MPI_Message m)
     if (!sc || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
         return;
     struct ws_posted *p = ws_recvq_post(sc->gen, MPI_ANY_SOURCE, MPI_ANY_TAG);
-    if (ws_msgmap_put(m, comm, p) < 0 && p)
-        ws_takes_release(ws_me(), ws_recvq_drop(p));
+    if (ws_msgmap_put(m, comm, p) < 0)
+        ws_unpost(ws_me(), p);
 }
 
 MPI_Comm ws_message_comm(MPI_Message m)
@@ -419,8 +424,7 @@ void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
     struct ws_posted *posted = ws_on ? take_probed(c) : NULL;
     struct ws_thread *w = ws_on ? ws_me() : NULL;
     if (!w || rc != MPI_SUCCESS) {
-        if (posted) /* its message stays unreceived */
-            ws_takes_release(w, ws_recvq_drop(posted));
+        ws_unpost(w, posted); /* its message stays unreceived */
         return;
     }
     if (w->ntakes)
@@ -443,19 +447,14 @@ void ws_irecv(struct ev_call *c, MPI_Comm comm, MPI_Request req, int rc)
     struct ws_posted *probe = ws_on ? take_probed(c) : NULL;
     struct ws_comm *sc = ws_on && rc == MPI_SUCCESS ? ws_comm_find(comm) : NULL;
     if (!sc) {
-        if (probe)
-            ws_takes_release(ws_me(), ws_recvq_drop(probe));
+        ws_unpost(ws_me(), probe);
         return;
     }
     struct ws_rq rq = {.kind = WS_RQ_RECV, .fn = c->fn, .dest = c->src, .tag = c->tag,
                        .comm = comm, .t_post = c->th ? ws_corr(c->t_enter) : 0};
     rq.posted = c->fn == TARDY_FN_MPI_Imrecv ? probe : posted(sc, c->src, c->tag);
-    if (ws_rq_add(req, &rq) < 0 && rq.posted) {
-        struct ws_thread *w = ws_me();
-        struct ws_posted *rel = ws_recvq_drop(rq.posted);
-        if (w)
-            ws_takes_release(w, rel);
-    }
+    if (ws_rq_add(req, &rq) < 0)
+        ws_unpost(ws_me(), rq.posted);
 }
 
 void ws_pinit(struct ev_call *c, MPI_Request req, int rc)
@@ -564,11 +563,7 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
             queue(w, ref.rq.posted, t);
             return;
         }
-        if (ref.rq.posted) {
-            struct ws_posted *rel = ws_recvq_drop(ref.rq.posted);
-            if (w)
-                ws_takes_release(w, rel);
-        }
+        ws_unpost(w, ref.rq.posted);
         if (sc && ref.rq.dest != MPI_PROC_NULL) {
             static atomic_int warned;
             if (!atomic_exchange(&warned, 1))
