@@ -424,8 +424,8 @@ void ws_neigh_latest(struct ws_icoll *ic);
 
 MPI_Datatype ws_msg_dtype(void);   /* struct ws_msg as one MPI datatype */
 MPI_Op ws_later(void);             /* keeps the later record (ws_later_than) */
-/* Is this collective (or fence) on sc measured (the same answer on every rank)? Every one,
- * or one in ws_sample. */
+/* Is this collective (fence, neighbourhood collective) on sc measured? Every one, or one in
+ * ws_sample: the same answer on every rank. */
 int ws_sampled(struct ws_comm *sc);
 
 /* ---- one-sided communication (ws_rma.c: windows, fences; ws_pscw.c) ---- */

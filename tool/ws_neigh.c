@@ -122,10 +122,7 @@ static void clear(struct ws_msg *b, int n)
 static struct ws_comm *prepare(struct ws_thread *w, struct ev_call *c, struct ws_msg *mine)
 {
     struct ws_comm *sc = ws_comm_find(c->comm);
-    if (!sc || sc->nbr_in < 0)
-        return NULL;
-    unsigned n = atomic_fetch_add_explicit(&sc->ncoll, 1, memory_order_relaxed);
-    if (ws_sample > 1 && n % (unsigned)ws_sample)
+    if (!sc || sc->nbr_in < 0 || !ws_sampled(sc))
         return NULL;
     ws_fill(w, mine, ws_corr(c->t_enter));
     return sc;
