@@ -32,7 +32,7 @@ OPT    ?= -O2 -g
 WERROR ?= -Werror
 SAN_FLAGS = $(if $(SANITIZER),-fsanitize=$(SANITIZER) -fno-omit-frame-pointer,)
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) $(WERROR) $(SAN_FLAGS) -MMD -MP \
-             -Iinclude -Itool -Impit -Ipredict -Ilua -I$(B)/gen $(DEPS_CFLAGS)
+             -Iinclude -I. -I$(B)/gen $(DEPS_CFLAGS)
 LIB_CFLAGS = $(CFLAGS_ALL) $(MPI_CFLAGS) $(PAPI_CFLAGS) -DPAPI_SONAME='"$(PAPI_SONAME)"' -fPIC -fvisibility=hidden -ftls-model=initial-exec \
              -DTARDY_VERSION='"$(VERSION)"'
 VERSION = 0.1.0
@@ -48,12 +48,11 @@ SPEC      = mpit/mpi.spec
 GENERATOR = mpit/gen_wrappers.py
 GEN_SRC   = $(B)/gen/wrappers_c.c $(B)/gen/wrappers_f.c $(B)/gen/wrappers_q.c $(B)/gen/fn_table.c
 GEN_HDR   = $(B)/gen/fn_table.h $(B)/gen/own.h
-# The report side (profile model, JSON reader/writer, summary, options) and the prediction
-# engine (lua/, predict/) have no MPI: the offline `tardy` command links them too.
-REPORT_SRC = tool/profile.c tool/profile_json.c tool/summary.c tool/histogram.c tool/strbuf.c \
-             tool/config.c $(wildcard lua/*.c) $(filter-out predict/tardy.c,$(wildcard predict/*.c))
-LIB_SRC   = $(filter-out $(REPORT_SRC),$(wildcard tool/*.c)) $(wildcard mpit/*.c)
-CLI_SRC   = predict/tardy.c
+# The rooms without MPI (tool/base, tool/profile, predict/, lua/: options, the profile model,
+# JSON reader/writer, summary, the prediction engine) are linked by the offline command too.
+REPORT_SRC = $(wildcard tool/base/*.c tool/profile/*.c predict/*.c lua/*.c)
+LIB_SRC   = $(filter-out $(REPORT_SRC),$(wildcard tool/*/*.c mpit/*/*.c))
+CLI_SRC   = $(wildcard cli/*.c)
 LUA_SCRIPTS = $(patsubst lua/%,$(B)/share/tardy/lua/%,$(wildcard lua/families/*.lua lua/policies/*.lua))
 
 LIB_OBJ    = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC) $(REPORT_SRC)) \
@@ -92,10 +91,10 @@ $(B)/obj/host/%.o: %.c $(B)/.flags
 	@echo "  CC    $< (host)"
 	$(Q)$(CC) $(CFLAGS_ALL) -DTARDY_VERSION='"$(VERSION)"' -c $< -o $@
 
-$(B)/lib/$(SONAME): $(LIB_OBJ) mpit/exports.map
+$(B)/lib/$(SONAME): $(LIB_OBJ) mpit/wrappers/exports.map
 	@mkdir -p $(dir $@)
 	@echo "  LD    $@"
-	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=mpit/exports.map $(SAN_FLAGS) \
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=mpit/wrappers/exports.map $(SAN_FLAGS) \
 	  -o $@ $(LIB_OBJ) $(MPI_FLIBS) $(MPI_LIBS) $(DEPS_LIBS) $(LAPACK_LIBS) -lpthread -ldl -lm
 
 $(B)/lib/libtardy.a: $(LIB_OBJ)

@@ -7,7 +7,7 @@
 
 #include <lua.h>
 
-#include "profile.h"
+#include "tool/profile/profile.h"
 
 #define TARDY_LUA_API 1
 

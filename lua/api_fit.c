@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "fit.h"
+#include "predict/predict.h"
 
 #define MAX_POINTS FIT_MAX_POINTS
 #define MODEL_META "tardy.pmnf_model"

@@ -14,7 +14,7 @@
 
 #include "api.h"
 #include "sandbox.h"
-#include "strbuf.h"
+#include "tool/base/base.h"
 
 struct engine {
     struct sandbox *s;

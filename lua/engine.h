@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "profile.h"
+#include "tool/profile/profile.h"
 
 struct engine_opts {
     const char *script_dir;  /* directory with families/ and policies/ (shipped scripts) */

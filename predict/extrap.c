@@ -1,12 +1,12 @@
 /* Extra-P text format: export of the run store and import as runs. */
-#include "extrap.h"
+#include "predict.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "tool/base/base.h"
 
 /* ---- export ------------------------------------------------------------------------------ */
 

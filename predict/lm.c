@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit.h"
+#include "predict.h"
 
 static void clamp(double *p, int k, const double *lo, const double *hi)
 {

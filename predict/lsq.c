@@ -1,5 +1,5 @@
 /* Linear least squares through LAPACK's SVD solver. */
-#include "fit.h"
+#include "predict.h"
 
 #include <math.h>
 #include <stdlib.h>

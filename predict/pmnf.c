@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit.h"
+#include "predict.h"
 
 static const double exponents[] = {0,      0.25,  1. / 3, 0.5,  2. / 3, 0.75, 0.8,
                                    1,      1.25,  4. / 3, 1.5,  5. / 3, 1.75, 2,

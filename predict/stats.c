@@ -1,7 +1,7 @@
 /* Goodness of fit. */
 #include <math.h>
 
-#include "fit.h"
+#include "predict.h"
 
 double fit_rss(const double *a, const double *p, int n)
 {

@@ -1,5 +1,5 @@
 /* Reading the run store. */
-#include "store.h"
+#include "predict.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_json.h"
+#include "tool/profile/profile.h"
 
 static const char *base_name(const char *path)
 {

@@ -6,9 +6,8 @@ CC      ?= cc
 PYTHON  ?= python3
 LAPACK_LIBS ?= $(shell pkg-config --libs lapack)
 DEPS    = $(shell pkg-config --cflags --libs jansson lua5.4) $(LAPACK_LIBS) -ldl -lm
-TFLAGS  = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Iinclude -Itool -Impit -Ilua \
-          -Ipredict -I$(B)/gen
-HOST_OBJ = $(filter-out $(B)/obj/host/predict/tardy.o,$(shell find $(B)/obj/host -name '*.o'))
+TFLAGS  = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Iinclude -I. -I$(B)/gen
+HOST_OBJ = $(filter-out $(B)/obj/host/cli/%,$(shell find $(B)/obj/host -name '*.o'))
 
 UNIT_BIN = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 # Each Fortran program X.F90 is built twice: X with `use mpi`, X_f08 with `use mpi_f08` (-DF08).
@@ -45,9 +44,9 @@ $(B)/tests/qmpi/libqtool.so: tests/qmpi/qtool.c
 unit-only: $(UNIT_BIN)
 	@$(PYTHON) tests/run.py unit/
 
-$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h tool/tables.c $(HOST_OBJ)
+$(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(HOST_OBJ)
 	@mkdir -p $(dir $@)
-	@$(CC) $(TFLAGS) -o $@ $< tool/tables.c $(HOST_OBJ) $(DEPS)
+	@$(CC) $(TFLAGS) -o $@ $< $(HOST_OBJ) $(DEPS)
 
 # MPI test programs: -O0 so that marked source lines are the call sites.
 $(B)/tests/mpi/%: tests/mpi/%.c tests/mpi/busy.h tests/mpi/truth.h

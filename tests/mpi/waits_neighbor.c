@@ -44,7 +44,7 @@ static void truth(const char *name, MPI_Comm comm, double t, double ew, double l
     } else {
         MPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted);
         int dst[64];
-        int *volatile unweighted = MPI_UNWEIGHTED; /* Open MPI's: see tool/ws_neigh.c */
+        int *volatile unweighted = MPI_UNWEIGHTED; /* Open MPI's: see tool/waits/neigh.c */
         MPI_Dist_graph_neighbors(comm, 64, src, unweighted, 64, dst, unweighted);
     }
     for (int i = 0; i < indeg; i++)
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
     /* directed distributed-graph ring, MPI_Ineighbor_allgather + MPI_Wait */
     MPI_Comm dg;
     int src = (rank + size - 1) % size, dst = (rank + 1) % size;
-    int *volatile unweighted = MPI_UNWEIGHTED; /* Open MPI's: see tool/ws_neigh.c */
+    int *volatile unweighted = MPI_UNWEIGHTED; /* Open MPI's: see tool/waits/neigh.c */
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, unweighted, 1, &dst, unweighted,
                                    MPI_INFO_NULL, 0, &dg);
     MPI_Request req;

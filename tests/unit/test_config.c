@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "config.h"
+#include "tool/base/base.h"
 
 int main(void)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fit.h"
+#include "predict/predict.h"
 
 static uint64_t lcg;
 

@@ -1,7 +1,6 @@
 /* Histogram bins and merging; the per-thread tables: growth, lookup, overflow row. */
 #include "check.h"
-#include "histogram.h"
-#include "tables.h"
+#include "tool/base/base.h"
 
 int main(void)
 {

@@ -5,9 +5,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "profile.h"
-#include "profile_json.h"
-#include "summary.h"
+#include "tool/profile/profile.h"
 
 static void stat_merge(void)
 {

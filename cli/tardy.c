@@ -1,0 +1,241 @@
+/* The offline `tardy` command. Subcommands:
+ *   tardy report PROFILE.json [--top N]     print the summary of a profile again
+ *   tardy predict (--store DIR | --extrap FILE) --at TARGETS [--lua FILE] [--policy NAME]
+ *                 [--json]                   (JSON: the profile format, predictions only)
+ *   tardy export-extrap --store DIR [-o FILE]
+ *   tardy help [options]                    usage, or the TARDY_* options
+ *   tardy version */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool/base/base.h"
+#include "lua/engine.h"
+#include "predict/predict.h"
+#include "tool/profile/profile.h"
+
+static const char usage[] =
+    "usage: tardy COMMAND [ARGS]\n"
+    "commands:\n"
+    "  report PROFILE.json [--top N]   print the summary of a tardy profile\n"
+    "  predict --store DIR --at TARGETS [--lua FILE] [--policy NAME] [--json]\n"
+    "  predict --extrap FILE --at TARGETS [...]\n"
+    "                                  predict metrics at TARGETS (e.g. p=1024;p=4096,n=8192)\n"
+    "                                  from the runs in a store or an Extra-P text file\n"
+    "  export-extrap --store DIR [-o FILE]\n"
+    "                                  write the store's metrics in Extra-P's text format\n"
+    "  help [options]                  this text, or the TARDY_* run-time options\n"
+    "  version                         print the version\n"
+    "To profile a program: tardy-run -- mpiexec -n 4 ./app args\n";
+
+static int cmd_report(int argc, char **argv)
+{
+    const char *path = NULL;
+    int top = 10;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--top") && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 100000) {
+                fprintf(stderr, "tardy report: --top needs a positive number, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            top = (int)v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "tardy report: unknown option '%s'\n", argv[i]);
+            return 2;
+        } else if (path) {
+            fprintf(stderr, "tardy report: one profile at a time ('%s' and '%s')\n", path,
+                    argv[i]);
+            return 2;
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "tardy report: which profile? usage: tardy report PROFILE.json\n");
+        return 2;
+    }
+    struct profile p;
+    char err[1024];
+    profile_init(&p);
+    if (profile_read(&p, path, err, sizeof err) < 0) {
+        fprintf(stderr, "tardy report: %s\n", err);
+        profile_free(&p);
+        return 1;
+    }
+    struct strbuf out;
+    sb_init(&out);
+    summary_write(&p, top, &out);
+    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    sb_free(&out);
+    profile_free(&p);
+    return 0;
+}
+
+static void warn_line(const char *message, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "tardy: %s\n", message);
+}
+
+/* Value of option name at argv[*i] ("--name VALUE"), advancing *i; NULL if it is not name. */
+static const char *option(int argc, char **argv, int *i, const char *name, int *bad)
+{
+    if (strcmp(argv[*i], name))
+        return NULL;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "tardy: %s needs a value\n", name);
+        *bad = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int cmd_predict(int argc, char **argv)
+{
+    const char *store = NULL, *extrap = NULL, *v;
+    int json = 0;
+    /* The Lua limits come from the same options as in a job (TARDY_LUA_BUDGET, _MEMORY). */
+    struct strbuf warn;
+    sb_init(&warn);
+    cfg_load(environ, &warn);
+    for (char *line = warn.data, *end; line && *line; line = end + 1) {
+        end = line + strcspn(line, "\n");
+        fprintf(stderr, "tardy: %.*s\n", (int)(end - line), line);
+        if (!*end)
+            break;
+    }
+    sb_free(&warn);
+    struct engine_opts o = {.policy = "default", .budget = (long)cfg.lua_budget * 1000000L,
+                            .mem_cap = (size_t)cfg.lua_memory << 20};
+    int bad = 0;
+    for (int i = 0; i < argc && !bad; i++) {
+        if ((v = option(argc, argv, &i, "--store", &bad)))
+            store = v;
+        else if ((v = option(argc, argv, &i, "--extrap", &bad)))
+            extrap = v;
+        else if ((v = option(argc, argv, &i, "--at", &bad)))
+            o.targets = v;
+        else if ((v = option(argc, argv, &i, "--lua", &bad)))
+            o.user_script = v;
+        else if ((v = option(argc, argv, &i, "--policy", &bad)))
+            o.policy = v;
+        else if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!bad) {
+            fprintf(stderr, "tardy predict: unknown argument '%s'\n", argv[i]);
+            bad = 1;
+        }
+    }
+    if (bad || !o.targets || !!store == !!extrap) {
+        if (!bad)
+            fprintf(stderr, "tardy predict: needs --at and one of --store or --extrap\n");
+        fputs(usage, stderr);
+        return 2;
+    }
+    struct profile *runs = NULL;
+    char err[4096];
+    int n = store ? store_load(store, NULL, &runs, warn_line, NULL, err, sizeof err)
+                  : extrap_read(extrap, &runs, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "tardy predict: %s\n", err);
+        return 1;
+    }
+    struct profile out;
+    profile_init(&out);
+    int rc = 0;
+    if (engine_predict(&o, runs, n, 0, &out, err, sizeof err) < 0) {
+        fprintf(stderr, "tardy predict: %s\n", err);
+        rc = 1;
+    } else if (json) {
+        char *text = profile_to_json(&out); /* a profile with only the predictions */
+        printf("%s\n", text ? text : "{}");
+        free(text);
+    } else {
+        printf("%d run%s of %s from %s\n", n, n == 1 ? "" : "s",
+               n ? runs[n - 1].program : "?", store ? store : extrap);
+        struct strbuf text;
+        sb_init(&text);
+        summary_predictions(&out, &text);
+        fwrite(text.data ? text.data : "", 1, text.len, stdout);
+        sb_free(&text);
+    }
+    profile_free(&out);
+    store_free(runs, n);
+    return rc;
+}
+
+static int cmd_export_extrap(int argc, char **argv)
+{
+    const char *store = NULL, *path = NULL, *v;
+    int bad = 0;
+    for (int i = 0; i < argc && !bad; i++) {
+        if ((v = option(argc, argv, &i, "--store", &bad)))
+            store = v;
+        else if ((v = option(argc, argv, &i, "-o", &bad)))
+            path = v;
+        else if (!bad) {
+            fprintf(stderr, "tardy export-extrap: unknown argument '%s'\n", argv[i]);
+            bad = 1;
+        }
+    }
+    if (bad || !store) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    struct profile *runs;
+    char err[4096];
+    int n = store_load(store, NULL, &runs, warn_line, NULL, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "tardy export-extrap: %s\n", err);
+        return 1;
+    }
+    FILE *out = path ? fopen(path, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "tardy export-extrap: cannot write %s\n", path);
+        store_free(runs, n);
+        return 1;
+    }
+    int regions = extrap_write(runs, n, out);
+    if (path)
+        fclose(out);
+    fprintf(stderr, "tardy: %d runs, %d regions written\n", n, regions);
+    store_free(runs, n);
+    return n > 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "report"))
+        return cmd_report(argc - 2, argv + 2);
+    if (!strcmp(cmd, "predict"))
+        return cmd_predict(argc - 2, argv + 2);
+    if (!strcmp(cmd, "export-extrap"))
+        return cmd_export_extrap(argc - 2, argv + 2);
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("tardy %s\n", TARDY_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        if (argc > 2 && !strcmp(argv[2], "options")) {
+            struct strbuf out;
+            sb_init(&out);
+            cfg_help(&out);
+            printf("Run-time options (environment variables):\n%s", out.data ? out.data : "");
+            sb_free(&out);
+            return 0;
+        }
+        fputs(usage, stdout);
+        return 0;
+    }
+    fprintf(stderr, "tardy: unknown command '%s'\n%s", cmd, usage);
+    return 2;
+}

@@ -1,0 +1,122 @@
+/* The prediction engine in plain C (no MPI, no Lua): least-squares fitting and model
+ * selection, the run store, the Extra-P text format. */
+#ifndef TARDY_PREDICT_H
+#define TARDY_PREDICT_H
+
+#include <stdio.h>
+
+#include "tool/profile/profile.h"
+
+/* ---- fit.c ----
+ * The fitting engine in plain C (no MPI, no Lua): least squares, Levenberg–Marquardt,
+ * statistics, leave-one-out cross-validation and the PMNF hypothesis search (DESIGN.md 3.4).
+ * Reentrant; every function returns 0 on success and a negative FIT_E* code otherwise (never
+ * NaN silently). Matrices are row-major, n rows (points) × k columns. */
+/* Points a fit takes at most (one per run of a series). */
+#define FIT_MAX_POINTS 512
+
+enum {
+    FIT_OK = 0,
+    FIT_EINPUT = -1,  /* fewer points than parameters, NaN/inf, bad sizes */
+    FIT_ESINGULAR = -2, /* the columns do not determine the coefficients */
+    FIT_ENOMEM = -3,
+    FIT_ENOCONV = -4, /* Levenberg–Marquardt did not converge */
+};
+
+const char *fit_strerror(int code);
+
+/* Least squares X b ≈ y by SVD (LAPACK dgelsd). w (may be NULL) weights each point. On
+ * success coef[k] and *rss (residual sum of squares) are set. */
+int fit_lsq(const double *X, int n, int k, const double *y, const double *w, double *coef,
+            double *rss);
+
+/* Leverages h[n] of the points in the (weighted) least squares fit with design X (n × k):
+ * the diagonal of the hat matrix. A left-out point's residual is e_i / (1 - h_i), exactly for
+ * linear models and to first order (X = the Jacobian at the optimum) for nonlinear ones. */
+int fit_leverage(const double *X, int n, int k, const double *w, double *h);
+
+/* Statistics of predictions p against actual values a (n points). */
+double fit_rss(const double *a, const double *p, int n);
+double fit_smape(const double *a, const double *p, int n);  /* percent, 0..200 */
+/* The per-point terms of SMAPE (percent); a difference below 1e-9 of the largest |a| is 0. */
+void fit_smape_terms(const double *a, const double *p, int n, double *terms);
+int fit_mape(const double *a, const double *p, int n, double *out); /* FIT_EINPUT if a has 0 */
+double fit_r2(const double *a, const double *p, int n);
+/* Adjusted R² for k model parameters; NAN when n <= k + 1 (undefined). */
+double fit_adj_r2(const double *a, const double *p, int n, int k);
+
+/* Nonlinear least squares: minimise sum r_i(params)^2. resid fills r[n] for params[k] and
+ * returns 0 (non-zero aborts). lower/upper (may be NULL) bound each parameter (use ±HUGE_VAL).
+ * params holds the start on entry and the result on return. */
+typedef int (*fit_resid_fn)(const double *params, double *r, void *ctx);
+int fit_lm(fit_resid_fn resid, void *ctx, int n, int k, double *params, const double *lower,
+           const double *upper, int max_iter, double *rss);
+/* The Jacobian (n × k, row-major) of resid at params, by forward differences. */
+int fit_jacobian(fit_resid_fn resid, void *ctx, int n, int k, const double *params, double *J);
+
+/* PMNF: f(x) = c0 + c1 · prod over parameters of x_d^e_d · log2(x_d)^l_d (multiplicative) or
+ * c0 + sum_d c_d · x_d^e_d · log2(x_d)^l_d (additive). */
+#define PMNF_MAX_PARAMS 2
+struct pmnf_model {
+    int nparams;                 /* 1 or 2 */
+    int additive;                /* for 2 parameters */
+    double e[PMNF_MAX_PARAMS];   /* exponent per parameter */
+    int l[PMNF_MAX_PARAMS];      /* power of log2 per parameter */
+    double c[PMNF_MAX_PARAMS + 1];
+    double fit_smape;            /* on the fitted points, percent */
+    double loo_smape;            /* leave-one-out cross-validated, percent */
+    char formula[256];
+};
+
+struct pmnf_options {
+    int negative;             /* also try negative exponents (strong scaling: c + k/p) */
+    const char *const *names; /* parameter names for the formula (default x, y) */
+};
+
+/* Search the hypotheses for n points x (n × nparams, row-major, all > 0) and values y;
+ * select by leave-one-out SMAPE. Needs 3 <= n <= FIT_MAX_POINTS (and distinct x). */
+int fit_pmnf(const double *x, int nparams, const double *y, int n,
+             const struct pmnf_options *opt, struct pmnf_model *out);
+double pmnf_eval(const struct pmnf_model *m, const double *x);
+
+/* ---- store.c ----
+ * The run store: a directory of JSON profiles, one per run, written atomically by
+ * profile_write. Runs of one program are found by program name and call-site set. */
+/* Called with one line for every file that is skipped (corrupt, foreign, other program). */
+typedef void (*store_warn_fn)(const char *message, void *arg);
+
+/* Load the runs in dir that belong to the program of like (its executable's base name and at
+ * least half of the MPI call sites in common; by name alone when like has no call sites, as
+ * at MPI_Init); like == NULL loads the runs of the program with the most runs in dir.
+ * Returns the number of runs (array in *runs, caller frees with store_free), or -1 with a
+ * message in err when dir cannot be read. */
+int store_load(const char *dir, const struct profile *like, struct profile **runs,
+               store_warn_fn warn, void *arg, char *err, size_t errlen);
+void store_free(struct profile *runs, int n);
+
+/* ---- extrap.c ----
+ * Extra-P's text input format (PARAMETER / POINTS / REGION / METRIC / DATA), so the store's
+ * data can be modelled by Extra-P and Extra-P's inputs by tardy. */
+/* Write the metrics of runs (one program) to out: parameters p and every user parameter
+ * all runs have; one point per distinct parameter tuple (runs at the same point are
+ * repetitions); regions are call sites ("MPI_Send@main x.c:88;..."), intervals ("SITE => SITE"),
+ * per-rank metrics ("ranks/compute"), MPI_T performance variables ("pvar/NAME => CLASS") and
+ * events ("event/EVENT => SITE"); metrics time_mean, time_max, count_mean, sent_mean,
+ * recv_mean, memory_live_max, memory_live_mean (means over ranks of per-rank totals, or their
+ * maximum; intervals the first three; per-rank metrics mean and max; pvars and events
+ * STAT_mean and STAT_max of every statistic they have), and counter_mean/EVENT,
+ * counter_max/EVENT for the counters (TARDY_PAPI) of any row. A row some runs lack has first
+ * the metric present (1 in the runs with the row, 0 in the others, whose other metrics are 0).
+ * Returns the number of regions written. */
+int extrap_write(const struct profile *runs, int nruns, FILE *out);
+
+/* Read an Extra-P text file as runs: one run per point (p taken from a parameter named p,
+ * else 1; the other parameters become run parameters); the value of a region/metric pair is
+ * the mean of its repetitions. Regions and metrics written by extrap_write go back to their
+ * rows, and a run gets no row where present is 0 at its point (so predictions from an export
+ * equal those from the store); any other pair becomes the per-rank metric "region/metric".
+ * Returns the number of runs (array in *runs, free with store_free), or -1 with
+ * "file:line: problem" in err. */
+int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,186 @@
+/* Small pieces every other room uses, with no MPI: clock, growing strings, messages to the
+ * user, histograms, bounded per-thread tables, the options table, name lists. */
+#ifndef TARDY_BASE_H
+#define TARDY_BASE_H
+
+#include <time.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- clock.c ----
+ * Monotonic wall clock in seconds, read through the vDSO (≈ 20 ns here).
+ * Every timestamp the tool takes comes from here, so a change of clock source is one edit. */
+static inline double clk_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#define CLK_SOURCE_NAME "CLOCK_MONOTONIC"
+
+/* ---- strbuf.c ----
+ * A growable text buffer: the JSON writer, the summary and the reduction's packing use it.
+ * On allocation failure the buffer turns "failed" and further appends are ignored. */
+struct strbuf {
+    char *data;
+    size_t len, cap;
+    int failed;
+};
+
+void sb_init(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+void sb_add(struct strbuf *sb, const void *bytes, size_t n);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- warn.c ----
+ * Messages from the tool to the user: one line on stderr, prefixed with the rank. */
+/* World rank of this process once MPI is initialised, -1 before. */
+extern int tardy_rank;
+
+void tardy_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- histogram.c ----
+ * Log-scale histogram of durations: bin b > 0 holds [2^(b-1), 2^b) nanoseconds, bin 0 below
+ * 1 ns, the last bin everything from 2^(HIST_BINS-2) ns (≈ 5 days) up. Each bin keeps its count
+ * and the sum of its values, so bin means survive merging. */
+#define HIST_BINS 40
+
+struct hist {
+    uint64_t count[HIST_BINS];
+    double sum[HIST_BINS];
+};
+
+static inline int hist_bin(double seconds)
+{
+    double ns = seconds * 1e9;
+    if (!(ns >= 1.0))
+        return 0;
+    if (ns >= 9.2e18)
+        return HIST_BINS - 1;
+    int b = 64 - __builtin_clzll((uint64_t)ns);
+    return b < HIST_BINS ? b : HIST_BINS - 1;
+}
+
+static inline void hist_add(struct hist *h, double seconds)
+{
+    int b = hist_bin(seconds);
+    h->count[b]++;
+    h->sum[b] += seconds;
+}
+
+void hist_merge(struct hist *into, const struct hist *from);
+/* Lower bound of bin b in seconds (0 for bin 0). */
+double hist_bin_low(int b);
+/* Upper bound of bin b in seconds (infinity for the last bin). */
+double hist_bin_high(int b);
+
+/* ---- tables.c ----
+ * Per-thread tables of bounded size, filled on the hot path without locks:
+ *   mpi rows      (MPI function, call path)            → count, time, bytes, durations
+ *   interval rows (previous call site → next call site) → count, time, durations
+ *   peer rows     world rank of the partner             → messages and bytes each way
+ * Keys are pairs of 64-bit words; a table stops growing at TAB_MAX_ROWS and sends further
+ * keys to one overflow row, so memory is bounded whatever the run length. */
+#define TAB_MAX_ROWS (1u << 16)
+#define TAB_OVERFLOW_KEY UINT64_MAX
+
+/* A call site: MPI function id and call path id in one word. */
+#define SITE(fn, cp) (((uint64_t)(fn) << 32) | (uint64_t)(cp))
+#define SITE_FN(s) ((unsigned)((s) >> 32))
+#define SITE_CP(s) ((uint32_t)(s))
+
+struct mpi_row {
+    uint64_t site, unused;
+    uint64_t count;
+    double time, tmin, tmax;
+    int64_t sent, recv;
+    struct hist calls;
+};
+
+struct iv_row {
+    uint64_t from, to;
+    uint64_t count;
+    double time, tmin, tmax, sumsq;
+    struct hist calls;
+};
+
+struct peer_row {
+    uint64_t rank, unused;
+    uint64_t sent_msgs, recv_msgs;
+    int64_t sent_bytes, recv_bytes;
+};
+
+struct table {
+    char *rows;          /* n rows of row_size bytes, each starting with its two key words */
+    uint32_t n, cap;
+    uint32_t *index;     /* open addressing: row number + 1, 0 = empty */
+    uint32_t mask;
+    size_t row_size;
+    void (*init_row)(void *row);
+};
+
+void tab_init(struct table *t, size_t row_size, void (*init_row)(void *row));
+void tab_free(struct table *t);
+/* The row for (k1, k2), created if missing; the overflow row when the table is full;
+ * NULL only when memory is exhausted. The pointer is valid until the next tab_get. */
+void *tab_get(struct table *t, uint64_t k1, uint64_t k2);
+static inline void *tab_row(const struct table *t, uint32_t i)
+{
+    return t->rows + (size_t)i * t->row_size;
+}
+
+void mpi_row_init(void *row);
+void iv_row_init(void *row);
+void peer_row_init(void *row);
+
+/* ---- config.c ----
+ * Run-time configuration: one table of TARDY_* environment options drives parsing, type
+ * checks, "did you mean" suggestions and the help text (`tardy help options`). */
+struct cfg {
+    int enable;          /* TARDY_ENABLE: master switch */
+    int depth;           /* TARDY_DEPTH: application frames per call path, 0..64 */
+    int max_callpaths;   /* TARDY_MAX_CALLPATHS: distinct call paths kept per process */
+    int top;             /* TARDY_TOP: rows per summary table */
+    int memory;          /* TARDY_MEMORY: track memory the MPI library allocates */
+    const char *summary; /* TARDY_SUMMARY: stderr, stdout, none, or a file name */
+    const char *profile; /* TARDY_PROFILE: directory for the JSON profile, or "none" */
+    const char *params;  /* TARDY_PARAMS: user parameters "n=2048,steps=100" */
+    const char *store;   /* TARDY_STORE: run store directory, or "" */
+    const char *predict; /* TARDY_PREDICT: prediction targets "p=1024;p=4096,n=8192" */
+    const char *lua;     /* TARDY_LUA: the user's Lua script (families, policies) */
+    const char *policy;  /* TARDY_POLICY: prediction policy name */
+    int lua_budget;      /* TARDY_LUA_BUDGET: millions of Lua VM instructions */
+    int lua_memory;      /* TARDY_LUA_MEMORY: MiB for the Lua state */
+    const char *papi;    /* TARDY_PAPI: PAPI events "PAPI_TOT_INS,sde:::LIB::NAME" or "" */
+    int papi_multiplex;  /* TARDY_PAPI_MULTIPLEX: multiplex the events */
+    int mpit;            /* TARDY_MPIT: use the MPI tools information interface */
+    const char *cvars;   /* TARDY_CVARS: control variables written after MPI_Init, N=V,... */
+    const char *cvars_record; /* TARDY_CVARS_RECORD: control variables recorded (globs) */
+    const char *pvars;   /* TARDY_PVARS: performance variables read at finalize (globs) */
+    const char *pvar_counters; /* TARDY_PVAR_COUNTERS: ... read at every MPI call (globs) */
+    int waits;           /* TARDY_WAITS: wait states and their root causes */
+    int waits_sample;    /* TARDY_WAITS_SAMPLE: exchange at every Nth collective per comm */
+    int waits_hotspot;   /* TARDY_WAITS_HOTSPOT: % of a late rank's time to be a hotspot */
+    int waits_resync_ms; /* TARDY_WAITS_RESYNC_MS: clock resynchronisation period, 0 none */
+    const char *test_clock_shift; /* TARDY_TEST_CLOCK_SHIFT: "rank:seconds[:rate]" (tests) */
+};
+
+extern struct cfg cfg;
+
+/* Reset cfg to defaults, then read every TARDY_* variable of envp. Problems (unknown names,
+ * bad values) are appended to warn, one line each, and the default is kept.
+ * Returns the number of problems. */
+int cfg_load(char *const *envp, struct strbuf *warn);
+
+/* Append the option table as help text. */
+void cfg_help(struct strbuf *out);
+
+/* ---- globlist.c ----
+ * Name lists of the options that select by name (TARDY_PVARS, TARDY_CVARS_RECORD,
+ * TARDY_PVAR_COUNTERS): comma-separated glob patterns, case-insensitive, !pattern excludes. */
+/* 1 when name matches one of the patterns and none of those written !pattern. */
+int gl_match(const char *patterns, const char *name);
+
+#endif

@@ -1,0 +1,65 @@
+/* Growable text buffer. */
+#include "base.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sb_init(struct strbuf *sb)
+{
+    memset(sb, 0, sizeof *sb);
+}
+
+void sb_free(struct strbuf *sb)
+{
+    free(sb->data);
+    sb_init(sb);
+}
+
+static int sb_reserve(struct strbuf *sb, size_t extra)
+{
+    if (sb->failed)
+        return 0;
+    if (sb->len + extra + 1 <= sb->cap)
+        return 1;
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(sb->data, cap);
+    if (!p) {
+        sb->failed = 1;
+        return 0;
+    }
+    sb->data = p;
+    sb->cap = cap;
+    return 1;
+}
+
+void sb_add(struct strbuf *sb, const void *bytes, size_t n)
+{
+    if (!sb_reserve(sb, n))
+        return;
+    memcpy(sb->data + sb->len, bytes, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+    sb_add(sb, s, strlen(s));
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !sb_reserve(sb, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb->len += (size_t)n;
+}

@@ -1,0 +1,105 @@
+/* Open-addressing tables keyed by two 64-bit words. */
+#include "base.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tab_init(struct table *t, size_t row_size, void (*init_row)(void *row))
+{
+    memset(t, 0, sizeof *t);
+    t->row_size = row_size;
+    t->init_row = init_row;
+}
+
+void tab_free(struct table *t)
+{
+    free(t->rows);
+    free(t->index);
+    tab_init(t, t->row_size, t->init_row);
+}
+
+static uint32_t slot_of(uint64_t k1, uint64_t k2, uint32_t mask)
+{
+    uint64_t h = (k1 ^ (k2 * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    return (uint32_t)(h ^ (h >> 29)) & mask;
+}
+
+static int grow_index(struct table *t)
+{
+    uint32_t cap = t->mask ? (t->mask + 1) * 2 : 64;
+    uint32_t *idx = calloc(cap, sizeof *idx);
+    if (!idx)
+        return -1;
+    for (uint32_t i = 0; i < t->n; i++) {
+        const uint64_t *key = tab_row(t, i);
+        uint32_t s = slot_of(key[0], key[1], cap - 1);
+        while (idx[s])
+            s = (s + 1) & (cap - 1);
+        idx[s] = i + 1;
+    }
+    free(t->index);
+    t->index = idx;
+    t->mask = cap - 1;
+    return 0;
+}
+
+static void *append(struct table *t, uint64_t k1, uint64_t k2)
+{
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 16;
+        char *rows = realloc(t->rows, (size_t)cap * t->row_size);
+        if (!rows)
+            return NULL;
+        t->rows = rows;
+        t->cap = cap;
+    }
+    uint64_t *row = tab_row(t, t->n);
+    t->init_row(row);
+    row[0] = k1;
+    row[1] = k2;
+    t->n++;
+    return row;
+}
+
+void *tab_get(struct table *t, uint64_t k1, uint64_t k2)
+{
+    if ((t->n + 1) * 2 > (t->mask ? t->mask + 1 : 0) && grow_index(t) < 0)
+        return NULL;
+    for (uint32_t s = slot_of(k1, k2, t->mask);; s = (s + 1) & t->mask) {
+        uint32_t i = t->index[s];
+        if (!i)
+            break;
+        uint64_t *key = tab_row(t, i - 1);
+        if (key[0] == k1 && key[1] == k2)
+            return key;
+    }
+    if (t->n >= TAB_MAX_ROWS - 1 && k1 != TAB_OVERFLOW_KEY)
+        return tab_get(t, TAB_OVERFLOW_KEY, TAB_OVERFLOW_KEY);
+    uint32_t s = slot_of(k1, k2, t->mask);
+    while (t->index[s])
+        s = (s + 1) & t->mask;
+    void *row = append(t, k1, k2);
+    if (row)
+        t->index[s] = t->n;
+    return row;
+}
+
+void mpi_row_init(void *row)
+{
+    struct mpi_row *r = row;
+    memset(r, 0, sizeof *r);
+    r->tmin = INFINITY;
+}
+
+void iv_row_init(void *row)
+{
+    struct iv_row *r = row;
+    memset(r, 0, sizeof *r);
+    r->tmin = INFINITY;
+}
+
+void peer_row_init(void *row)
+{
+    memset(row, 0, sizeof(struct peer_row));
+}

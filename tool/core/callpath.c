@@ -1,0 +1,335 @@
+/* Call-path capture (libunwind) and lock-free interning. */
+#define UNW_LOCAL_ONLY
+#include "core.h"
+
+#include <libunwind.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool/base/base.h"
+
+struct slot {
+    _Atomic uint64_t hash; /* 0 = empty; published last */
+    uint32_t id;
+};
+
+static struct {
+    int depth, max;
+    uint64_t mask;
+    struct slot *slots;
+    uintptr_t *pcs;          /* max × depth frames */
+    uint8_t *len;            /* frames per id */
+    _Atomic uint32_t count;
+    pthread_mutex_t lock;
+    atomic_int unwind_broken;
+} cs = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Text ranges of the MPI libraries, skipped above the wrapper (mpi_f08 → MPI_Send). */
+#define MAX_RANGES 16
+struct text_range {
+    uintptr_t lo, hi;
+};
+static struct text_range mpi_text[MAX_RANGES];
+static int n_mpi_text;
+
+static int is_mpi_library(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return !strncmp(base, "libmpi", 6) || !strncmp(base, "libpmpi", 7) ||
+           !strncmp(base, "libfmpich", 9) || !strncmp(base, "libopen-pal", 11) ||
+           !strncmp(base, "libopen-rte", 11);
+}
+
+/* Text of the QMPI tools in the process (shared objects that name QMPI_Register_tool_name,
+ * tardy included when it is one): frames skipped when no call site is known. Not the program
+ * itself, even when tardy is linked into it from the static archive. */
+static struct text_range tool_text[MAX_RANGES];
+static int n_tool_text;
+
+/* Does the object's dynamic string table mention name? */
+static int mentions(const struct dl_phdr_info *info, const char *name)
+{
+    const char *strtab = NULL;
+    size_t strsz = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+            continue;
+        const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+        for (; d->d_tag != DT_NULL; d++) {
+            if (d->d_tag == DT_STRTAB) /* relocated by the loader, or not yet on some arches */
+                strtab = (const char *)(d->d_un.d_ptr < info->dlpi_addr
+                                            ? info->dlpi_addr + d->d_un.d_ptr : d->d_un.d_ptr);
+            else if (d->d_tag == DT_STRSZ)
+                strsz = d->d_un.d_val;
+        }
+    }
+    return strtab && strsz && memmem(strtab, strsz, name, strlen(name) + 1);
+}
+
+static void add_text(const struct dl_phdr_info *info, struct text_range *r, int *n)
+{
+    for (int i = 0; i < info->dlpi_phnum && *n < MAX_RANGES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            r[*n].lo = info->dlpi_addr + ph->p_vaddr;
+            r[*n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            (*n)++;
+        }
+    }
+}
+
+static int collect_ranges(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0;
+    if (is_mpi_library(info->dlpi_name))
+        add_text(info, mpi_text, &n_mpi_text);
+    else if (mentions(info, "QMPI_Register_tool_name"))
+        add_text(info, tool_text, &n_tool_text);
+    return 0;
+}
+
+static int in_tool(uintptr_t pc)
+{
+    for (int i = 0; i < n_tool_text; i++)
+        if (pc >= tool_text[i].lo && pc < tool_text[i].hi)
+            return 1;
+    return 0;
+}
+
+static int in_mpi_library(uintptr_t pc)
+{
+    for (int i = 0; i < n_mpi_text; i++)
+        if (pc >= mpi_text[i].lo && pc < mpi_text[i].hi)
+            return 1;
+    return 0;
+}
+
+int cs_init(int depth, int max_paths)
+{
+    cs.depth = depth;
+    cs.max = max_paths;
+    atomic_store(&cs.count, 2);
+    if (depth == 0)
+        return 0;
+    uint64_t cap = 1;
+    while (cap < 2 * (uint64_t)max_paths)
+        cap <<= 1;
+    cs.mask = cap - 1;
+    /* calloc of this size maps fresh zero pages: only pages that are touched cost memory. */
+    cs.slots = calloc(cap, sizeof *cs.slots);
+    cs.pcs = calloc((size_t)max_paths * (size_t)depth, sizeof *cs.pcs);
+    cs.len = calloc((size_t)max_paths, 1);
+    if (!cs.slots || !cs.pcs || !cs.len) {
+        cs_fini();
+        cs.depth = 0;
+        return -1;
+    }
+    dl_iterate_phdr(collect_ranges, NULL);
+    return 0;
+}
+
+void cs_fini(void)
+{
+    free(cs.slots);
+    free(cs.pcs);
+    free(cs.len);
+    cs.slots = NULL;
+    cs.pcs = NULL;
+    cs.len = NULL;
+}
+
+static uint64_t hash_frames(const uintptr_t *pc, int n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        h ^= pc[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h | 1;
+}
+
+static int same(uint32_t id, const uintptr_t *pc, int n)
+{
+    return cs.len[id] == n && !memcmp(cs.pcs + (size_t)id * cs.depth, pc, n * sizeof *pc);
+}
+
+static uint32_t insert(uint64_t h, uint64_t idx, const uintptr_t *pc, int n)
+{
+    pthread_mutex_lock(&cs.lock);
+    uint32_t id = CS_OVERFLOW;
+    for (;; idx = (idx + 1) & cs.mask) {
+        uint64_t sh = atomic_load_explicit(&cs.slots[idx].hash, memory_order_acquire);
+        if (sh == h && same(cs.slots[idx].id, pc, n)) {
+            id = cs.slots[idx].id;
+            break;
+        }
+        if (sh == 0) {
+            uint32_t next = atomic_load_explicit(&cs.count, memory_order_relaxed);
+            if (next >= (uint32_t)cs.max)
+                break;
+            memcpy(cs.pcs + (size_t)next * cs.depth, pc, n * sizeof *pc);
+            cs.len[next] = (uint8_t)n;
+            cs.slots[idx].id = next;
+            atomic_store_explicit(&cs.slots[idx].hash, h, memory_order_release);
+            atomic_store_explicit(&cs.count, next + 1, memory_order_release);
+            id = next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cs.lock);
+    return id;
+}
+
+/* Where the application's frames start among raw frames ip[0..n), innermost first, when no
+ * call site is known (tardy as a QMPI tool): above the QMPI tools' frames (tardy's and those
+ * stacked in front of it) and the MPI library's, which may come in any order. */
+static int app_start(const unw_word_t *ip, int n)
+{
+    int i = 0;
+    while (i < n && (in_tool(ip[i]) || in_mpi_library(ip[i])))
+        i++;
+    return i < n ? i : -1;
+}
+
+/* Fill pc[] with the application's frames starting at ra (or, when ra is NULL, where
+ * app_start says), and slot[] with the stack address each was read from (the caller's stack
+ * pointer minus one word: where its call instruction pushed the return address); returns how
+ * many frames. */
+static int unwind_from(void *ra, uintptr_t *pc, uintptr_t *slot)
+{
+    unw_context_t ctx;
+    unw_cursor_t cur;
+    unw_word_t ip[CS_MAX_DEPTH + 80], sp[CS_MAX_DEPTH + 80];
+    int broken = atomic_load_explicit(&cs.unwind_broken, memory_order_relaxed);
+    int n = 0, start = -1;
+    if (!broken && unw_getcontext(&ctx) == 0 && unw_init_local(&cur, &ctx) == 0) {
+        int limit = cs.depth + 80;
+        while (n < limit && unw_step(&cur) > 0) {
+            unw_get_reg(&cur, UNW_REG_IP, &ip[n]);
+            unw_get_reg(&cur, UNW_REG_SP, &sp[n]);
+            if (ra && start < 0 && ip[n] == (unw_word_t)ra)
+                start = n;
+            n++;
+            if (start >= 0 && n - start >= cs.depth + 8)
+                break;
+        }
+    }
+    if (!ra)
+        start = app_start(ip, n);
+    else /* MPI library frames right above the call (mpi_f08 → MPI_Send) are skipped. */
+        while (start >= 0 && start + 1 < n && in_mpi_library(ip[start]))
+            start++;
+    if (start < 0) {
+        if (!ra)
+            return 0;
+        if (!broken && !atomic_exchange(&cs.unwind_broken, 1)) {
+            tardy_warn("call-path unwinding failed (libunwind found no caller frame); "
+                       "call paths keep only the calling site from now on");
+        }
+        pc[0] = (uintptr_t)ra;
+        slot[0] = 0;
+        return 1;
+    }
+    int k = 0;
+    for (int i = start; i < n && k < cs.depth; i++, k++) {
+        pc[k] = ip[i];
+        slot[k] = sp[i] - sizeof(uintptr_t);
+    }
+    return k;
+}
+
+static uint32_t intern(const uintptr_t *pc, int n)
+{
+    uint64_t h = hash_frames(pc, n);
+    for (uint64_t idx = h & cs.mask;; idx = (idx + 1) & cs.mask) {
+        uint64_t sh = atomic_load_explicit(&cs.slots[idx].hash, memory_order_acquire);
+        if (sh == 0)
+            return insert(h, idx, pc, n);
+        if (sh == h && same(cs.slots[idx].id, pc, n))
+            return cs.slots[idx].id;
+    }
+}
+
+/* Per-thread cache of recent paths, keyed by the call site and the wrapper's stack position.
+ * A hit is confirmed by re-reading the stack slots where the unwinder found each return
+ * address: the same call site at the same stack position with the same return addresses in
+ * the same slots is the same chain of callers (each frame's layout follows from its return
+ * address), so a hit costs a few loads instead of an unwind (≈ 800 instructions). */
+#define CACHE_SETS 256
+struct cached {
+    uintptr_t ra, sp;
+    uint32_t id;
+    int n;
+    uintptr_t slot[]; /* cs.depth slots */
+};
+static _Thread_local char *path_cache;
+
+static struct cached *cache_entry(uintptr_t ra, uintptr_t sp)
+{
+    size_t size = sizeof(struct cached) + (size_t)cs.depth * sizeof(uintptr_t);
+    if (__builtin_expect(!path_cache, 0) && !(path_cache = calloc(CACHE_SETS, size)))
+        return NULL;
+    uintptr_t h = (ra ^ (sp * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    return (struct cached *)(path_cache + ((h >> 40) % CACHE_SETS) * size);
+}
+
+static int cache_hit(const struct cached *e, uintptr_t ra, uintptr_t sp)
+{
+    if (e->ra != ra || e->sp != sp || !e->n)
+        return 0;
+    const uintptr_t *pcs = cs.pcs + (size_t)e->id * cs.depth;
+    for (int i = 0; i < e->n; i++)
+        if (!e->slot[i] || *(const uintptr_t *)e->slot[i] != pcs[i])
+            return 0;
+    return 1;
+}
+
+uint32_t cs_capture(void *ra, const void *sp)
+{
+    if (cs.depth == 0)
+        return CS_NONE;
+    uintptr_t pc[CS_MAX_DEPTH], slot[CS_MAX_DEPTH];
+    if (cs.depth == 1 && ra) {
+        pc[0] = (uintptr_t)ra;
+        return intern(pc, 1);
+    }
+    struct cached *e = cache_entry((uintptr_t)ra, (uintptr_t)sp);
+    if (e && cache_hit(e, (uintptr_t)ra, (uintptr_t)sp))
+        return e->id;
+    int n = unwind_from(ra, pc, slot);
+    uint32_t id = intern(pc, n);
+    if (e) {
+        e->n = 0;
+        if (id >= 2) { /* a real path whose frames are stored: cacheable */
+            e->ra = (uintptr_t)ra;
+            e->sp = (uintptr_t)sp;
+            e->id = id;
+            memcpy(e->slot, slot, (size_t)n * sizeof *slot);
+            e->n = n;
+        }
+    }
+    return id;
+}
+
+uint32_t cs_count(void)
+{
+    return atomic_load_explicit(&cs.count, memory_order_acquire);
+}
+
+int cs_frames(uint32_t id, const uintptr_t **pcs)
+{
+    if (id < 2 || id >= cs_count()) {
+        *pcs = NULL;
+        return 0;
+    }
+    *pcs = cs.pcs + (size_t)id * cs.depth;
+    return cs.len[id];
+}

@@ -1,0 +1,140 @@
+/* Event core: per-thread state and the statistics kept at the end of every MPI call. */
+#include "core.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "mpit/own/own.h"
+#include "tool/base/base.h"
+
+atomic_int ev_on;
+atomic_uint ev_epoch;
+_Thread_local struct ev_thread *ev_self;
+
+static struct ev_thread *threads;
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct ev_thread *ev_thread_attach(void)
+{
+    struct ev_thread *t = calloc(1, sizeof *t);
+    if (!t) {
+        static atomic_int warned;
+        if (!atomic_exchange(&warned, 1))
+            tardy_warn("out of memory for a thread's tables; that thread is not profiled");
+        return NULL;
+    }
+    tab_init(&t->mpi_rows, sizeof(struct mpi_row), mpi_row_init);
+    tab_init(&t->intervals, sizeof(struct iv_row), iv_row_init);
+    tab_init(&t->peers, sizeof(struct peer_row), peer_row_init);
+    t->epoch = atomic_load(&ev_epoch);
+    t->ctr = ctr_thread_new();
+    pthread_mutex_lock(&threads_lock);
+    t->next = threads;
+    threads = t;
+    pthread_mutex_unlock(&threads_lock);
+    ev_self = t;
+    return t;
+}
+
+uint32_t ev_callpath(void *ra, const void *sp)
+{
+    return cs_capture(ra, sp);
+}
+
+void ev_record(unsigned fn, void *ra, double t_enter, double t_leave)
+{
+    struct ev_thread *t = ev_thread();
+    if (!t)
+        return;
+    struct ev_call c = {.th = t, .fn = fn, .cp = cs_capture(ra, &t), .dest = EV_NO_PEER,
+                        .src = EV_NO_PEER, .root = EV_NO_PEER, .tag = -1,
+                        .comm = MPI_COMM_NULL, .t_enter = t_enter, .t_leave = t_leave};
+    t->busy = 1;
+    ev_leave(&c);
+}
+
+static void count_interval(struct ev_thread *t, uint64_t site, double d)
+{
+    struct iv_row *r = tab_get(&t->intervals, t->last_site, site);
+    if (!r)
+        return;
+    r->count++;
+    r->time += d;
+    r->sumsq += d * d;
+    if (d < r->tmin)
+        r->tmin = d;
+    if (d > r->tmax)
+        r->tmax = d;
+    hist_add(&r->calls, d);
+    t->compute += d;
+}
+
+static void count_peer(struct ev_thread *t, const struct ev_call *c)
+{
+    if (c->dest >= 0 && c->sent > 0) {
+        struct peer_row *p = tab_get(&t->peers, (uint64_t)pr_world(c->comm, c->dest), 0);
+        if (p) {
+            p->sent_msgs++;
+            p->sent_bytes += c->sent;
+        }
+    }
+    if (c->src >= 0 && c->recv > 0) {
+        struct peer_row *p = tab_get(&t->peers, (uint64_t)pr_world(c->comm, c->src), 0);
+        if (p) {
+            p->recv_msgs++;
+            p->recv_bytes += c->recv;
+        }
+    }
+}
+
+void ev_leave(struct ev_call *c)
+{
+    struct ev_thread *t = c->th;
+    uint64_t site = SITE(c->fn, c->cp);
+    double d = c->t_leave - c->t_enter;
+    struct mpi_row *r = tab_get(&t->mpi_rows, site, 0);
+    if (r) {
+        r->count++;
+        r->time += d;
+        if (d < r->tmin)
+            r->tmin = d;
+        if (d > r->tmax)
+            r->tmax = d;
+        r->sent += c->sent;
+        r->recv += c->recv;
+        hist_add(&r->calls, d);
+    }
+    t->mpi += d;
+    unsigned epoch = atomic_load_explicit(&ev_epoch, memory_order_relaxed);
+    uint64_t from = t->epoch == epoch ? t->last_site : 0;
+    if (from)
+        count_interval(t, site, c->t_enter - t->last_leave);
+    if (t->ctr)
+        ctr_account(t->ctr, from, site);
+    if (c->dest >= 0 || c->src >= 0)
+        count_peer(t, c);
+    t->last_site = site;
+    t->last_leave = c->t_leave;
+    t->epoch = epoch;
+    t->busy = 0;
+}
+
+static void add_compute(struct ev_thread *t, void *sum)
+{
+    *(double *)sum += t->compute;
+}
+
+double ev_rank_compute(void)
+{
+    double sum = 0;
+    ev_for_each_thread(add_compute, &sum);
+    return sum;
+}
+
+void ev_for_each_thread(void (*fn)(struct ev_thread *t, void *arg), void *arg)
+{
+    pthread_mutex_lock(&threads_lock);
+    for (struct ev_thread *t = threads; t; t = t->next)
+        fn(t, arg);
+    pthread_mutex_unlock(&threads_lock);
+}

@@ -1,0 +1,778 @@
+/* Allocation interposition and the table of blocks the MPI library holds.
+ *
+ * The real allocator is found with dlsym(RTLD_NEXT); while dlsym itself allocates (on that
+ * thread), requests are served from a small static arena. All tables are mmap'd once at
+ * mem_start and never grow:
+ *   live   linear probing, deletion by backward shift (no tombstones): block → size and site
+ *   sites  open addressing: call site → counters (MAX_SITES sites)
+ *   filter counts of live blocks per hashed address: a free whose bucket is 0 skips the lock.
+ * With one thread in MPI, its newest blocks of one site stay on the thread first (see
+ * "blocks kept on the thread").
+ * A forked child gets a fresh lock and charges nothing more (it is not the MPI process).
+ * UCX may patch our mmap family at run time; memory_ucm.c then sees those calls for us. */
+#include "memory.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tool/core/core.h"
+#include "memory_int.h"
+
+#define MAX_LIVE (1u << 15)
+#define MAX_SITES (1u << 12)
+#define FILTER (1u << 17)
+#define NO_SITE UINT32_MAX
+
+struct live {
+    uintptr_t ptr; /* 0 empty */
+    uint64_t size : 47, site : 16, map : 1; /* map: an anonymous mapping (listed in maps) */
+};
+
+static struct {
+    void *(*malloc)(size_t);
+    void *(*calloc)(size_t, size_t);
+    void *(*realloc)(void *, size_t);
+    void (*free)(void *);
+    int (*posix_memalign)(void **, size_t, size_t);
+    void *(*aligned_alloc)(size_t, size_t);
+    void *(*memalign)(size_t, size_t);
+    void *(*reallocarray)(void *, size_t, size_t);
+    void *(*valloc)(size_t);
+    void *(*pvalloc)(size_t);
+    void *(*mmap)(void *, size_t, int, int, int, off_t);
+    int (*munmap)(void *, size_t);
+    void *(*mremap)(void *, size_t, size_t, int, ...);
+    void *(*shmat)(int, const void *, int);
+    int (*shmdt)(const void *);
+} real;
+
+static _Thread_local int resolving;
+static _Thread_local int in_map; /* inside our mmap family: UCM events are ours already */
+static atomic_int tracking;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct live *live;
+static struct mem_site *sites;
+static _Atomic uint16_t *filter;
+static uint32_t nlive;
+static int64_t live_total, high_water;
+static uint64_t untracked;
+
+/* ---- bootstrap arena for dlsym's own allocations ------------------------------------------ */
+
+static _Alignas(64) char arena[1 << 16];
+static atomic_size_t arena_used;
+
+static int in_arena(const void *p)
+{
+    return (const char *)p >= arena && (const char *)p < arena + sizeof arena;
+}
+
+/* n bytes aligned to align (a power of two, at least 16), zeroed, its size stored in the 16
+ * bytes before it. */
+static void *arena_alloc(size_t n, size_t align)
+{
+    if (align < 16 || (align & (align - 1)) || n > sizeof arena)
+        return NULL;
+    size_t need = 16 + n + align;
+    size_t at = atomic_fetch_add(&arena_used, need);
+    if (at + need > sizeof arena)
+        return NULL;
+    uintptr_t p = ((uintptr_t)arena + at + 16 + align - 1) & ~(uintptr_t)(align - 1);
+    memcpy((char *)p - 16, &n, sizeof n);
+    return (void *)p;
+}
+
+static size_t arena_size(const void *p)
+{
+    size_t n;
+    memcpy(&n, (const char *)p - 16, sizeof n);
+    return n;
+}
+
+static void resolve(void)
+{
+    resolving = 1;
+    real.malloc = dlsym(RTLD_NEXT, "malloc");
+    real.calloc = dlsym(RTLD_NEXT, "calloc");
+    real.realloc = dlsym(RTLD_NEXT, "realloc");
+    real.free = dlsym(RTLD_NEXT, "free");
+    real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+    real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+    real.memalign = dlsym(RTLD_NEXT, "memalign");
+    real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
+    real.valloc = dlsym(RTLD_NEXT, "valloc");
+    real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+    real.mmap = dlsym(RTLD_NEXT, "mmap");
+    real.munmap = dlsym(RTLD_NEXT, "munmap");
+    real.mremap = dlsym(RTLD_NEXT, "mremap");
+    real.shmat = dlsym(RTLD_NEXT, "shmat");
+    real.shmdt = dlsym(RTLD_NEXT, "shmdt");
+    resolving = 0;
+}
+
+#define ENSURE(fn) \
+    do { \
+        if (__builtin_expect(!real.fn, 0)) \
+            resolve(); \
+    } while (0)
+
+/* ---- tables ------------------------------------------------------------------------------- */
+
+static uint32_t hash_ptr(uintptr_t p)
+{
+    uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static uint32_t home(uintptr_t p)
+{
+    return hash_ptr(p) & (MAX_LIVE - 1);
+}
+
+/* Hashed by block address, not page: the application's blocks share pages with the
+ * library's, and a free should reach the lock only for the library's blocks (and the few
+ * that collide: live blocks / FILTER of them). */
+static uint32_t filter_slot(uintptr_t p)
+{
+    return hash_ptr(p >> 4) & (FILTER - 1);
+}
+
+/* Index of the counters of site, created if missing; 0 (the overflow site) when full. */
+static uint32_t site_index(uint64_t site)
+{
+    for (uint32_t i = hash_ptr(site) & (MAX_SITES - 1), n = 0; n < MAX_SITES;
+         i = (i + 1) & (MAX_SITES - 1), n++) {
+        if (i == 0)
+            continue; /* slot 0 is the overflow site */
+        if (sites[i].site == site)
+            return i;
+        if (sites[i].site == 0) {
+            sites[i].site = site;
+            return i;
+        }
+    }
+    return 0;
+}
+
+/* Slot of key in the live table, or the empty slot that ends its probe (lock held; the table
+ * is at most 3/4 full, so an empty slot exists). */
+static uint32_t live_slot(uintptr_t key)
+{
+    uint32_t i = home(key);
+    while (live[i].ptr && live[i].ptr != key)
+        i = (i + 1) & (MAX_LIVE - 1);
+    return i;
+}
+
+/* Remove slot i, moving later entries of the probe run back so no probe crosses a hole. */
+static void live_delete(uint32_t i)
+{
+    for (uint32_t j = i;;) {
+        live[i].ptr = 0;
+        for (;;) {
+            j = (j + 1) & (MAX_LIVE - 1);
+            if (!live[j].ptr)
+                return;
+            uint32_t h = home(live[j].ptr);
+            /* entry j may move to i unless its home lies cyclically in (i, j] */
+            if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
+                break;
+        }
+        live[i] = live[j];
+        i = j;
+    }
+}
+
+/* Starts of the live entries that are mappings, so that a munmap of part of one can find it
+ * (lock held; a mapping beyond MAX_MAPS is released only by a munmap from its start). */
+#define MAX_MAPS 1024
+static uintptr_t maps[MAX_MAPS];
+static atomic_int nmaps;
+
+static void map_forget(uintptr_t p)
+{
+    int n = atomic_load_explicit(&nmaps, memory_order_relaxed);
+    for (int k = 0; k < n; k++)
+        if (maps[k] == p) {
+            maps[k] = maps[n - 1];
+            atomic_store_explicit(&nmaps, n - 1, memory_order_relaxed);
+            return;
+        }
+}
+
+/* Charge the release of the entry at slot i to its site (lock held). */
+static void live_release(uint32_t i)
+{
+    if (live[i].map)
+        map_forget(live[i].ptr);
+    struct mem_site *s = &sites[live[i].site];
+    s->freed_bytes += (int64_t)live[i].size;
+    s->live_bytes -= (int64_t)live[i].size;
+    live_total -= (int64_t)live[i].size;
+    atomic_fetch_sub_explicit(&filter[filter_slot(live[i].ptr)], 1, memory_order_relaxed);
+    nlive--;
+    live_delete(i);
+}
+
+/* A new block p of size bytes charged to the counters at index s (lock held). */
+static void insert(void *p, size_t size, uint32_t s)
+{
+    sites[s].allocs++;
+    sites[s].alloc_bytes += (int64_t)size;
+    if (nlive >= MAX_LIVE / 4 * 3) {
+        untracked++; /* its free cannot be matched: count it as allocated only */
+        return;
+    }
+    uint32_t i = live_slot((uintptr_t)p);
+    if (live[i].ptr) {
+        /* still listed: released by a path we do not see (munmap of part of a mapping);
+         * charge that release now */
+        live_release(i);
+        i = live_slot((uintptr_t)p);
+    }
+    live[i].ptr = (uintptr_t)p;
+    live[i].size = size;
+    live[i].site = s;
+    nlive++;
+    sites[s].live_bytes += (int64_t)size;
+    live_total += (int64_t)size;
+    if (live_total > high_water)
+        high_water = live_total;
+    atomic_fetch_add_explicit(&filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
+}
+
+static void record(void *p, size_t size, uint64_t site)
+{
+    pthread_mutex_lock(&lock);
+    insert(p, size, site_index(site));
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- blocks kept on the thread ------------------------------------------------------------- */
+
+/* Most of what the MPI library allocates it frees within a call or two (MPICH's 1-double
+ * MPI_Allreduce: one block per call). When one thread makes all MPI calls (up to
+ * MPI_THREAD_FUNNELED), its newest blocks of one site and that site's counters stay on the
+ * thread, without the lock, and go into the tables when another site allocates, when more
+ * are kept than fit, when such a block is resized or unmapped, and before the tables are
+ * read. */
+#define KEPT 8
+static _Thread_local struct {
+    int n;
+    uint64_t site;
+    uintptr_t ptr[KEPT];
+    size_t size[KEPT];
+    uint64_t allocs;
+    int64_t alloc_bytes, freed_bytes, live, peak;
+} kept;
+static int solo; /* one thread calls MPI */
+
+/* Move the kept blocks and counters into the tables. */
+static void unkeep(void)
+{
+    if (!kept.allocs)
+        return;
+    pthread_mutex_lock(&lock);
+    uint32_t s = site_index(kept.site);
+    if (live_total + kept.peak > high_water)
+        high_water = live_total + kept.peak;
+    sites[s].allocs += kept.allocs - (uint64_t)kept.n;
+    sites[s].alloc_bytes += kept.alloc_bytes - kept.live;
+    sites[s].freed_bytes += kept.freed_bytes;
+    for (int i = 0; i < kept.n; i++) {
+        atomic_fetch_sub_explicit(&filter[filter_slot(kept.ptr[i])], 1, memory_order_relaxed);
+        insert((void *)kept.ptr[i], kept.size[i], s);
+    }
+    pthread_mutex_unlock(&lock);
+    kept.n = 0;
+    kept.allocs = 0;
+    kept.alloc_bytes = kept.freed_bytes = kept.live = kept.peak = 0;
+}
+
+void mem_solo(int yes)
+{
+    solo = yes;
+}
+
+/* A new block of the running call at site. */
+static void charge(void *p, size_t size, uint64_t site)
+{
+    if (!solo) {
+        record(p, size, site);
+        return;
+    }
+    if (kept.allocs && (kept.site != site || kept.n == KEPT))
+        unkeep();
+    kept.site = site;
+    kept.ptr[kept.n] = (uintptr_t)p;
+    kept.size[kept.n++] = size;
+    kept.allocs++;
+    kept.alloc_bytes += (int64_t)size;
+    kept.live += (int64_t)size;
+    if (kept.live > kept.peak)
+        kept.peak = kept.live;
+    atomic_fetch_add_explicit(&filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
+}
+
+/* p's index among the kept blocks, or -1. */
+static int kept_block(const void *p)
+{
+    for (int i = 0; i < kept.n; i++)
+        if (kept.ptr[i] == (uintptr_t)p)
+            return i;
+    return -1;
+}
+
+/* Release kept block i. */
+static void kept_free(int i)
+{
+    atomic_fetch_sub_explicit(&filter[filter_slot(kept.ptr[i])], 1, memory_order_relaxed);
+    kept.freed_bytes += (int64_t)kept.size[i];
+    kept.live -= (int64_t)kept.size[i];
+    kept.n--;
+    kept.ptr[i] = kept.ptr[kept.n];
+    kept.size[i] = kept.size[kept.n];
+}
+
+/* insert() for an anonymous mapping: also listed in maps (lock held). */
+static void insert_map(void *p, size_t size, uint32_t s)
+{
+    insert(p, size, s);
+    uint32_t i = live_slot((uintptr_t)p);
+    int n = atomic_load_explicit(&nmaps, memory_order_relaxed);
+    if (live[i].ptr && n < MAX_MAPS) {
+        live[i].map = 1;
+        maps[n] = (uintptr_t)p;
+        atomic_store_explicit(&nmaps, n + 1, memory_order_relaxed);
+    }
+}
+
+static void record_map(void *p, size_t size, uint64_t site)
+{
+    pthread_mutex_lock(&lock);
+    insert_map(p, size, site_index(site));
+    pthread_mutex_unlock(&lock);
+}
+
+/* munmap(lo, len): the part of each listed mapping inside [lo, lo + len) is released and
+ * charged to its site; the parts before and after it stay live, charged to the same site. */
+static void unmap_range(uintptr_t lo, size_t len)
+{
+    if (!atomic_load_explicit(&nmaps, memory_order_relaxed))
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), hi = lo + ((len + page - 1) & ~(page - 1));
+    pthread_mutex_lock(&lock);
+    for (int k = 0; k < atomic_load_explicit(&nmaps, memory_order_relaxed); k++) {
+        uintptr_t m = maps[k];
+        uint32_t i = live_slot(m);
+        uintptr_t end = m + live[i].size;
+        if (!live[i].ptr || end <= lo || m >= hi)
+            continue;
+        uint32_t s = live[i].site;
+        live_release(i); /* maps[k] now holds another mapping: look at k again */
+        k--;
+        /* the pieces that stay mapped are not new allocations, nor freed */
+        uintptr_t piece[2][2] = {{m, m < lo ? lo : m}, {end > hi ? hi : end, end}};
+        for (int j = 0; j < 2; j++) {
+            size_t n = piece[j][1] - piece[j][0];
+            if (!n)
+                continue;
+            insert_map((void *)piece[j][0], n, s);
+            sites[s].allocs--;
+            sites[s].alloc_bytes -= (int64_t)n;
+            sites[s].freed_bytes -= (int64_t)n;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* p is being released: if the MPI library's, charge the release back to the site that
+ * allocated it. Returns that site's index (and the block's size in *size), or NO_SITE. */
+static uint32_t release(const void *p, size_t *size)
+{
+    uintptr_t key = (uintptr_t)p;
+    if (!p || !filter ||
+        !atomic_load_explicit(&filter[filter_slot(key)], memory_order_relaxed))
+        return NO_SITE;
+    int k = kept.n ? kept_block(p) : -1;
+    if (k >= 0 && !size) { /* freed */
+        kept_free(k);
+        return NO_SITE;
+    }
+    if (k >= 0) /* resized: through the tables */
+        unkeep();
+    uint32_t site = NO_SITE;
+    pthread_mutex_lock(&lock);
+    uint32_t i = live_slot(key);
+    if (live[i].ptr) {
+        site = live[i].site;
+        if (size)
+            *size = live[i].size;
+        live_release(i);
+    }
+    pthread_mutex_unlock(&lock);
+    return site;
+}
+
+/* Undo release(p) after the real call failed and p is still the library's. */
+static void unrelease(void *p, size_t size, uint32_t s)
+{
+    pthread_mutex_lock(&lock);
+    insert(p, size, s);
+    sites[s].allocs--;
+    sites[s].alloc_bytes -= (int64_t)size;
+    sites[s].freed_bytes -= (int64_t)size;
+    pthread_mutex_unlock(&lock);
+}
+
+/* The site charged for an allocation made now on this thread, 0 for none. */
+static inline uint64_t charged_site(void)
+{
+    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+        return 0;
+    struct ev_thread *t = ev_self;
+    return t ? t->mem_site : 0;
+}
+
+/* A block replacing a released one (realloc, mremap: map): charged to the running call, or,
+ * outside MPI, to the site of the block it replaces (old, NO_SITE when that was not the
+ * library's). */
+static void record_resized(void *q, size_t n, uint32_t old, int map)
+{
+    uint64_t site = charged_site();
+    if (site) {
+        (map ? record_map : record)(q, n, site);
+    } else if (old != NO_SITE && atomic_load_explicit(&tracking, memory_order_relaxed)) {
+        pthread_mutex_lock(&lock);
+        (map ? insert_map : insert)(q, n, old);
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+/* ---- the interposed functions ------------------------------------------------------------- */
+
+#define CHARGE(p, n) \
+    do { \
+        uint64_t site_ = charged_site(); \
+        if (__builtin_expect(site_ != 0, 0) && (p)) \
+            charge((p), (n), site_); \
+    } while (0)
+
+#pragma GCC visibility push(default)
+
+void *malloc(size_t n)
+{
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, 16);
+    ENSURE(malloc);
+    void *p = real.malloc(n);
+    CHARGE(p, n);
+    return p;
+}
+
+void *calloc(size_t n, size_t size)
+{
+    if (__builtin_expect(resolving, 0))
+        return size && n > SIZE_MAX / size ? NULL : arena_alloc(n * size, 16);
+    ENSURE(calloc);
+    void *p = real.calloc(n, size);
+    CHARGE(p, n * size);
+    return p;
+}
+
+void free(void *p)
+{
+    if (!p || in_arena(p))
+        return;
+    release(p, NULL);
+    ENSURE(free);
+    real.free(p);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (p && in_arena(p)) {
+        void *q = malloc(n);
+        if (q)
+            memcpy(q, p, arena_size(p) < n ? arena_size(p) : n);
+        return q;
+    }
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, 16);
+    ENSURE(realloc);
+    size_t old_size = 0;
+    uint32_t old = release(p, &old_size);
+    void *q = real.realloc(p, n);
+    if (q)
+        record_resized(q, n, old, 0);
+    else if (old != NO_SITE && n)
+        unrelease(p, old_size, old); /* failed: p is unchanged */
+    return q;
+}
+
+void *reallocarray(void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        ENSURE(reallocarray);
+        return real.reallocarray(p, n, size); /* the real one sets errno */
+    }
+    return realloc(p, n * size);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (__builtin_expect(resolving, 0))
+        return (*out = arena_alloc(n, align)) ? 0 : 12 /* ENOMEM */;
+    ENSURE(posix_memalign);
+    int rc = real.posix_memalign(out, align, n);
+    CHARGE(rc == 0 ? *out : NULL, n);
+    return rc;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, align);
+    ENSURE(aligned_alloc);
+    void *p = real.aligned_alloc(align, n);
+    CHARGE(p, n);
+    return p;
+}
+
+void *memalign(size_t align, size_t n)
+{
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, align);
+    ENSURE(memalign);
+    void *p = real.memalign(align, n);
+    CHARGE(p, n);
+    return p;
+}
+
+void *valloc(size_t n)
+{
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, 4096);
+    ENSURE(valloc);
+    void *p = real.valloc(n);
+    CHARGE(p, n);
+    return p;
+}
+
+void *pvalloc(size_t n)
+{
+    if (__builtin_expect(resolving, 0))
+        return arena_alloc(n, 4096);
+    ENSURE(pvalloc);
+    void *p = real.pvalloc(n);
+    CHARGE(p, n);
+    return p;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    if (__builtin_expect(!real.mmap && resolving, 0))
+        return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+    ENSURE(mmap);
+    in_map = 1;
+    void *p = real.mmap(addr, len, prot, flags, fd, off);
+    in_map = 0;
+    uint64_t site = charged_site();
+    if ((flags & MAP_ANONYMOUS) && __builtin_expect(site != 0, 0) && p != MAP_FAILED)
+        record_map(p, len, site);
+    return p;
+}
+
+/* 64-bit off_t already: the same function under its large-file name. */
+_Static_assert(sizeof(off_t) == 8, "mmap64 is an alias of mmap only with a 64-bit off_t");
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+    __attribute__((alias("mmap")));
+
+int munmap(void *addr, size_t len)
+{
+    if (__builtin_expect(!real.munmap && resolving, 0))
+        return (int)syscall(SYS_munmap, addr, len);
+    ENSURE(munmap);
+    unmap_range((uintptr_t)addr, len);
+    in_map = 1;
+    int rc = real.munmap(addr, len);
+    in_map = 0;
+    return rc;
+}
+
+void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    void *want = (flags & MREMAP_FIXED) ? va_arg(ap, void *) : NULL;
+    va_end(ap);
+    ENSURE(mremap);
+    size_t size = 0;
+    uint32_t site = release(old, &size);
+    in_map = 1;
+    void *p = real.mremap(old, old_len, len, flags, want);
+    in_map = 0;
+    if (site == NO_SITE)
+        return p; /* not the library's anonymous memory */
+    if (p != MAP_FAILED)
+        record_resized(p, len, site, 1);
+    else
+        unrelease(old, size, site);
+    return p;
+}
+
+/* System V shared memory the library creates for itself (a receive pool that peers write
+ * into: UCX's sysv transport buffers unexpected messages there). Segments other processes
+ * created are theirs, not this process's. */
+void *shmat(int id, const void *addr, int flags)
+{
+    ENSURE(shmat);
+    in_map = 1;
+    void *p = real.shmat(id, addr, flags);
+    in_map = 0;
+    mem_charge_shm(p, id);
+    return p;
+}
+
+int shmdt(const void *addr)
+{
+    ENSURE(shmdt);
+    release(addr, NULL);
+    in_map = 1;
+    int rc = real.shmdt(addr);
+    in_map = 0;
+    return rc;
+}
+
+#pragma GCC visibility pop
+
+/* ---- calls seen through UCX's memory hooks (memory_ucm.c) ---------------------------------- */
+
+int mem_in_map(void)
+{
+    return in_map;
+}
+
+void mem_charge_map(void *p, size_t len)
+{
+    uint64_t site = charged_site();
+    if (__builtin_expect(site != 0, 0) && p)
+        record_map(p, len, site);
+}
+
+void mem_unmap(const void *p, size_t len)
+{
+    unmap_range((uintptr_t)p, len);
+}
+
+void mem_charge_shm(void *p, int id)
+{
+    uint64_t site = charged_site();
+    struct shmid_ds ds;
+    if (__builtin_expect(site != 0, 0) && p != (void *)-1 && shmctl(id, IPC_STAT, &ds) == 0 &&
+        ds.shm_cpid == getpid())
+        record(p, ds.shm_segsz, site);
+}
+
+void mem_release(const void *p)
+{
+    release(p, NULL);
+}
+
+/* ---- start, stop, results ----------------------------------------------------------------- */
+
+static void fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL); /* another thread may have held it at the fork */
+    atomic_store(&tracking, 0);
+    kept.n = 0;
+    kept.allocs = 0;
+}
+
+static void *table(size_t bytes)
+{
+    ENSURE(mmap);
+    void *p = real.mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int mem_start(const char **why)
+{
+    /* Is the process's malloc the one in this object? (Not when another allocator is
+     * preloaded first or linked into the program.) */
+    Dl_info theirs, ours;
+    if (!dladdr(dlsym(RTLD_DEFAULT, "malloc"), &theirs) || !dladdr((void *)mem_start, &ours) ||
+        theirs.dli_fbase != ours.dli_fbase) {
+        *why = "another malloc (e.g. jemalloc or tcmalloc, preloaded first) replaces tardy's";
+        return -1;
+    }
+    if (!live) {
+        live = table(MAX_LIVE * sizeof *live);
+        sites = table(MAX_SITES * sizeof *sites);
+        filter = table(FILTER * sizeof *filter);
+        if (!live || !sites || !filter) {
+            *why = "no memory for its tables";
+            return -1;
+        }
+        pthread_atfork(NULL, NULL, fork_child);
+        mem_ucm_attach();
+    }
+    atomic_store(&tracking, 1);
+    return 0;
+}
+
+void mem_stop(void)
+{
+    atomic_store(&tracking, 0);
+}
+
+int mem_snapshot(struct mem_site **out)
+{
+    *out = NULL;
+    if (!sites)
+        return 0;
+    /* Allocate before locking: free() takes the same lock. */
+    struct mem_site *copy = malloc(MAX_SITES * sizeof *copy);
+    if (!copy)
+        return -1;
+    unkeep();
+    int n = 0;
+    pthread_mutex_lock(&lock);
+    for (uint32_t i = 0; i < MAX_SITES; i++)
+        if (sites[i].allocs) {
+            copy[n] = sites[i];
+            if (i == 0)
+                copy[n].site = UINT64_MAX; /* the overflow site */
+            n++;
+        }
+    pthread_mutex_unlock(&lock);
+    *out = copy;
+    return n;
+}
+
+int64_t mem_live_total(void)
+{
+    unkeep();
+    return live_total;
+}
+
+int64_t mem_high_water(void)
+{
+    unkeep();
+    return high_water;
+}
+
+uint64_t mem_untracked(void)
+{
+    return untracked;
+}

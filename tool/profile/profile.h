@@ -1,0 +1,180 @@
+/* The reduced profile of one run: what the JSON profile stores, the summary prints and
+ * `tardy report` reads back. No MPI here: the offline command links this too.
+ *
+ * Rows are keyed by strings that mean the same on every rank:
+ *   a call site  "MPI_Send@main jacobi.c:88;solve jacobi.c:120"  (function@frames, innermost
+ *                first, each frame "function file:line"; no frames at call-path depth 0)
+ *   ROW_MPI      a = call site
+ *   ROW_INTERVAL a = call site of the MPI call before, b = call site of the call after
+ *   ROW_RANK     a = per-rank metric name (compute, mpi, wall, partners, ...); value in time
+ *   ROW_PVAR     a = MPI_T performance variable, b = its class; value at finalize in time
+ *   ROW_EVENT    a = MPI_T event, b = call site it happened in; occurrences in count
+ *   ROW_WAIT     a = wait-state pattern (late_sender, ...), b = call site of the waiting call;
+ *                count = waits, time = seconds waited, calls = single waits, late = culprit
+ *   ROW_CAUSE    a = "pattern\nwaiting call site", b = the late ranks' region that caused it:
+ *                "from site\tto site" (a compute interval), "site" (an MPI call), or
+ *                "?" (no hotspot region explains the wait); time = cost in seconds */
+#ifndef TARDY_PROFILE_H
+#define TARDY_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tool/base/base.h"
+
+#define PROFILE_SCHEMA "tardy-profile"
+#define PROFILE_VERSION 1
+#define RANK_HIST_BINS 20
+/* Counter columns per row (TARDY_PAPI events), fixed so rows ship as plain bytes. */
+#define PROF_COUNTERS 8
+/* Per-rank counter totals: bin 0 holds values below 1, bin b > 0 [4^(b-1), 4^b), the last
+ * bin everything above. */
+#define CTR_RANK_BINS 24
+
+/* One per-rank value reduced over ranks. Ranks without the value do not take part. */
+struct red_stat {
+    double sum, min, max;
+    int32_t min_rank, max_rank;
+    uint32_t ranks;
+    uint32_t unused;
+};
+
+enum row_kind {
+    ROW_MPI = 1, ROW_INTERVAL = 2, ROW_RANK = 3, ROW_PVAR = 4, ROW_EVENT = 5, ROW_WAIT = 6,
+    ROW_CAUSE = 7
+};
+
+/* Plain numbers of a row, shipped between ranks as bytes (all ranks run the same binary). */
+struct prof_nums {
+    struct red_stat count, time, sent, recv; /* per-rank totals */
+    struct red_stat mem_allocs, mem_alloc, mem_freed, mem_live; /* MPI library memory */
+    double call_min, call_max, sumsq;        /* single calls / intervals, all ranks */
+    struct hist calls;                       /* durations of single calls / intervals */
+    struct hist ranks;                       /* per-rank total time, one entry per rank */
+    struct red_stat ctr[PROF_COUNTERS];      /* counter totals per rank (profile.counters) */
+    uint32_t ctr_ranks[PROF_COUNTERS][CTR_RANK_BINS]; /* their per-rank distribution */
+    /* ROW_WAIT: per waiting rank, the seconds its top late rank caused (rank = that late
+     * rank); max/max_rank: the late rank that made one rank wait longest at this site */
+    struct red_stat late;
+};
+
+struct prof_row {
+    int kind;
+    char *a, *b;
+    struct prof_nums n;
+};
+
+/* Rows with a hash index on (kind, a, b). */
+struct rowset {
+    struct prof_row *rows;
+    size_t n, cap;
+    uint32_t *index;
+    size_t mask;
+};
+
+struct prof_param {
+    char *key, *value;
+};
+
+/* One prediction made by a Lua policy at finalize or offline. */
+struct prof_prediction {
+    char *target;        /* "p=1024,n=8192" */
+    char *metric;        /* what is predicted, e.g. "compute time per rank (max)" */
+    char *family, *model; /* model family and the fitted formula */
+    double value;
+    double fit_error;    /* error on the fitted runs (SMAPE, %) */
+    double uncertainty;  /* relative uncertainty from cross-validation (%) */
+    int extrapolated;    /* the target lies outside the fitted range */
+};
+
+/* An MPI_T control variable as rank 0 saw it at finalize. */
+struct prof_cvar {
+    char *name, *value; /* value as text ("3", "1048576", "ob1") */
+    char *written;      /* the value last written (as asked for), or NULL */
+    char *origin;       /* who wrote it: "option" (TARDY_CVARS) or "lua" (tardy.on_init) */
+    char *before;       /* the value before tardy's first write, or NULL */
+};
+
+struct profile {
+    /* run metadata */
+    char *program;            /* path of the executable */
+    char **argv;              /* arguments after the program */
+    int argc;
+    int ranks, hosts, thread_level, depth;
+    char *mpi_library, *mpi_version, *tardy_version, *clock, *start_time, *host;
+    char *interface;          /* how tardy attached: "PMPI" or "QMPI" */
+    struct prof_param *params;
+    int nparams;
+    char *path;               /* where the profile was written or read, may be NULL */
+    /* linear histogram of per-rank compute totals over [lo, hi] */
+    double rank_hist_lo, rank_hist_hi;
+    uint64_t rank_hist[RANK_HIST_BINS];
+    struct rowset rows;
+    struct prof_prediction *predictions;
+    int npredictions;
+    char *prediction_note; /* why there are no (or fewer) predictions, or NULL */
+    /* counters: the names of the columns of prof_nums.ctr, and why others are missing */
+    int ncounters, counter_multiplex;
+    char *counters[PROF_COUNTERS];
+    char *counter_note;
+    /* MPI_T: the library's inventory (-1: MPI_T not used), recorded control variables */
+    int cvars_total, pvars_total, events_total;
+    struct prof_cvar *cvars;
+    int ncvars;
+    char *mpit_note;
+};
+
+void red_stat_one(struct red_stat *s, double v, int rank);
+/* Bin of a per-rank counter total in prof_nums.ctr_ranks. */
+int ctr_rank_bin(double v);
+void red_stat_merge(struct red_stat *into, const struct red_stat *from);
+void prof_nums_merge(struct prof_nums *into, const struct prof_nums *from);
+void prof_nums_init(struct prof_nums *n);
+
+void rowset_init(struct rowset *rs);
+void rowset_free(struct rowset *rs);
+/* The row (kind, a, b), created (with copies of a and b, zeroed numbers) if missing.
+ * b may be NULL. NULL when memory is exhausted. */
+struct prof_row *rowset_get(struct rowset *rs, int kind, const char *a, const char *b);
+struct prof_row *rowset_find(const struct rowset *rs, int kind, const char *a, const char *b);
+
+void profile_init(struct profile *p);
+void profile_free(struct profile *p);
+/* Parse "n=2048,steps=100" into p->params. Returns -1 (and names the bad part in err)
+ * when an entry is not key=value. */
+int profile_set_params(struct profile *p, const char *text, char *err, size_t errlen);
+
+/* Value of a ROW_RANK metric (NULL when absent). */
+const struct red_stat *profile_rank_metric(const struct profile *p, const char *name);
+
+/* Split a call site string: function name length, and pointer to the frames part. */
+size_t site_function_len(const char *site);
+const char *site_frames(const char *site);
+
+/* ---- profile_json.c ----
+ * The JSON profile (schema in docs/profile-schema.md): writing at finalize, reading in
+ * `tardy report` and the run store. */
+/* Write p as a new file in dir, named tardy-PROGRAM-Pp-TIME-PID.json (a suffix is added when
+ * the name exists: an existing file is never overwritten). The file is written under a
+ * temporary name first and linked into place, so readers never see half a profile.
+ * Returns 0 and stores the path in p->path; -1 with a message in err. */
+int profile_write(struct profile *p, const char *dir, char *err, size_t errlen);
+
+/* Serialize p into a malloc'd string (caller frees); NULL when memory is short. */
+char *profile_to_json(const struct profile *p);
+
+/* Read a profile file into p (initialised by the caller). Returns 0, or -1 with a message
+ * naming the file and the problem in err. */
+int profile_read(struct profile *p, const char *path, char *err, size_t errlen);
+
+/* ---- summary.c ----
+ * The human-readable summary of a reduced profile: printed by rank 0 at finalize and again by
+ * `tardy report`. Section headings start with "== " so they can be grepped; lines fit 100
+ * columns. */
+/* Append the summary of p, at most top rows per table. */
+void summary_write(const struct profile *p, int top, struct strbuf *out);
+
+/* Append only the predictions section (nothing when p has none). */
+void summary_predictions(const struct profile *p, struct strbuf *out);
+
+#endif

@@ -1,0 +1,278 @@
+/* Start and finish of the tool in one process. */
+#include "runtime.h"
+
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tool/core/core.h"
+#include "tool/report/report.h"
+#include "tool/base/base.h"
+#include "tool/counters/counters.h"
+#include "tool/memory/memory.h"
+#include "mpit/mpi_t/mpi_t.h"
+#include "mpit/own/own.h"
+#include "tool/profile/profile.h"
+#include "tool/waits/waits.h"
+
+extern char **environ;
+
+static struct {
+    int prepared, started, finished;
+    int memory;             /* memory tracking is on */
+    int layer;              /* the entry points that count: EV_PMPI or EV_QMPI */
+    struct strbuf warnings; /* option problems, printed by rank 0 once MPI is up */
+    int thread_level;
+    MPI_Comm comm;          /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
+    double t_start;
+    char start_time[32];
+} rt = {.comm = MPI_COMM_NULL};
+
+void rt_prepare(unsigned fn, void *ra)
+{
+    if (rt.prepared)
+        return;
+    rt.prepared = 1;
+    sb_init(&rt.warnings);
+    cfg_load(environ, &rt.warnings);
+    if (!cfg.enable)
+        return;
+    if (cs_init(cfg.depth, cfg.max_callpaths) < 0)
+        sb_printf(&rt.warnings, "not enough memory for %d call paths; call paths are off\n",
+                  cfg.max_callpaths);
+    const char *why = NULL;
+    rt.memory = cfg.memory && mem_start(&why) == 0;
+    if (cfg.memory && !rt.memory)
+        sb_printf(&rt.warnings, "memory tracking is off: %s\n", why);
+    struct ev_thread *t = ev_thread();
+    if (t && rt.memory)
+        t->mem_site = SITE(fn, cs_capture(ra, &t));
+}
+
+static int describe_job(struct profile *p, char *why, size_t len);
+
+void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_leave)
+{
+    if (rt.started)
+        return;
+    rt_prepare(fn, ra);
+    rt.started = 1;
+    rt.thread_level = thread_level;
+    if (ev_self)
+        ev_self->mem_site = 0;
+    mem_solo(thread_level <= MPI_THREAD_FUNNELED);
+    own_Comm_rank(MPI_COMM_WORLD, &tardy_rank);
+    if (tardy_rank == 0 && rt.warnings.len) {
+        for (char *line = strtok(rt.warnings.data, "\n"); line; line = strtok(NULL, "\n"))
+            tardy_warn("%s", line);
+    }
+    sb_free(&rt.warnings);
+    /* Every rank takes part in the collectives below and at finalize, whatever its options,
+     * so that a rank with a different environment cannot hang the job. */
+    own_Comm_dup(MPI_COMM_WORLD, &rt.comm);
+    time_t now = time(NULL);
+    strftime(rt.start_time, sizeof rt.start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
+    ws_init(rt.comm);
+    char *settings = NULL;
+    if (cfg.enable) {
+        pr_init();
+        if (ctr_start(cfg.papi, cfg.pvar_counters, cfg.papi_multiplex, rt.comm) && ev_self)
+            ev_self->ctr = ctr_thread_new();
+        mt_start(tardy_rank);
+        if (tardy_rank == 0)
+            settings = fc_start(describe_job);
+    }
+    mt_write_settings(settings, rt.comm);
+    free(settings);
+    if (!cfg.enable)
+        return;
+    ev_record(fn, ra, t_enter, t_leave);
+    rt.layer = qm_active() ? EV_QMPI : EV_PMPI;
+    atomic_store(&ev_on, rt.layer);
+}
+
+void rt_pcontrol(int level)
+{
+    if (!rt.started || rt.finished || !cfg.enable)
+        return;
+    if (level == 0) {
+        atomic_store(&ev_on, 0);
+    } else {
+        atomic_fetch_add(&ev_epoch, 1);
+        atomic_store(&ev_on, rt.layer);
+    }
+}
+
+/* The command line of this process, from /proc (argv as the program got it). */
+static void read_cmdline(struct profile *p)
+{
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    char buf[8192];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    int count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += buf[i] == '\0';
+    p->argv = calloc((size_t)count + 1, sizeof *p->argv);
+    size_t off = 0;
+    for (int i = 0; i < count && p->argv; i++) {
+        if (i == 0)
+            p->program = strdup(buf);
+        else
+            p->argv[p->argc++] = strdup(buf + off);
+        off += strlen(buf + off) + 1;
+    }
+    if (!p->program)
+        p->program = strdup("?");
+}
+
+/* What tardy.on_init sees of the job starting (rank 0): program, ranks, parameters and every
+ * control variable; -1 with the reason when MPI_T is not in use. */
+static int describe_job(struct profile *p, char *why, size_t len)
+{
+    char err[256];
+    if (mt_cvars_now(p) < 0) {
+        snprintf(why, len, "MPI_T is not in use (TARDY_MPIT=0, or MPI_T_init_thread failed)");
+        return -1;
+    }
+    read_cmdline(p);
+    own_Comm_size(MPI_COMM_WORLD, &p->ranks);
+    profile_set_params(p, cfg.params, err, sizeof err); /* a bad entry: warned at finalize */
+    return 0;
+}
+
+/* Number of distinct hosts, valid at rank 0: each rank sets the bit of its host name's hash
+ * in a fixed bitmap, the bitmaps are OR-reduced, and linear counting turns the bits set into
+ * a count. Constant size whatever the rank count, exact unless two host names' hashes
+ * collide (1 in 32768 per pair), and far cheaper than splitting by shared memory. */
+#define HOST_BITS 32768
+static int count_hosts(void)
+{
+    static uint64_t mine[HOST_BITS / 64], all[HOST_BITS / 64];
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = host; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    memset(mine, 0, sizeof mine);
+    unsigned bit = (unsigned)(h % HOST_BITS);
+    mine[bit / 64] |= 1ull << (bit % 64);
+    MPI_Request r;
+    own_Ireduce(mine, all, HOST_BITS / 64, MPI_UINT64_T, MPI_BOR, 0, rt.comm, &r);
+    yw_wait(&r);
+    int set = 0;
+    for (int i = 0; i < HOST_BITS / 64; i++)
+        set += __builtin_popcountll(all[i]);
+    if (set >= HOST_BITS)
+        return set;
+    return (int)(-HOST_BITS * log(1.0 - (double)set / HOST_BITS) + 0.5);
+}
+
+static void fill_metadata(struct profile *p)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING], ver[16], host[256];
+    int len = 0, v = 0, sv = 0;
+    read_cmdline(p);
+    own_Comm_size(MPI_COMM_WORLD, &p->ranks);
+    own_Get_library_version(lib, &len);
+    own_Get_version(&v, &sv);
+    snprintf(ver, sizeof ver, "%d.%d", v, sv);
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = '\0';
+    lib[strcspn(lib, "\n")] = '\0';
+    for (char *q = lib; *q; q++)
+        if (*q == '\t')
+            *q = ' ';
+    p->mpi_library = strdup(lib);
+    p->mpi_version = strdup(ver);
+    p->tardy_version = strdup(TARDY_VERSION);
+    p->clock = strdup(CLK_SOURCE_NAME);
+    p->start_time = strdup(rt.start_time);
+    p->host = strdup(host);
+    p->interface = strdup(rt.layer == EV_QMPI ? "QMPI" : "PMPI");
+    p->thread_level = rt.thread_level;
+    p->depth = cfg.enable ? cfg.depth : 0;
+    p->ncounters = ctr_count;
+    for (int i = 0; i < ctr_count; i++)
+        p->counters[i] = strdup(ctr_name(i));
+    p->counter_multiplex = ctr_multiplexed();
+    mt_describe(p);
+    if (ctr_note())
+        p->counter_note = strdup(ctr_note());
+    char err[256];
+    if (profile_set_params(p, cfg.params, err, sizeof err) < 0)
+        tardy_warn("TARDY_PARAMS: %s; parameters after it are not recorded", err);
+}
+
+static void emit(struct profile *p)
+{
+    char err[512];
+    fc_predict(p);
+    /* With a run store, the profile goes to the store; also to TARDY_PROFILE if it is set. */
+    int to_dir = strcmp(cfg.profile, "none") && (!*cfg.store || getenv("TARDY_PROFILE"));
+    if (to_dir && profile_write(p, cfg.profile, err, sizeof err) < 0)
+        tardy_warn("no profile written: %s", err);
+    fc_store(p);
+    if (!strcmp(cfg.summary, "none"))
+        return;
+    struct strbuf text;
+    sb_init(&text);
+    summary_write(p, cfg.top, &text);
+    FILE *f = !strcmp(cfg.summary, "stdout") ? stdout
+              : !strcmp(cfg.summary, "stderr") ? stderr
+                                                : fopen(cfg.summary, "w");
+    if (!f)
+        tardy_warn("cannot open TARDY_SUMMARY=%s; the summary goes to stderr", cfg.summary);
+    f = f ? f : stderr;
+    fwrite(text.data ? text.data : "", 1, text.len, f);
+    fflush(f);
+    if (f != stdout && f != stderr)
+        fclose(f);
+    sb_free(&text);
+}
+
+void rt_finish(void *ra)
+{
+    if (!rt.started || rt.finished)
+        return;
+    struct ev_call c;
+    if (ev_enter(&c, TARDY_FN_MPI_Finalize, ra, EV_ANY)) {
+        ev_started(&c);
+        c.t_leave = c.t_enter;
+        ev_leave(&c);
+    }
+    atomic_store(&ev_on, 0);
+    mem_stop();
+    rt.finished = 1;
+    double wall = clk_now() - rt.t_start;
+    struct profile p;
+    profile_init(&p);
+    ws_finish(rt.comm);
+    if (cfg.enable && (collect_rank(&p.rows, tardy_rank, wall, rt.memory) < 0 ||
+                       ws_rows(&p.rows, tardy_rank) < 0))
+        tardy_warn("out of memory while collecting; the profile lacks some of this rank's rows");
+    red_tree(&p.rows, rt.comm);
+    ws_resolve(&p.rows, rt.comm);
+    red_rank_histogram(ev_rank_compute(), rt.comm, &p.rank_hist_lo, &p.rank_hist_hi,
+                       p.rank_hist);
+    p.hosts = count_hosts();
+    if (tardy_rank == 0 && cfg.enable) {
+        fill_metadata(&p);
+        emit(&p);
+    }
+    profile_free(&p);
+    pc_stop();
+    mt_stop();
+    pr_fini();
+    own_Comm_free(&rt.comm);
+}

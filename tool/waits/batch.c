@@ -1,0 +1,210 @@
+/* Wait states of blocking collectives on intra-communicators, exchanged in batches: each call
+ * keeps its enter and leave times and a snapshot of the ledger; every WS_BATCH calls on a
+ * communicator (the same call on every rank) one MAX reduction of two 64-bit integers per
+ * call finds each call's latest rank, and the late ranks' ledgers follow in one more
+ * reduction only for the calls where somebody waited at least CAUSE_MIN. The waits are
+ * exact, recorded a few calls late. Batches still open when their communicator is freed, and
+ * at finalize, finish with one nonblocking exchange of the whole records. */
+#include "waits.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "mpit/own/own.h"
+#include "ws.h"
+#include "tool/base/base.h"
+
+#define WS_BATCH 32
+#define CAUSE_MIN 20e-6
+#define RANK_BITS 23
+#define NONE INT64_MIN
+
+/* One collective call of this rank. */
+struct entry {
+    uint64_t site;       /* 0: do not record (quiet call, or this rank cannot wait) */
+    double e, l;         /* corrected enter and leave */
+    int pattern, kind;
+    struct ws_msg own;   /* e: -inf when this rank cannot be the late one; the ledger */
+};
+
+struct ws_batch {
+    int n;
+    MPI_Comm comm;       /* the user's communicator (its ranks name the late one) */
+    int64_t in[2 * WS_BATCH], out[2 * WS_BATCH];
+    struct entry ent[WS_BATCH];
+    /* closing: the whole records, exchanged nonblocking */
+    struct ws_msg rec[WS_BATCH], res[WS_BATCH];
+    MPI_Request req;
+    MPI_Comm shadow;     /* freed once the exchange is done (Open MPI 4.1 crashes otherwise) */
+    struct ws_batch *next;
+};
+
+static struct ws_batch *closing;   /* exchanges of freed communicators in flight */
+static atomic_int nclosing;
+static pthread_mutex_t closing_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Enter time in microseconds since init (41 bits), rounded to the nearest (truncated, every
+ * late rank's time read 0.5 us early on average: a balanced 1-double Allreduce's waiting 2% of
+ * its MPI time short), with the rank (23 bits): a MAX of these finds the latest rank (MAXLOC
+ * of MPI_DOUBLE_INT costs 2.5x as much here). */
+static int64_t pack(double e, int rank)
+{
+    double us = (e - ws_base) * 1e6 + 0.5;
+    int64_t t = us < 0 ? 0 : us > (double)(INT64_MAX >> RANK_BITS) ? INT64_MAX >> RANK_BITS
+                                                                      : (int64_t)us;
+    return t << RANK_BITS | rank;
+}
+
+static double unpack(int64_t v)
+{
+    return ws_base + (double)(v >> RANK_BITS) * 1e-6;
+}
+
+/* Record the wait of entry t against the late record m (this thread's tables). */
+static void record(struct ws_thread *w, const struct entry *t, const struct ws_msg *m)
+{
+    if (!t->site || !isfinite(m->e))
+        return;
+    if (m->e > t->l)
+        atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+    double wait = (m->e < t->l ? m->e : t->l) - t->e;
+    /* a sampled exchange stands for ws_sample collectives */
+    if (wait > 0 && m->rank != tardy_rank)
+        ws_record_led(w, t->site, t->pattern, wait * ws_sample, m, t->own.reg, t->own.nreg);
+}
+
+/* The batch's exchange (blocking, collective over the shadow communicator). */
+static void flush(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch *b)
+{
+    int n = b->n, late[WS_BATCH], need = 0;
+    b->n = 0;
+    own_Allreduce(b->in, b->out, 2 * n, MPI_INT64_T, MPI_MAX, sc->shadow);
+    for (int i = 0; i < n; i++) {
+        int64_t hi = b->out[2 * i], lo = b->out[2 * i + 1];
+        late[i] = (int)(hi & ((1 << RANK_BITS) - 1));
+        struct ws_msg *r = &b->rec[i];
+        r->e = -INFINITY;
+        if (hi == NONE || lo == NONE || late[i] >= sc->size)
+            continue;
+        double early = unpack(b->ent[i].kind == WS_EARLY_REDUCE ? lo : -lo);
+        if (unpack(hi) - early < CAUSE_MIN)
+            continue;
+        late[i] = -1 - late[i]; /* its ledger follows */
+        need++;
+        if (sc->rank == -1 - late[i])
+            *r = b->ent[i].own;
+    }
+    if (need) {
+        /* the late ranks' records of the calls where somebody waited, in call order */
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (late[i] < 0)
+                b->rec[k++] = b->rec[i];
+        own_Allreduce(b->rec, b->res, need, ws_msg_dtype(), ws_later(), sc->shadow);
+    }
+    for (int i = 0, k = 0; i < n; i++) {
+        struct ws_msg m;
+        if (late[i] < 0) {
+            m = b->res[k++];
+        } else {
+            int none = b->out[2 * i] == NONE || late[i] >= sc->size;
+            m.e = none ? -INFINITY : unpack(b->out[2 * i]);
+            m.rank = none ? -1 : pr_world(b->comm, late[i]);
+            m.nreg = 0; /* too short a wait for root causes */
+            m.total = 0;
+        }
+        record(w, &b->ent[i], &m);
+    }
+}
+
+struct ws_batch *ws_batch_new(MPI_Comm comm)
+{
+    struct ws_batch *b = calloc(1, sizeof *b);
+    if (b)
+        b->comm = comm;
+    return b;
+}
+
+int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
+                 int root)
+{
+    struct ws_batch *b = sc->batch;
+    if (atomic_load_explicit(&nclosing, memory_order_relaxed))
+        ws_batch_drain(w, 0);
+    struct entry *t = &b->ent[b->n];
+    int is_root = root == sc->rank, waiter = 1;
+    double e = ws_corr(c->t_enter);
+    int64_t *in = &b->in[2 * b->n];
+    ws_fill(w, &t->own, e);
+    t->e = e;
+    t->l = ws_corr(c->t_leave);
+    t->pattern = t->kind = pattern;
+    /* in[0]: who can be late (NONE: not this rank); in[1]: -(min E), or the root's E */
+    if (pattern == WS_LATE_BCAST) {
+        waiter = !is_root;
+        in[0] = is_root ? pack(e, sc->rank) : NONE;
+        in[1] = is_root ? NONE : -pack(e, 0);
+    } else if (pattern == WS_EARLY_REDUCE) {
+        waiter = is_root;
+        in[0] = is_root ? NONE : pack(e, sc->rank);
+        in[1] = is_root ? pack(e, 0) : NONE;
+    } else {
+        in[0] = pack(e, sc->rank);
+        in[1] = -pack(e, 0);
+    }
+    if (in[0] == NONE)
+        t->own.e = -INFINITY; /* cannot be the late one (the closing exchange) */
+    t->site = waiter && c->th ? SITE(c->fn, c->cp) : 0;
+    if (++b->n < WS_BATCH)
+        return 0;
+    flush(w, sc, b);
+    return 1;
+}
+
+/* ---- closing ----------------------------------------------------------------------------- */
+
+void ws_batch_close(struct ws_comm *sc)
+{
+    struct ws_batch *b = sc->batch;
+    sc->batch = NULL;
+    if (!b || !b->n) {
+        free(b);
+        return;
+    }
+    for (int i = 0; i < b->n; i++)
+        b->rec[i] = b->ent[i].own;
+    own_Iallreduce(b->rec, b->res, b->n, ws_msg_dtype(), ws_later(), sc->shadow, &b->req);
+    b->shadow = sc->shadow;
+    sc->shadow = MPI_COMM_NULL;
+    pthread_mutex_lock(&closing_lock);
+    b->next = closing;
+    closing = b;
+    atomic_fetch_add(&nclosing, 1);
+    pthread_mutex_unlock(&closing_lock);
+}
+
+void ws_batch_drain(struct ws_thread *w, int block)
+{
+    pthread_mutex_lock(&closing_lock);
+    struct ws_batch **p = &closing;
+    while (*p) {
+        struct ws_batch *b = *p;
+        int done = 1;
+        if (block)
+            own_Wait(&b->req, MPI_STATUS_IGNORE);
+        else
+            own_Test(&b->req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            p = &b->next;
+            continue;
+        }
+        *p = b->next;
+        atomic_fetch_sub(&nclosing, 1);
+        for (int i = 0; w && i < b->n; i++)
+            record(w, &b->ent[i], &b->res[i]);
+        own_Comm_free(&b->shadow);
+        free(b);
+    }
+    pthread_mutex_unlock(&closing_lock);
+}

@@ -1,0 +1,245 @@
+/* Shadow communicators: one private copy (same groups, same ranks, same topology) per user
+ * communicator, found by the user's handle in a fixed table (lock-free lookups; additions and
+ * removals take a lock, they happen only when communicators are created or freed). Also the
+ * matched-probe message -> comm (and place in the posting order of receives) map. */
+#include "ws.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpit/own/own.h"
+#include "tool/base/base.h"
+
+#define COMM_SLOTS 512
+/* Shadows (two communicators each) of at most this many live communicators: MPICH has 2048
+ * communicator ids in all, and they are the application's first. */
+#define WS_COMMS_MAX 128
+#define MSG_SLOTS 1024
+
+static struct ws_comm comms[COMM_SLOTS];
+static atomic_int live;   /* communicators with a shadow */
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct msg_slot {
+    _Atomic uint64_t key;   /* message handle + 1, 0 empty, 1 removed */
+    MPI_Comm comm;
+    struct ws_posted *posted;
+};
+static struct msg_slot msgs[MSG_SLOTS];
+
+struct ws_comm *ws_comm_find(MPI_Comm comm)
+{
+    uint64_t k = ws_handle_key(&comm, sizeof comm);
+    for (uint32_t i = ws_handle_slot(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
+         i = (i + 1) & (COMM_SLOTS - 1), n++) {
+        uint64_t s = atomic_load_explicit(&comms[i].key, memory_order_acquire);
+        if (s == k)
+            return &comms[i];
+        if (s == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Does intra-communicator comm hold every rank of MPI_COMM_WORLD? The same answer on every
+ * rank of comm (they share its group). */
+static int spans_world(MPI_Comm comm, int size)
+{
+    int world_size = 0, same = MPI_UNEQUAL;
+    MPI_Group g, wg;
+    own_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (size != world_size || size < 2)
+        return 0;
+    own_Comm_group(comm, &g);
+    own_Comm_group(MPI_COMM_WORLD, &wg);
+    own_Group_compare(g, wg, &same);
+    own_Group_free(&g);
+    own_Group_free(&wg);
+    return same == MPI_IDENT || same == MPI_SIMILAR;
+}
+
+static struct ws_comm *claim(uint64_t k)
+{
+    for (uint32_t i = ws_handle_slot(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
+         i = (i + 1) & (COMM_SLOTS - 1), n++) {
+        uint64_t s = atomic_load(&comms[i].key);
+        if (s == 0 || s == 1)
+            return &comms[i];
+    }
+    return NULL;
+}
+
+/* A split, not a dup: a dup would run the application's attribute copy callbacks. Errors are
+ * returned, not fatal (no communicator ids left), and the copy inherits that error handler. */
+MPI_Comm ws_split(MPI_Comm comm, int rank)
+{
+    MPI_Comm copy = MPI_COMM_NULL;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    own_Comm_get_errhandler(comm, &eh);
+    own_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    if (own_Comm_split(comm, 0, rank, &copy) != MPI_SUCCESS)
+        copy = MPI_COMM_NULL;
+    own_Comm_set_errhandler(comm, eh);
+    own_Errhandler_free(&eh);
+    return copy;
+}
+
+int ws_comm_add(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return -1;
+    uint64_t k = ws_handle_key(&comm, sizeof comm);
+    /* Reserve a slot under the lock; the collective calls run outside it, so that two
+     * threads creating communicators at once cannot deadlock across ranks. */
+    pthread_mutex_lock(&comm_lock);
+    struct ws_comm *slot = ws_comm_find(comm) ? NULL : claim(k);
+    if (slot)
+        atomic_store(&slot->key, k | 1ull << 62);
+    pthread_mutex_unlock(&comm_lock);
+    int me = 0, nbr_in = -1;
+    struct ws_msg *nbuf = NULL;
+    own_Comm_rank(comm, &me);
+    MPI_Comm shadow = ws_split(comm, me);
+    if (shadow != MPI_COMM_NULL) /* with the topology, if any: neighbourhood collectives */
+        ws_topo_shadow(comm, &shadow, &nbr_in, &nbuf);
+    /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
+    MPI_Comm ack = ws_split(comm, me);
+    int inter = 0, size = 1;
+    own_Comm_test_inter(comm, &inter);
+    if (inter)
+        own_Comm_remote_size(comm, &size);
+    else
+        own_Comm_size(comm, &size);
+    /* blocking collectives of intra-communicators exchange in batches (batch.c) */
+    struct ws_batch *batch = !inter && size > 1 ? ws_batch_new(comm) : NULL;
+    int ok[2] = {slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL &&
+                 (batch || inter || size <= 1) && atomic_load(&live) < WS_COMMS_MAX,
+                 !inter && spans_world(comm, size)},
+        all[2] = {0, 0};
+    if (shadow != MPI_COMM_NULL)
+        own_Allreduce(ok, all, 2, MPI_INT, MPI_MIN, shadow);
+    if (!all[0]) {
+        if (shadow != MPI_COMM_NULL)
+            own_Comm_free(&shadow);
+        if (ack != MPI_COMM_NULL)
+            own_Comm_free(&ack);
+        if (slot)
+            atomic_store(&slot->key, 1);
+        free(nbuf);
+        free(batch);
+        static atomic_int warned;
+        if (!atomic_exchange(&warned, 1))
+            tardy_warn("too many communicators for wait-state tracking; waits on further "
+                       "communicators are not measured");
+        return -1;
+    }
+    slot->shadow = shadow;
+    slot->ack = ack;
+    slot->nbr_in = nbr_in;
+    slot->nbuf = nbuf;
+    slot->inter = inter;
+    slot->size = size;
+    slot->batch = batch;
+    static atomic_uint gens;
+    slot->gen = atomic_fetch_add(&gens, 1) + 1;
+    own_Comm_rank(comm, &slot->rank);
+    slot->world = all[1];
+    ws_clock_comm(slot);
+    atomic_fetch_add(&live, 1);
+    atomic_store(&slot->ncoll, 0);
+    atomic_store_explicit(&slot->key, k, memory_order_release);
+    return 0;
+}
+
+void ws_comm_remove(MPI_Comm comm)
+{
+    pthread_mutex_lock(&comm_lock);
+    struct ws_comm *s = ws_comm_find(comm);
+    if (s) {
+        if (s->shadow != MPI_COMM_NULL)
+            own_Comm_free(&s->shadow);
+        own_Comm_free(&s->ack);
+        free(s->nbuf);
+        free(s->batch);
+        s->batch = NULL;
+        s->nbuf = NULL;
+        atomic_store(&s->key, 1);
+        atomic_fetch_sub(&live, 1);
+    }
+    pthread_mutex_unlock(&comm_lock);
+}
+
+void ws_comm_fini(void)
+{
+    pthread_mutex_lock(&comm_lock);
+    for (int i = 0; i < COMM_SLOTS; i++) {
+        if (atomic_load(&comms[i].key) > 1) {
+            if (comms[i].shadow != MPI_COMM_NULL)
+                own_Comm_free(&comms[i].shadow);
+            own_Comm_free(&comms[i].ack);
+            free(comms[i].nbuf);
+            free(comms[i].batch);
+            comms[i].batch = NULL;
+            comms[i].nbuf = NULL;
+        }
+        atomic_store(&comms[i].key, 0);
+    }
+    for (int i = 0; i < MSG_SLOTS; i++)
+        atomic_store(&msgs[i].key, 0);
+    atomic_store(&live, 0);
+    pthread_mutex_unlock(&comm_lock);
+}
+
+void ws_comm_each(void (*fn)(struct ws_comm *sc))
+{
+    for (int i = 0; i < COMM_SLOTS; i++) {
+        uint64_t k = atomic_load(&comms[i].key);
+        if (k > 1 && !(k >> 62))
+            fn(&comms[i]);
+    }
+}
+
+int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted)
+{
+    if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+        return -1;
+    uint64_t k = ws_handle_key(&m, sizeof m);
+    for (uint32_t i = ws_handle_slot(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
+         i = (i + 1) & (MSG_SLOTS - 1), n++) {
+        uint64_t s = atomic_load(&msgs[i].key);
+        if ((s == 0 || s == 1) && atomic_compare_exchange_strong(&msgs[i].key, &s, k | 1ull << 63)) {
+            msgs[i].comm = comm;
+            msgs[i].posted = posted;
+            atomic_store(&msgs[i].key, k);
+            return 0;
+        }
+    }
+    static atomic_int warned;
+    if (!atomic_exchange(&warned, 1))
+        tardy_warn("too many matched-probe messages pending; some receives are not measured");
+    return -1;
+}
+
+MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted)
+{
+    *posted = NULL;
+    if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+        return MPI_COMM_NULL;
+    uint64_t k = ws_handle_key(&m, sizeof m);
+    for (uint32_t i = ws_handle_slot(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
+         i = (i + 1) & (MSG_SLOTS - 1), n++) {
+        uint64_t s = atomic_load(&msgs[i].key);
+        if (s == k) {
+            MPI_Comm c = msgs[i].comm;
+            struct ws_posted *p = msgs[i].posted;
+            if (atomic_compare_exchange_strong(&msgs[i].key, &s, 1)) {
+                *posted = p;
+                return c;
+            }
+        }
+        if (s == 0)
+            break;
+    }
+    return MPI_COMM_NULL;
+}

@@ -1,0 +1,573 @@
+/* Wait states, point-to-point transport: the piggyback each send posts on the shadow
+ * communicator after the send, the answer a synchronous send waits for (Late Receiver:
+ * blocking, or in the call completing an Issend or a started Ssend_init), and the taking of
+ * piggybacks of completed receives (Late Sender), blocking, nonblocking and persistent, queued
+ * and done later, off the path of the messages. */
+#include "waits.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpit/own/own.h"
+#include "ws.h"
+#include "tool/base/base.h"
+
+/* ---- sends ----------------------------------------------------------------------------- */
+
+static int is_sync_send(unsigned fn)
+{
+    return fn == TARDY_FN_MPI_Ssend || fn == TARDY_FN_MPI_Issend || fn == TARDY_FN_MPI_Ssend_init;
+}
+
+/* Complete the sends of the ring (eager and long sent: returns at once). */
+void ws_ring_wait(struct ws_thread *w)
+{
+#pragma GCC diagnostic push /* GCC takes MPICH's MPI_STATUSES_IGNORE for a too-small array */
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+    own_Waitall(WS_RING, w->ring_req, MPI_STATUSES_IGNORE);
+#pragma GCC diagnostic pop
+}
+
+/* A ring slot for a small message of the protocol. Once per turn of the ring, one Waitall
+ * completes the sends of the last turn (one call for WS_RING requests costs a fraction of
+ * one Wait each). */
+static struct ws_wire *slot(struct ws_thread *w, MPI_Request **req)
+{
+    unsigned i = w->ring_pos++ % WS_RING;
+    if (!i)
+        ws_ring_wait(w);
+    w->ring_user[i] = MPI_REQUEST_NULL;
+    *req = &w->ring_req[i];
+    return &w->ring[i];
+}
+
+/* Post the piggyback of a send; a synchronous send also posts the receive of its answer
+ * (returned, or NULL). */
+static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Comm comm,
+                           int dest, int tag, double e, unsigned fn)
+{
+    MPI_Request *req;
+    struct ws_wire *p = slot(w, &req);
+    int sync = is_sync_send(fn);
+    own_Isend(p, ws_wire_pack(w->led, w->nled, w->led_total, e, sync, p), MPI_BYTE, dest, tag,
+              sc->shadow, req);
+    if (!sync)
+        return NULL;
+    struct ws_ack *a = w->free_acks;
+    if (a)
+        w->free_acks = a->next;
+    else if (!(a = malloc(sizeof *a)))
+        return NULL; /* the answer stays unreceived: harmless on the answer communicator */
+    a->site = 0;
+    a->e = e;
+    a->l = 0;
+    a->owner = w;
+    a->group = NULL;
+    /* a nonblocking one's wait is known when its request completes */
+    atomic_store_explicit(&a->held, fn != TARDY_FN_MPI_Ssend, memory_order_relaxed);
+    a->rank = pr_world(comm, dest);
+    own_Irecv(&a->in, (int)sizeof a->in, MPI_BYTE, dest, tag, sc->ack, &a->req);
+    a->next = w->acks;
+    w->acks = a;
+    return a;
+}
+
+/* After the user's send: the piggyback follows the message (its cost is then off the path
+ * of the message; the receiver takes it once the message is in, and it always comes: the send
+ * call has returned). */
+void ws_send(struct ev_call *c, int rc)
+{
+    if (ws_self)
+        ws_self->pb_pos = 0;
+    if (!ws_on || c->dest < 0 || rc != MPI_SUCCESS)
+        return;
+    struct ws_comm *sc = ws_comm_find(c->comm);
+    struct ws_thread *w = sc ? ws_me() : NULL;
+    if (w && w->sync_ack) { /* the last Ssend or Issend failed: its answer is not awaited */
+        atomic_store_explicit(&w->sync_ack->held, 0, memory_order_release);
+        w->sync_ack = NULL;
+    }
+    struct ws_ack *a = w ? post(w, sc, c->comm, c->dest, c->tag, ws_corr(c->t_enter), c->fn)
+                         : NULL;
+    if (w)
+        w->pb_pos = w->ring_pos;
+    if (a && (c->fn == TARDY_FN_MPI_Ssend || c->fn == TARDY_FN_MPI_Issend))
+        w->sync_ack = a;
+    if (w && w->ntakes)
+        ws_takes_run(w, 1, c);
+}
+
+/* After a nonblocking send: the piggyback knows its user request (should it be cancelled);
+ * an Issend's request leads to its answer when a Wait or Test completes it. */
+void ws_isent(struct ev_call *c, MPI_Request req, int rc)
+{
+    struct ws_thread *w = ws_on ? ws_self : NULL;
+    unsigned pb = w ? w->pb_pos : 0;
+    if (pb) {
+        if (rc == MPI_SUCCESS)
+            w->ring_user[(pb - 1) % WS_RING] = req;
+        w->pb_pos = 0;
+    }
+    struct ws_ack *a = w ? w->sync_ack : NULL;
+    if (!a)
+        return;
+    w->sync_ack = NULL;
+    struct ws_rq rq = {.kind = WS_RQ_SSEND, .fn = c->fn, .dest = c->dest, .tag = c->tag,
+                       .comm = c->comm, .ack = a, .pb = pb, .pbw = w};
+    if (rc != MPI_SUCCESS || ws_rq_add(req, &rq) < 0)
+        atomic_store_explicit(&a->held, 0, memory_order_release);
+}
+
+void ws_ssend_done(struct ws_thread *w, struct ws_ack *a, struct ev_call *c)
+{
+    if (c && c->th) {
+        a->site = SITE(c->fn, c->cp);
+        a->e = ws_corr(c->t_enter);
+        a->l = ws_corr(c->t_leave);
+        if (a->owner == w) /* the thread that finishes it */
+            a->group = ws_group_join(w);
+    } else {
+        a->site = 0;
+    }
+    atomic_store_explicit(&a->held, 0, memory_order_release);
+}
+
+/* After a blocking synchronous send: its wait for the receiver is known once the answer
+ * (the receive's post time) is in. */
+void ws_sent(struct ev_call *c, int rc)
+{
+    struct ws_thread *w = ws_on && c->dest >= 0 && ws_comm_find(c->comm) ? ws_self : NULL;
+    if (!w)
+        return;
+    struct ws_ack *a = w->sync_ack;
+    w->sync_ack = NULL;
+    if (a && rc == MPI_SUCCESS && c->th) {
+        a->site = SITE(c->fn, c->cp);
+        a->l = ws_corr(c->t_leave);
+    }
+    if (w->acks)
+        ws_poll_acks(w, 0);
+}
+
+/* An answer is in (done) or never will be: record the sender's wait, alone or as part of
+ * the group of its completing call. */
+static void finish_ack(struct ws_thread *w, struct ws_ack *a, int done)
+{
+    double wait = 0;
+    if (done && a->site) {
+        if (a->m.e > a->l)
+            atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+        wait = (a->m.e < a->l ? a->m.e : a->l) - a->e;
+        if (a->m.rank == tardy_rank)
+            wait = 0;
+    }
+    if (a->group)
+        ws_group_put(w, a->group, WS_LATE_RECEIVER, wait, &a->m);
+    else if (wait > 0)
+        ws_record(w, a->site, WS_LATE_RECEIVER, wait, &a->m);
+    a->group = NULL;
+}
+
+void ws_poll_acks(struct ws_thread *w, int final)
+{
+    struct ws_ack **p = &w->acks;
+    while (*p) {
+        struct ws_ack *a = *p;
+        int done = 0;
+        if (!final && atomic_load_explicit(&a->held, memory_order_acquire)) {
+            p = &a->next;
+            continue;
+        }
+        own_Test(&a->req, &done, MPI_STATUS_IGNORE);
+        if (!done && !final) {
+            p = &a->next;
+            continue;
+        }
+        if (!done) { /* never answered (its receive was freed or cancelled) */
+            own_Cancel(&a->req);
+            own_Wait(&a->req, MPI_STATUS_IGNORE);
+        } else {
+            ws_wire_unpack(&a->in, a->rank, &a->m);
+        }
+        if (atomic_load_explicit(&a->held, memory_order_acquire))
+            a->site = 0; /* at finalize, never completed by the user */
+        finish_ack(w, a, done);
+        *p = a->next;
+        a->next = w->free_acks;
+        w->free_acks = a;
+    }
+}
+
+/* ---- receives -------------------------------------------------------------------------- */
+
+/* Answer the synchronous send of queued receive t: when the receive was posted, with the
+ * ledger of its call. */
+static void answer(struct ws_thread *w, const struct ws_comm *sc, const struct ws_take *t)
+{
+    MPI_Request *req;
+    struct ws_wire *p = slot(w, &req);
+    own_Isend(p, ws_wire_pack(t->led, t->nled, t->led_total, t->e_post, 0, p), MPI_BYTE,
+              t->source, t->tag, sc->ack, req);
+}
+
+/* Record the largest wait of the call whose piggybacks were taken. */
+static void close_call(struct ws_thread *w)
+{
+    struct ws_callwait *cw = &w->cw;
+    if (cw->open && cw->group) {
+        ws_group_put(w, cw->group, cw->pattern, cw->best_w, &cw->best);
+    } else if (cw->open && cw->best_w > 0) {
+        if (cw->pattern == WS_LATE_SENDER)
+            ws_ls_hold(w, cw->site, cw->best_w, &cw->best, cw->led, cw->nled);
+        else
+            ws_record_led(w, cw->site, cw->pattern, cw->best_w, &cw->best, cw->led, cw->nled);
+    }
+    cw->open = 0;
+}
+
+static void consider(struct ws_callwait *cw, int pattern, double wait, const struct ws_msg *m)
+{
+    if (wait > cw->best_w && m->rank != tardy_rank) {
+        cw->best_w = wait;
+        cw->pattern = pattern;
+        cw->best = *m;
+    }
+}
+
+/* Take the piggyback of queued receive t (Late Sender: the sender's enter time). */
+static void take(struct ws_thread *w, const struct ws_take *t)
+{
+    struct ws_comm *sc = ws_comm_find(t->comm);
+    if (!sc || sc->gen != t->gen) /* freed by another thread since */
+        return;
+    if (t->blind) { /* discarded whenever it comes: the receive may never be matched */
+        static struct ws_wire discard;
+        MPI_Request r;
+        if (own_Irecv(&discard, (int)sizeof discard, MPI_BYTE, t->source, t->tag, sc->shadow,
+                      &r) == MPI_SUCCESS)
+            own_Request_free(&r);
+        return;
+    }
+    struct ws_wire p;
+    struct ws_msg m;
+    own_Recv(&p, (int)sizeof p, MPI_BYTE, t->source, t->tag, sc->shadow, MPI_STATUS_IGNORE);
+    int sync = ws_wire_unpack(&p, pr_world(t->comm, t->source), &m);
+    ws_ls_check(w, m.e);
+    if (sync)
+        answer(w, sc, t);
+    if (!t->site)
+        return;
+    struct ws_callwait *cw = &w->cw;
+    if (cw->open && cw->call != t->call)
+        close_call(w);
+    if (!cw->open) {
+        *cw = (struct ws_callwait){.open = 1, .call = t->call, .site = t->site,
+                                   .nled = t->nled, .group = t->group};
+        memcpy(cw->led, t->led, (size_t)t->nled * sizeof *t->led);
+    }
+    if (m.e > t->l)
+        atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+    consider(cw, WS_LATE_SENDER, (m.e < t->l ? m.e : t->l) - t->e, &m);
+    if (t->other_w > 0)
+        consider(cw, t->other_pattern, t->other_w, &t->other);
+}
+
+void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
+{
+    int n = 0;
+    while (n < w->ntakes && (all || w->takes[n].call != w->calls))
+        take(w, &w->takes[n++]);
+    if (!n)
+        return;
+    w->ntakes -= n;
+    memmove(w->takes, w->takes + n, (size_t)w->ntakes * sizeof *w->takes);
+    if (w->cw.call != w->calls) /* the current call's may have more to come */
+        close_call(w);
+    if (c && c->th)
+        c->t_leave = clk_now(); /* taking piggybacks is part of the call, not compute */
+}
+
+void ws_takes_group(struct ws_thread *w, struct ws_group *g)
+{
+    int any = 0;
+    for (int i = w->ntakes - 1; i >= 0 && w->takes[i].call == w->calls; i--)
+        if (w->takes[i].site) {
+            w->takes[i].group = g;
+            any = 1;
+        }
+    if (w->cw.open && w->cw.call == w->calls) { /* taken already (a full queue) */
+        w->cw.group = g;
+        any = 1;
+    }
+    if (any)
+        g->left++;
+}
+
+int ws_takes_stash(struct ws_thread *w)
+{
+    struct ws_take *t = w->ntakes ? &w->takes[w->ntakes - 1] : NULL;
+    if (t && t->call == w->calls && t->site) {
+        t->other_pattern = w->best_pattern;
+        t->other_w = w->best_w;
+        t->other = w->best;
+        return 1;
+    }
+    if (w->cw.open && w->cw.call == w->calls) { /* taken already (a full queue) */
+        consider(&w->cw, w->best_pattern, w->best_w, &w->best);
+        return 1;
+    }
+    return 0;
+}
+
+void ws_takes_release(struct ws_thread *w, struct ws_posted *rel)
+{
+    if (!w || !rel) {
+        ws_recvq_free(rel);
+        return;
+    }
+    ws_takes_run(w, 1, NULL); /* the queued ones are earlier */
+    for (struct ws_posted *p = rel; p; p = p->next) {
+        close_call(w); /* a call of its own: its call number may be another thread's */
+        take(w, &p->take);
+        close_call(w);
+    }
+    ws_recvq_free(rel);
+}
+
+void ws_unpost(struct ws_thread *w, struct ws_posted *p)
+{
+    if (p)
+        ws_takes_release(w, ws_recvq_drop(p));
+}
+
+/* The next free slot of the queue. */
+static struct ws_take *next_take(struct ws_thread *w)
+{
+    if (w->ntakes == WS_TAKES)
+        ws_takes_run(w, 1, NULL);
+    return &w->takes[w->ntakes];
+}
+
+/* Queue t, filled in at next_take(w), unless the posting order holds it back; the held ones
+ * it frees are taken right after it. */
+static void queue(struct ws_thread *w, struct ws_posted *posted, const struct ws_take *t)
+{
+    struct ws_posted *rel;
+    if (!ws_recvq_done(posted, t, &rel))
+        w->ntakes++;
+    ws_takes_release(w, rel);
+}
+
+void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
+                 double e_post, struct ws_posted *posted)
+{
+    struct ws_comm *sc = st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0 ? NULL
+                                                                        : ws_comm_find(comm);
+    if (!sc) {
+        ws_unpost(w, posted);
+        return;
+    }
+    w->synced = 1;
+    struct ws_take *t = next_take(w);
+    t->blind = 0;
+    t->comm = comm;
+    t->gen = sc->gen;
+    t->source = st->MPI_SOURCE;
+    t->tag = st->MPI_TAG;
+    t->call = w->calls;
+    t->site = c->th ? SITE(c->fn, c->cp) : 0;
+    t->e_post = e_post;
+    t->e = ws_corr(c->t_enter);
+    t->l = ws_corr(c->t_leave);
+    t->nled = w->nled;
+    t->led_total = w->led_total;
+    memcpy(t->led, w->led, (size_t)w->nled * sizeof *w->led);
+    t->other_w = 0;
+    t->group = NULL;
+    queue(w, posted, t);
+}
+
+/* A matched probe takes its message out of matching: its receive has its place in the
+ * posting order from then on (its envelope is not known here: any source and tag), until
+ * the MPI_Mrecv or MPI_Imrecv that follows in the same wrapper (ws_message_comm) takes it. */
+static _Thread_local struct ws_posted *probed;
+
+void ws_message(MPI_Comm comm, MPI_Message m)
+{
+    struct ws_comm *sc = ws_on ? ws_comm_find(comm) : NULL;
+    if (!sc || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+        return;
+    struct ws_posted *p = ws_recvq_post(sc->gen, MPI_ANY_SOURCE, MPI_ANY_TAG);
+    if (ws_msgmap_put(m, comm, p) < 0)
+        ws_unpost(ws_me(), p);
+}
+
+MPI_Comm ws_message_comm(MPI_Message m)
+{
+    return ws_on ? ws_msgmap_take(m, &probed) : MPI_COMM_NULL;
+}
+
+/* The place of the message the running MPI_Mrecv or MPI_Imrecv receives (NULL: none). */
+static struct ws_posted *take_probed(const struct ev_call *c)
+{
+    struct ws_posted *p = NULL;
+    if (c->fn == TARDY_FN_MPI_Mrecv || c->fn == TARDY_FN_MPI_Imrecv) {
+        p = probed;
+        probed = NULL;
+    }
+    return p;
+}
+
+void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
+{
+    struct ws_posted *posted = ws_on ? take_probed(c) : NULL;
+    struct ws_thread *w = ws_on ? ws_me() : NULL;
+    if (!w || rc != MPI_SUCCESS) {
+        ws_unpost(w, posted); /* its message stays unreceived */
+        return;
+    }
+    if (w->ntakes)
+        ws_takes_run(w, 0, c);
+    ws_received(w, c, comm, st, ws_corr(c->t_enter), posted);
+    ws_poll_deferred(w, 0);
+    if (w->acks)
+        ws_poll_acks(w, 0);
+    ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);
+}
+
+/* The place of a receive from source with tag on sc in the posting order (NULL: none). */
+static struct ws_posted *posted(const struct ws_comm *sc, int source, int tag)
+{
+    return source == MPI_PROC_NULL ? NULL : ws_recvq_post(sc->gen, source, tag);
+}
+
+void ws_irecv(struct ev_call *c, MPI_Comm comm, MPI_Request req, int rc)
+{
+    struct ws_posted *probe = ws_on ? take_probed(c) : NULL;
+    struct ws_comm *sc = ws_on && rc == MPI_SUCCESS ? ws_comm_find(comm) : NULL;
+    if (!sc) {
+        ws_unpost(ws_me(), probe);
+        return;
+    }
+    struct ws_rq rq = {.kind = WS_RQ_RECV, .fn = c->fn, .dest = c->src, .tag = c->tag,
+                       .comm = comm, .t_post = c->th ? ws_corr(c->t_enter) : 0};
+    rq.posted = c->fn == TARDY_FN_MPI_Imrecv ? probe : posted(sc, c->src, c->tag);
+    if (ws_rq_add(req, &rq) < 0)
+        ws_unpost(ws_me(), rq.posted);
+}
+
+void ws_pinit(struct ev_call *c, MPI_Request req, int rc)
+{
+    if (!ws_on || rc != MPI_SUCCESS || !ws_comm_find(c->comm))
+        return;
+    int recv = c->fn == TARDY_FN_MPI_Recv_init;
+    struct ws_rq rq = {.kind = recv ? WS_RQ_PRECV : WS_RQ_PSEND, .fn = c->fn,
+                       .dest = recv ? c->src : c->dest, .tag = c->tag, .comm = c->comm};
+    if (recv || rq.dest >= 0)
+        ws_rq_add(req, &rq);
+}
+
+void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
+{
+    if (!ws_on || !atomic_load_explicit(&ws_rq_live, memory_order_relaxed))
+        return;
+    struct ws_thread *w = ws_me();
+    for (int i = 0; w && i < n; i++) {
+        struct ws_rq_ref ref;
+        if (ws_rq_find(reqs[i], &ref) < 0)
+            continue;
+        struct ws_rq rq = ref.rq;
+        if (rq.kind == WS_RQ_PSEND) {
+            struct ws_comm *sc = ws_comm_find(rq.comm);
+            rq.ack = sc ? post(w, sc, rq.comm, rq.dest, rq.tag, ws_corr(c->t_enter), rq.fn)
+                        : NULL;
+            if (rq.ack) /* a synchronous one: its answer waits for the completing call */
+                ws_rq_set(&ref, &rq);
+        } else if (rq.kind == WS_RQ_PRECV) {
+            struct ws_comm *sc = ws_comm_find(rq.comm);
+            rq.t_post = c->th ? ws_corr(c->t_enter) : 0;
+            rq.posted = sc ? posted(sc, rq.dest, rq.tag) : NULL;
+            ws_rq_set(&ref, &rq);
+        }
+    }
+}
+
+/* Before MPI_Cancel of a nonblocking send of this thread whose piggyback is still in the
+ * ring: should the cancel succeed, the piggyback must go too (ws_send_cancelled). */
+void ws_cancel(struct ev_call *c, MPI_Request req)
+{
+    (void)c;
+    struct ws_thread *w = ws_on ? ws_self : NULL;
+    struct ws_rq_ref ref;
+    if (!w || req == MPI_REQUEST_NULL || ws_rq_find(req, &ref) == 0)
+        return;
+    for (unsigned k = 1; k <= WS_RING && k <= w->ring_pos; k++) { /* newest first */
+        unsigned pos = w->ring_pos - k;
+        if (w->ring_user[pos % WS_RING] == req) {
+            struct ws_rq rq = {.kind = WS_RQ_CSEND, .pb = pos + 1, .pbw = w};
+            ws_rq_add(req, &rq);
+            return;
+        }
+    }
+}
+
+void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq)
+{
+    int cancelled = 0;
+    unsigned pb = rq->pb, i = (pb - 1) % WS_RING;
+    if (pb && rq->pbw == w && w->ring_pos - (pb - 1) <= WS_RING &&
+        w->ring_req[i] != MPI_REQUEST_NULL) {
+        MPI_Status st;
+        own_Cancel(&w->ring_req[i]);
+        own_Wait(&w->ring_req[i], &st);
+        own_Test_cancelled(&st, &cancelled);
+    }
+    if (!cancelled) {
+        static atomic_int warned;
+        if (!atomic_exchange(&warned, 1))
+            tardy_warn("a send was cancelled after its timestamp left; waits between these "
+                       "two ranks may be misattributed");
+    }
+}
+
+void ws_reqfree(struct ev_call *c, MPI_Request req)
+{
+    (void)c;
+    struct ws_rq_ref ref;
+    if (!ws_on || !atomic_load_explicit(&ws_rq_live, memory_order_relaxed) ||
+        ws_rq_find(req, &ref) < 0)
+        return;
+    ws_rq_remove(&ref);
+    if (ref.rq.ack) { /* a synchronous send freed while active: its wait is not measured */
+        struct ws_thread *w = ws_me();
+        if (w)
+            ws_ssend_done(w, ref.rq.ack, NULL);
+    } else if (ref.rq.kind == WS_RQ_ICOLL) {
+        /* The exchange still completes; it is finished later and not recorded. */
+        struct ws_thread *w = ws_me();
+        ref.rq.ic->site = 0;
+        if (w) {
+            ref.rq.ic->next = w->deferred;
+            w->deferred = ref.rq.ic;
+        }
+    } else if (ref.rq.kind == WS_RQ_RECV || ref.rq.posted) {
+        /* A receive freed while active: its piggyback is taken blind, in its turn, when source
+         * and tag are known; a wildcard one cannot be matched. */
+        struct ws_comm *sc = ws_comm_find(ref.rq.comm);
+        struct ws_thread *w = ws_me();
+        if (w && sc && ref.rq.dest >= 0 && ref.rq.tag >= 0) {
+            struct ws_take *t = next_take(w);
+            *t = (struct ws_take){.comm = ref.rq.comm, .gen = sc->gen, .source = ref.rq.dest,
+                                  .tag = ref.rq.tag, .blind = 1, .call = w->calls};
+            queue(w, ref.rq.posted, t);
+            return;
+        }
+        ws_unpost(w, ref.rq.posted);
+        if (sc && ref.rq.dest != MPI_PROC_NULL) {
+            static atomic_int warned;
+            if (!atomic_exchange(&warned, 1))
+                tardy_warn("a wildcard receive was freed while active; waits on its "
+                           "communicator may be misattributed");
+        }
+    }
+}

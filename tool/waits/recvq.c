@@ -1,0 +1,198 @@
+/* Wait states: the order receives were posted in. MPI matches the messages of one source and
+ * tag to receives in the order the receives were posted, and their piggybacks arrive in that
+ * order too, but a program may complete the receives in another order (two Irecvs, then a
+ * Wait on the second). A completed receive is therefore held back while a receive posted
+ * before it that could have matched its source and tag is still pending (that one matched an
+ * earlier message), and released, in posting order, when none is left. One list for the
+ * process under one lock; a blocking receive with nothing pending passes without it. */
+#include "ws.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "tool/base/base.h"
+
+enum { PENDING, HELD };
+/* Held receives at most: past it (an earlier receive is completed late, or never) they are
+ * all released, in order, and their waits may be misattributed (one warning). */
+#define HELD_MAX 256
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ws_posted *head, *tail, *spare;
+static atomic_int npending;
+static int nheld;
+
+static void unlink_node(struct ws_posted *p)
+{
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        head = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    else
+        tail = p->prev;
+    p->prev = p->next = NULL;
+}
+
+static void append(struct ws_posted *p)
+{
+    p->next = NULL;
+    p->prev = tail;
+    if (tail)
+        tail->next = p;
+    else
+        head = p;
+    tail = p;
+}
+
+static struct ws_posted *node(void)
+{
+    struct ws_posted *p = spare;
+    if (p)
+        spare = p->next;
+    else
+        p = malloc(sizeof *p);
+    return p;
+}
+
+static int could_match(const struct ws_posted *p, unsigned gen, int source, int tag)
+{
+    return p->state == PENDING && p->gen == gen &&
+           (p->source == MPI_ANY_SOURCE || p->source == source) &&
+           (p->tag == MPI_ANY_TAG || p->tag == tag);
+}
+
+/* A pending receive before p (NULL: at the end) could have matched source and tag. */
+static int blocked(const struct ws_posted *before, unsigned gen, int source, int tag)
+{
+    for (const struct ws_posted *q = before; q; q = q->prev)
+        if (could_match(q, gen, source, tag))
+            return 1;
+    return 0;
+}
+
+/* Unlink the held receives nothing blocks any more, in order, into a chain. */
+static struct ws_posted *releasable(int all)
+{
+    struct ws_posted *first = NULL, **end = &first;
+    for (struct ws_posted *p = head, *next; p && nheld; p = next) {
+        next = p->next;
+        if (p->state != HELD ||
+            (!all && blocked(p->prev, p->take.gen, p->take.source, p->take.tag)))
+            continue;
+        unlink_node(p);
+        nheld--;
+        *end = p;
+        end = &p->next;
+    }
+    return first;
+}
+
+struct ws_posted *ws_recvq_post(unsigned gen, int source, int tag)
+{
+    pthread_mutex_lock(&lock);
+    struct ws_posted *p = node();
+    if (p) {
+        p->gen = gen;
+        p->source = source;
+        p->tag = tag;
+        p->state = PENDING;
+        append(p);
+        atomic_fetch_add_explicit(&npending, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&lock);
+    return p;
+}
+
+int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted **rel)
+{
+    *rel = NULL;
+    if (!p && !atomic_load_explicit(&npending, memory_order_relaxed))
+        return 0;
+    int held = 0;
+    pthread_mutex_lock(&lock);
+    if (p) {
+        p->state = HELD; /* no longer pending: it blocks nobody */
+        atomic_fetch_sub_explicit(&npending, 1, memory_order_relaxed);
+    }
+    if (blocked(p ? p->prev : tail, t->gen, t->source, t->tag)) {
+        struct ws_posted *h = p ? p : node();
+        if (h) {
+            h->take = *t;
+            h->state = HELD;
+            if (!p)
+                append(h);
+            nheld++;
+            held = 1;
+        }
+        if (nheld > HELD_MAX) {
+            *rel = releasable(1);
+            static atomic_int warned;
+            if (!atomic_exchange(&warned, 1))
+                tardy_warn("more than %d receives completed while an earlier one that could "
+                           "have matched them stays pending; waits on their communicators "
+                           "may be misattributed", HELD_MAX);
+        }
+    } else if (p) {
+        unlink_node(p);
+        p->next = spare;
+        spare = p;
+    }
+    if (!held && nheld)
+        *rel = releasable(0);
+    pthread_mutex_unlock(&lock);
+    return held;
+}
+
+struct ws_posted *ws_recvq_drop(struct ws_posted *p)
+{
+    pthread_mutex_lock(&lock);
+    atomic_fetch_sub_explicit(&npending, 1, memory_order_relaxed);
+    unlink_node(p);
+    p->next = spare;
+    spare = p;
+    struct ws_posted *rel = nheld ? releasable(0) : NULL;
+    pthread_mutex_unlock(&lock);
+    return rel;
+}
+
+struct ws_posted *ws_recvq_flush(void)
+{
+    pthread_mutex_lock(&lock);
+    struct ws_posted *rel = releasable(1);
+    pthread_mutex_unlock(&lock);
+    return rel;
+}
+
+void ws_recvq_free(struct ws_posted *chain)
+{
+    if (!chain)
+        return;
+    pthread_mutex_lock(&lock);
+    struct ws_posted *last = chain;
+    while (last->next)
+        last = last->next;
+    last->next = spare;
+    spare = chain;
+    pthread_mutex_unlock(&lock);
+}
+
+static void free_chain(struct ws_posted *p)
+{
+    for (struct ws_posted *next; p; p = next) {
+        next = p->next;
+        free(p);
+    }
+}
+
+void ws_recvq_fini(void)
+{
+    pthread_mutex_lock(&lock);
+    free_chain(head);
+    free_chain(spare);
+    head = tail = spare = NULL;
+    nheld = 0;
+    atomic_store(&npending, 0);
+    pthread_mutex_unlock(&lock);
+}

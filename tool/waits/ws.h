@@ -1,0 +1,461 @@
+/* Internals shared by the wait-state modules (ws_*.c): the record a late rank ships, the
+ * shadow-communicator map, the request table, the ledger of regions and the clock. */
+#ifndef TARDY_WS_H
+#define TARDY_WS_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tool/core/core.h"
+#include "tool/base/base.h"
+
+#define WS_K 8          /* regions a late rank ships (its top ones by time) */
+
+enum ws_pattern {
+    WS_NONE, WS_LATE_SENDER, WS_LATE_RECEIVER, WS_BARRIER, WS_NXN, WS_LATE_BCAST,
+    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_LATE_SENDER_WO, WS_WAIT_FENCE, WS_LATE_POST,
+    WS_EARLY_WAIT, WS_WAIT_WIN_CREATE, WS_WAIT_WIN_FREE, WS_NPATTERNS
+};
+extern const char *const ws_pattern_name[WS_NPATTERNS];
+
+/* One region of the ledger: a rank-independent key and its own time in seconds. */
+struct ws_reg {
+    uint64_t key;
+    double t;
+};
+
+/* What travels with a message or through a collective exchange: the corrected enter time
+ * of the late side's call, its world rank, and its ledger since its last sync point. */
+struct ws_msg {
+    double e;
+    int32_t rank;
+    int32_t nreg;
+    double total;        /* all region time in the ledger (hotspot threshold) */
+    struct ws_reg reg[WS_K];
+};
+
+/* Is record a later than b (ties: the lower rank, so that the latest of many does not depend
+ * on their order)? */
+static inline int ws_later_than(const struct ws_msg *a, const struct ws_msg *b)
+{
+    return a->e > b->e || (a->e == b->e && a->rank < b->rank);
+}
+
+/* A handle (communicator, window, request, message) as a key of the fixed tables: its bits
+ * + 2 (0 and 1 mark empty and removed slots), and its first slot in a table of mask + 1. */
+static inline uint64_t ws_handle_key(const void *h, size_t len)
+{
+    uint64_t k = 0;
+    memcpy(&k, h, len < sizeof k ? len : sizeof k);
+    return k + 2;
+}
+
+static inline uint32_t ws_handle_slot(uint64_t k, uint32_t mask)
+{
+    return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+
+/* ---- the point-to-point piggyback on the wire (wire.c) ---- */
+struct ws_wire {
+    int64_t eh;          /* enter time (ns since ws_base) << 8 | region count | sync flag */
+    struct ws_reg reg[WS_K];   /* the hotspot regions only */
+};
+extern double ws_base;   /* the reference time at init, the same on every rank */
+/* Encode the ledger led of nled regions (total: their time and that of regions it dropped)
+ * with enter time e; returns the bytes to send. */
+int ws_wire_pack(const struct ws_reg *led, int nled, double total, double e, int sync,
+                 struct ws_wire *p);
+/* Decode into m, rank being the sender's world rank; returns the sync flag. */
+int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m);
+
+/* ---- shadow communicators (comm.c) ---- */
+struct ws_comm {
+    _Atomic uint64_t key;   /* user handle + 1, 0 empty, 1 removed */
+    MPI_Comm shadow;
+    MPI_Comm ack;           /* receivers of synchronous sends answer here (Late Receiver) */
+    int inter, size, rank;
+    atomic_uint ncoll;      /* collectives so far (sampling) */
+    int nbr_in;             /* a topology's in-neighbours of this rank (-1: no topology) */
+    struct ws_msg *nbuf;    /* their records in a neighbourhood collective */
+    struct ws_batch *batch; /* blocking collectives' exchanges to come (intra-communicators) */
+    unsigned gen;           /* this shadow's number (a user handle can be reused) */
+    /* clock resynchronisation (clock.c): an intra-communicator of every world rank
+     * (`world`) counts its blocking collectives since it last looked (at local time t_look),
+     * and at the `next` one the ranks agree whether to measure the clocks again */
+    int world;
+    unsigned long n, next;
+    double t_look;
+};
+struct ws_comm *ws_comm_find(MPI_Comm comm);
+/* A private copy of comm with the same ranks (rank: this rank's in comm), made collectively;
+ * MPI_COMM_NULL when the library cannot make one. */
+MPI_Comm ws_split(MPI_Comm comm, int rank);
+/* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
+int ws_comm_add(MPI_Comm comm);
+void ws_comm_remove(MPI_Comm comm);
+void ws_comm_fini(void);
+void ws_comm_each(void (*fn)(struct ws_comm *sc));   /* every live one (at finalize) */
+struct ws_posted;
+/* A matched probe's message m is on comm and has the place posted among receives (recvq.c);
+ * returns -1 when the map is full. */
+int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted);
+MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted);
+
+/* ---- request table (req.c) ---- */
+enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_SSEND,
+                  WS_RQ_CSEND };
+struct ws_icoll;
+struct ws_ack;
+struct ws_rq {
+    int kind;
+    unsigned fn;
+    int dest, tag;
+    MPI_Comm comm;
+    double t_post;          /* receives: corrected enter of the call that posted (started) it */
+    struct ws_posted *posted;   /* receives: their place in the posting order (recvq.c) */
+    struct ws_icoll *ic;
+    struct ws_ack *ack;     /* synchronous sends (Issend, started Ssend_init): the answer */
+    unsigned pb;            /* nonblocking sends that may be cancelled: ring position of */
+    struct ws_thread *pbw;  /* ... their piggyback + 1 (0: unknown), in this thread's ring */
+};
+/* Copy of a table entry for one request of a completion call (Wait, Test, ...). */
+struct ws_rq_ref {
+    int slot;               /* -1: not tracked */
+    uint32_t gen;
+    struct ws_rq rq;
+};
+int ws_rq_add(MPI_Request r, const struct ws_rq *rq);
+int ws_rq_find(MPI_Request r, struct ws_rq_ref *out);
+void ws_rq_remove(const struct ws_rq_ref *ref);
+/* Replace the tracked entry's contents (a persistent request at its start). */
+void ws_rq_set(const struct ws_rq_ref *ref, const struct ws_rq *rq);
+extern atomic_int ws_rq_live;   /* tracked requests now (0: completions need no snapshot) */
+void ws_rq_fini(void);
+
+/* ---- keys and ledger (ledger.c) ---- */
+void ws_keys_init(void);
+uint64_t ws_site_key(uint64_t site);             /* rank-independent key of a call site */
+uint64_t ws_region_key(uint64_t from, uint64_t to);
+uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key);   /* ws_region_key from site keys */
+#define WS_KEY_MPI (1ull << 63)                  /* region is the MPI call itself */
+
+/* ---- clock (clock.c) ---- */
+extern double ws_shift;   /* test-only shift of this rank's raw clock */
+double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
+/* Testing: this rank's clock runs ahead by shift seconds and gains rate seconds per second
+ * from now on. */
+void ws_clock_test(double shift, double rate);
+void ws_clock_period(double seconds);   /* periodic resynchronisation (0: none) */
+/* Collective over comm: measure the offsets (at init, final 0; at finalize 1). */
+int ws_clock_sync(MPI_Comm comm, int final);
+void ws_clock_comm(struct ws_comm *sc);   /* a new shadow: its resynchronisation schedule */
+void ws_clock_report(double *offset, double *uncertainty, double *drift, double *n_resync);
+
+/* ---- per-thread state and recording (waits.c; transport in p2p.c, complete.c) ---- */
+#define WS_RING 64
+#define WS_KEYS 16                      /* a power of two: the index is a hash's top 4 bits */
+#define WS_CULPRITS 4
+
+/* Waits of one pattern at one call site (k1 = site | pattern << 56, k2 = 0). */
+struct ws_row {
+    uint64_t k1, k2;
+    uint64_t count;
+    double time, tmax;
+    struct hist calls;
+    int32_t culprit[WS_CULPRITS];   /* world ranks that caused the waits, -1 free */
+    double culprit_t[WS_CULPRITS];
+};
+/* Cost of one region of the late ranks for one wait row (k2 = region key, 0 unexplained). */
+struct ws_cost {
+    uint64_t k1, k2;
+    uint64_t count;
+    double cost;
+};
+#define WS_ROWKEY(site, pattern) ((site) | (uint64_t)(pattern) << 56)
+#define WS_ROWKEY_PATTERN(k) ((int)((k) >> 56))
+#define WS_ROWKEY_SITE(k) ((k) & ((1ull << 56) - 1))
+
+struct ws_icoll {
+    struct ws_msg mine, res;
+    struct ws_msg *nb;         /* neighbourhood collectives: the in-neighbours' records */
+    int nnb, nb_cap;           /* records to reduce into res when done (0: res is final) */
+    MPI_Request req;
+    int pattern, waiter;       /* waiter: this rank can wait in this collective */
+    double e, l;               /* corrected enter/leave of the completing call (deferred) */
+    uint64_t site;             /* completing call site, 0 = do not record */
+    struct ws_group *group;    /* the completing call's group (NULL: recorded alone) */
+    struct ws_icoll *next;
+};
+
+/* The answer a synchronous send waits for: when its receive was posted, by whom. A
+ * nonblocking one's wait is in the call that completes its request: until then the user
+ * holds the answer (`held`), which the owning thread then neither records nor reuses. */
+struct ws_ack {
+    struct ws_msg m;           /* the answer, once decoded */
+    struct ws_wire in;         /* the answer as it arrives */
+    int rank;                  /* world rank of the receiver answering */
+    MPI_Request req;
+    uint64_t site;             /* the sending or completing call, 0 = do not record */
+    double e, l;               /* its corrected enter and leave */
+    atomic_int held;           /* the request is still the user's */
+    struct ws_thread *owner;   /* the thread whose list holds it */
+    struct ws_group *group;    /* the completing call's group (NULL: recorded alone) */
+    struct ws_ack *next;
+};
+
+/* The parts of one call's wait known only later (group.c): answers to its synchronous
+ * sends, collective exchanges in flight, its receives' piggybacks when it has other parts. */
+struct ws_group {
+    int left;                  /* parts still to come, and the call itself until it ends */
+    int pattern, nled;
+    uint64_t site;             /* the call (0: do not record) */
+    double best_w;
+    struct ws_msg best;
+    struct ws_reg led[WS_K];   /* this rank's ledger in the call */
+    struct ws_group *next;     /* free list */
+};
+/* A part of the current call's wait will come later: its group (NULL: out of memory, the
+ * part is recorded alone). */
+struct ws_group *ws_group_join(struct ws_thread *w);
+/* One part of group g is in (wait 0: none); the last records the largest. */
+void ws_group_put(struct ws_thread *w, struct ws_group *g, int pattern, double wait,
+                  const struct ws_msg *m);
+
+/* A region's share of one wait (key 0: no hotspot region explains it). */
+struct ws_share {
+    uint64_t key;
+    double cost;
+};
+
+/* A Late Sender wait held back until it is known whether it was in the wrong order
+ * (order.c): its call site, length, late rank, the send it waited for, and its causes. */
+#define WS_HELD 8
+struct ws_held {
+    uint64_t site;
+    double wait, e_send;
+    int32_t rank, nsh;          /* nsh 0: slot empty */
+    struct ws_share sh[WS_K];
+};
+
+/* A completed receive whose piggyback is still to be taken (p2p.c). A thread takes them
+ * in order after its next send, or at the end of its next receive, completion or collective
+ * call: off the path of the messages. Bounded: a full queue is taken at once. */
+#define WS_TAKES 16
+struct ws_take {
+    MPI_Comm comm;
+    unsigned gen;               /* of comm's shadow: gone when it changed */
+    int source, tag;
+    int blind;                  /* a receive freed while active: its piggyback is discarded */
+    unsigned call;              /* the completing call (its number, ws_thread.calls) */
+    uint64_t site;              /* the completing call, 0: do not record */
+    double e_post, e, l;        /* corrected: when the receive was posted, the call's E and L */
+    int nled, other_pattern;
+    struct ws_reg led[WS_K];    /* this thread's ledger in that call, and its total */
+    double led_total;
+    double other_w;             /* the call's largest other wait (0: none), against other */
+    struct ws_msg other;
+    struct ws_group *group;     /* the call's group, when it has one */
+};
+/* ---- the posting order of receives (recvq.c) ---- */
+/* A nonblocking or persistent receive from its post (or start) until its piggyback can be
+ * taken; also a completed blocking receive that had to wait for earlier ones. */
+struct ws_posted {
+    struct ws_posted *prev, *next;
+    unsigned gen;               /* of its communicator's shadow */
+    int source, tag;            /* as posted (wildcards) */
+    int state;
+    struct ws_take take;        /* once completed and held back */
+};
+/* A receive was posted on the shadow numbered gen (NULL: out of memory, not ordered). */
+struct ws_posted *ws_recvq_post(unsigned gen, int source, int tag);
+/* Receive p (NULL: a blocking one) completed; t is its take. Returns 1 when t was held back
+ * (an earlier receive that could have matched its source and tag is pending), else 0; in
+ * *rel the held ones now free, in order, to be taken after the queue (and t) and then given
+ * back with ws_recvq_free. */
+int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted **rel);
+/* Pending receive p will never take a piggyback (cancelled, from MPI_PROC_NULL, freed with a
+ * wildcard): returns the held ones it freed, as ws_recvq_done. */
+struct ws_posted *ws_recvq_drop(struct ws_posted *p);
+struct ws_posted *ws_recvq_flush(void);   /* every held one, in order (at finalize) */
+void ws_recvq_free(struct ws_posted *chain);
+void ws_recvq_fini(void);
+
+/* The largest wait of the call whose piggybacks are being taken. */
+struct ws_callwait {
+    int open, pattern, nled;
+    unsigned call;
+    uint64_t site;
+    struct ws_group *group;     /* the call's group: the largest wait goes there */
+    double best_w;
+    struct ws_msg best;
+    struct ws_reg led[WS_K];
+};
+
+struct ws_thread {
+    struct ws_reg led[WS_K];
+    int nled;
+    double led_total;
+    uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
+    struct ws_keyslot {
+        uint64_t site, key;
+    } keys[WS_KEYS];            /* keys of recent call sites (site 0: empty) */
+    double prev_enter, prev_enter_before;
+    struct table rows, costs;
+    struct ws_wire ring[WS_RING];
+    MPI_Request ring_req[WS_RING];
+    MPI_Request ring_user[WS_RING];   /* the user's nonblocking send each piggyback is for */
+    unsigned ring_pos, pb_pos;  /* pb_pos: ring position + 1 of the last send's piggyback */
+    struct ws_rq_ref *snap;
+    int snap_n, snap_cap;
+    MPI_Status *sts;
+    int sts_cap;
+    MPI_Fint *fsts;             /* Fortran statuses in place of ignored ones (fortran.c) */
+    int fsts_cap;
+    double best_w;              /* largest wait seen in the current call */
+    int best_pattern, synced;
+    struct ws_msg best;
+    struct ws_icoll *deferred;  /* collective exchanges still in flight */
+    struct ws_ack *acks;        /* answers to synchronous sends still in flight */
+    struct ws_ack *sync_ack;    /* the answer of the blocking Ssend in progress */
+    struct ws_ack *free_acks;
+    struct ws_group *group;     /* the current call's, once a part of its wait comes later */
+    struct ws_group *free_groups;
+    struct ws_icoll *free_ic;
+    struct ws_held held[WS_HELD];
+    unsigned held_next;
+    double held_max;            /* the latest send a held wait was for (-inf: none held) */
+    struct ws_take takes[WS_TAKES];
+    int ntakes;
+    unsigned calls;             /* calls settled so far */
+    struct ws_callwait cw;
+    struct ws_thread *next;
+};
+/* This thread's state, created on first use (NULL: out of memory). */
+struct ws_thread *ws_me(void);
+extern _Thread_local struct ws_thread *ws_self;   /* NULL until ws_me() made it */
+/* m: this rank's record with enter time e and w's ledger (w NULL: none). */
+void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
+void ws_ring_wait(struct ws_thread *w);   /* complete the piggyback sends in flight */
+/* A wait of pattern for call c (E, L corrected) against late record m. */
+void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m);
+/* Record the largest wait of the call at site, reset the ledger after a sync point. */
+void ws_settle(struct ws_thread *w, uint64_t site, int record);
+/* A receive on comm completed in call c (NULL th: quiet) with status st; e_post: when it was
+ * posted (corrected), posted: its place in the posting order (NULL: a blocking one). Queues
+ * the taking of its piggyback. (p2p.c) */
+void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
+                 double e_post, struct ws_posted *posted);
+/* Take the held receives chain rel (recvq.c) freed, after the queued ones (w NULL: give
+ * them back untaken). */
+void ws_takes_release(struct ws_thread *w, struct ws_posted *rel);
+/* Receive p (NULL: none) will take no piggyback: give up its place, take what that frees. */
+void ws_unpost(struct ws_thread *w, struct ws_posted *p);
+/* A nonblocking send was cancelled: withdraw its piggyback (rq->pb, rq->pbw), or warn once
+ * when it is gone or in another thread's ring. (p2p.c) */
+void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq);
+/* Take the queued piggybacks (answering synchronous sends, recording Late Sender waits): all,
+ * or those of calls before the current one; c (may be NULL): the current call, whose leave
+ * time then includes the taking. */
+void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c);
+/* At the end of a call with group g: its queued piggybacks are a part of g. */
+void ws_takes_group(struct ws_thread *w, struct ws_group *g);
+/* At the end of a call with its largest other wait in w->best: 1 when it waits for the
+ * call's queued piggybacks, to be recorded with them (the call counts its largest wait). */
+int ws_takes_stash(struct ws_thread *w);
+/* Room for the snapshot of n requests of a completion call (NULL: nothing to snapshot). */
+struct ws_rq_ref *ws_snap_room(int n);
+void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
+               const struct ws_msg *m);
+/* The root-cause shares of a wait against late record m, from this rank's ledger led of nled
+ * regions in the waiting call; returns how many (1 to WS_K). */
+int ws_shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K]);
+void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
+                      const struct ws_share *sh, int n);
+/* ws_record against the ledger led of nled regions (this rank's in the waiting call) instead
+ * of the current one. */
+void ws_record_led(struct ws_thread *w, uint64_t site, int pattern, double wait,
+                   const struct ws_msg *m, const struct ws_reg *led, int nled);
+
+/* ---- Late Sender, wrong order (order.c) ---- */
+/* Hold a Late Sender wait, its causes against the ledger led of nled regions (the oldest
+ * held one is recorded as Late Sender to make room). */
+void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws_msg *m,
+                const struct ws_reg *led, int nled);
+/* A message sent at e_send (corrected) was received: held waits for later sends were in
+ * the wrong order. */
+void ws_ls_reorder(struct ws_thread *w, double e_send);
+static inline void ws_ls_check(struct ws_thread *w, double e_send)
+{
+    if (e_send < w->held_max)
+        ws_ls_reorder(w, e_send);
+}
+/* Record every held wait as Late Sender (at finalize). */
+void ws_ls_flush(struct ws_thread *w);
+void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg);
+extern atomic_ullong ws_violations;
+extern int ws_hotspot_permille;
+extern int ws_sample;
+
+/* ---- collectives (coll.c) ---- */
+void ws_coll_init(void);
+void ws_coll_fini(void);
+/* A nonblocking collective's request completed in call c (NULL: at finalize). */
+void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
+void ws_poll_deferred(struct ws_thread *w, int block);
+/* Answers to synchronous sends: finish those that arrived (at finalize: cancel the rest). */
+void ws_poll_acks(struct ws_thread *w, int final);
+/* A nonblocking synchronous send's request completed in call c (NULL th: quiet), or was
+ * freed or cancelled (c NULL): its answer is recorded against c once it is in. */
+void ws_ssend_done(struct ws_thread *w, struct ws_ack *a, struct ev_call *c);
+
+struct ws_icoll *ws_ic_get(struct ws_thread *w);   /* NULL: out of memory */
+void ws_ic_put(struct ws_thread *w, struct ws_icoll *ic);
+
+/* ---- neighbourhood collectives (neigh.c) ---- */
+/* Collective over comm: when comm has a topology, replace its new shadow by one with the
+ * same neighbours (n_in: this rank's in-neighbours, buf: room for their records; -1 and
+ * NULL when comm has none or the copy failed). */
+void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **buf);
+/* The exchange of a nonblocking one is complete: its latest in-neighbour into ic->res. */
+void ws_neigh_latest(struct ws_icoll *ic);
+
+MPI_Datatype ws_msg_dtype(void);   /* struct ws_msg as one MPI datatype */
+MPI_Op ws_later(void);             /* keeps the later record (ws_later_than) */
+/* Is this collective (fence, neighbourhood collective) on sc measured? Every one, or one in
+ * ws_sample: the same answer on every rank. */
+int ws_sampled(struct ws_comm *sc);
+
+/* ---- one-sided communication (rma.c: windows, fences; pscw.c) ---- */
+struct ws_epoch;
+struct ws_win {
+    _Atomic uint64_t key;       /* window handle + 2, 0 empty, 1 removed */
+    struct ws_comm sc;          /* the shadow of the window's communicator, its fence batch */
+    MPI_Group group;            /* the window's group (post and start name ranks in it) */
+    struct ws_epoch *access, *exposure;   /* post/start/complete/wait (NULL: none yet) */
+};
+struct ws_win *ws_win_find(MPI_Win win);
+/* The window goes away (or finalize): judge its epochs, blocking, and release them. */
+void ws_pscw_close(struct ws_win *ww);
+void ws_rma_fini(void);   /* at finalize (collective): every window still alive */
+
+/* ---- batched exchanges of blocking collectives (batch.c) ---- */
+struct ws_batch *ws_batch_new(MPI_Comm comm);
+/* Queue this rank's part of blocking collective c on sc; a full batch is exchanged at once
+ * (collective: returns 1). */
+int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
+                 int root);
+/* The communicator goes away (collective): its open batch is exchanged nonblocking, on the
+ * shadow communicator, which the batch then owns (sc->shadow becomes MPI_COMM_NULL). */
+void ws_batch_close(struct ws_comm *sc);
+/* Finish closing exchanges (block: all of them), recorded in w's tables. */
+void ws_batch_drain(struct ws_thread *w, int block);
+
+/* ---- rows at finalize (collect.c) ---- */
+struct rowset;
+int ws_collect(struct rowset *rs, int rank);
+int ws_used_in_run(void);
+
+#endif
