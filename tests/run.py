@@ -876,6 +876,15 @@ def test_own_calls():
     expect(not bad, "call own_X instead: %s" % ", ".join(bad[:10]))
 
 
+def test_layering():
+    """tests/layering.py: no #include line or call between the built objects goes against
+    the order of the rooms and of the wait-state layers in tool/README.md."""
+    r = subprocess.run([sys.executable, "tests/layering.py", os.environ.get("B", "build")],
+                       capture_output=True, text=True, timeout=300)
+    print(r.stdout, end="")
+    expect(r.returncode == 0 and "0 upward" in r.stdout, "layering: %s" % (r.stdout + r.stderr)[-1500:])
+
+
 def test_qmpi_stack(order, ranks, waits):
     """A second QMPI tool in front of or behind tardy. tardy's own calls go to the tool after
     tardy's slot: a tool in front sees exactly the program's calls, a tool behind sees the
@@ -1632,6 +1641,7 @@ CASES.append(("mpit/TARDY_CVARS writes after MPI_Init", test_mpit_write))
 CASES.append(("mpit/TARDY_CVARS bad names and values", test_mpit_bad_writes))
 CASES.append(("mpit/TARDY_MPIT=0", test_mpit_off))
 CASES.append(("qmpi/tardy's own calls go through own_X", test_own_calls))
+CASES.append(("layout/rooms and layers as tool/README.md orders them", test_layering))
 if QMPI:
     for _n, _w in ((2, 0), (2, 1), (4, 1)):
         CASES.append(("qmpi/second tool in front of tardy sees the program's calls only -n %d%s"

@@ -3,6 +3,7 @@
 # tests/run.py checks. Every binary goes to $(B)/tests.
 B       ?= build
 CC      ?= cc
+MPICC   ?= mpicc.mpich
 PYTHON  ?= python3
 LAPACK_LIBS ?= $(shell pkg-config --libs lapack)
 DEPS    = $(shell pkg-config --cflags --libs jansson lua5.4) $(LAPACK_LIBS) -ldl -lm
@@ -47,6 +48,15 @@ unit-only: $(UNIT_BIN)
 $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(HOST_OBJ)
 	@mkdir -p $(dir $@)
 	@$(CC) $(TFLAGS) -o $@ $< $(HOST_OBJ) $(DEPS)
+
+# The wait states' arithmetic (tool/waits: the files without MPI calls; their header needs
+# mpi.h for the types, nothing links the library).
+MPI_INC    = $(filter -I%,$(shell $(MPICC) -show 2>/dev/null))
+WAITS_PURE = tool/waits/causes.c tool/waits/clock_model.c
+$(B)/tests/unit/test_waits: tests/unit/test_waits.c tests/unit/check.h $(WAITS_PURE) \
+                            tool/waits/ws_data.h
+	@mkdir -p $(dir $@)
+	@$(CC) $(TFLAGS) $(MPI_INC) -o $@ $< $(WAITS_PURE) -lm
 
 # MPI test programs: -O0 so that marked source lines are the call sites.
 $(B)/tests/mpi/%: tests/mpi/%.c tests/mpi/busy.h tests/mpi/truth.h

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "mpit/own/own.h"
-#include "ws.h"
+#include "ws_exchange.h"
 #include "tool/base/base.h"
 
 #define WS_BATCH 32
@@ -40,9 +40,12 @@ struct ws_batch {
     struct ws_batch *next;
 };
 
-static struct ws_batch *closing;   /* exchanges of freed communicators in flight */
-static atomic_int nclosing;
-static pthread_mutex_t closing_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Exchanges of freed communicators in flight. */
+static struct {
+    struct ws_batch *list;
+    atomic_int n;
+    pthread_mutex_t lock;
+} closing = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Enter time in microseconds since init (41 bits), rounded to the nearest (truncated, every
  * late rank's time read 0.5 us early on average: a balanced 1-double Allreduce's waiting 2% of
@@ -130,7 +133,7 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
                  int root)
 {
     struct ws_batch *b = sc->batch;
-    if (atomic_load_explicit(&nclosing, memory_order_relaxed))
+    if (atomic_load_explicit(&closing.n, memory_order_relaxed))
         ws_batch_drain(w, 0);
     struct entry *t = &b->ent[b->n];
     int is_root = root == sc->rank, waiter = 1;
@@ -177,17 +180,17 @@ void ws_batch_close(struct ws_comm *sc)
     own_Iallreduce(b->rec, b->res, b->n, ws_msg_dtype(), ws_later(), sc->shadow, &b->req);
     b->shadow = sc->shadow;
     sc->shadow = MPI_COMM_NULL;
-    pthread_mutex_lock(&closing_lock);
-    b->next = closing;
-    closing = b;
-    atomic_fetch_add(&nclosing, 1);
-    pthread_mutex_unlock(&closing_lock);
+    pthread_mutex_lock(&closing.lock);
+    b->next = closing.list;
+    closing.list = b;
+    atomic_fetch_add(&closing.n, 1);
+    pthread_mutex_unlock(&closing.lock);
 }
 
 void ws_batch_drain(struct ws_thread *w, int block)
 {
-    pthread_mutex_lock(&closing_lock);
-    struct ws_batch **p = &closing;
+    pthread_mutex_lock(&closing.lock);
+    struct ws_batch **p = &closing.list;
     while (*p) {
         struct ws_batch *b = *p;
         int done = 1;
@@ -200,11 +203,11 @@ void ws_batch_drain(struct ws_thread *w, int block)
             continue;
         }
         *p = b->next;
-        atomic_fetch_sub(&nclosing, 1);
+        atomic_fetch_sub(&closing.n, 1);
         for (int i = 0; w && i < b->n; i++)
             record(w, &b->ent[i], &b->res[i]);
         own_Comm_free(&b->shadow);
         free(b);
     }
-    pthread_mutex_unlock(&closing_lock);
+    pthread_mutex_unlock(&closing.lock);
 }

@@ -5,7 +5,7 @@
  * every period right after a blocking collective on an intra-communicator of every world rank
  * (the n-th one on it is the same call on every rank), where the ranks agree by a MAX reduction
  * whether to measure; between measurements the offset follows a line fitted to them. */
-#include "ws.h"
+#include "ws_data.h"
 #include "waits.h"
 
 #include <float.h>
@@ -23,53 +23,48 @@
 #define PING_LIMIT 1.0   /* this long (a loaded or oversubscribed node) */
 #define RESYNC_LIMIT 0.1 /* a periodic one: PINGS_MIN, more only until one is as good as
                             at init (4 x) or this long */
-#define RATE_MAX 0.05    /* a larger measured drift is taken for measurement error */
 #define TAG_PING 7401
 #define SPIN 5e-6        /* seconds a rank waiting for a ping polls before it yields */
 
-double ws_shift;
-static double test_rate, test_t0;   /* test-only drift of this rank's raw clock */
-
-/* The correction: reference = t + off + rate * (t - t_sync), t the local (test-shifted)
- * clock. Two copies: a resync writes the one not in use, then switches (readers on other
- * threads never see a half-written one). */
-struct model {
-    double off, rate, t_sync;
-};
-static struct model model[2];
-static atomic_uint cur;
-
-static double off0, t0_raw, off1, t1_raw;
-static double rtt0 = 0;    /* best round trip at init: the offset is known to +- rtt0/2 */
-static int synced;
-
-/* periodic resynchronisation (all decisions from values every rank shares) */
-static double period;      /* seconds, 0: off */
-/* The pings go on tardy's own communicator of every world rank (at init, at finalize, and
- * from a collective of a communicator of every world rank: never the shadows, whose point-to-
- * point traffic has the application's tags); MPI_COMM_NULL outside init to finalize. */
-static MPI_Comm sync_comm = MPI_COMM_NULL;
-static pthread_mutex_t resync_lock = PTHREAD_MUTEX_INITIALIZER;   /* one thread measures */
-static _Atomic double t_last;   /* local time of the last measurement */
-static unsigned resyncs;
+/* This rank's clock: its model (two copies: a resync writes the one not in use, then
+ * switches, so readers on other threads never see a half-written one), the measurements at
+ * init and finalize, and the periodic resynchronisation (all its decisions from values every
+ * rank shares). */
+static struct {
+    double shift, test_rate, test_t0;   /* test-only shift and drift of the raw clock */
+    struct clock_model model[2];
+    atomic_uint cur;
+    struct clock_fit fit;
+    double off0, t0_raw, off1, t1_raw;
+    double rtt0;             /* best round trip at init: the offset is known to +- rtt0/2 */
+    int synced;
+    double period;           /* seconds, 0: off */
+    /* The pings go on tardy's own communicator of every world rank (at init, at finalize,
+     * and from a collective of a communicator of every world rank: never the shadows, whose
+     * point-to-point traffic has the application's tags); MPI_COMM_NULL outside init to
+     * finalize. */
+    MPI_Comm sync_comm;
+    pthread_mutex_t resync_lock;   /* one thread measures */
+    _Atomic double t_last;   /* local time of the last measurement */
+    unsigned resyncs;
+} clk = {.sync_comm = MPI_COMM_NULL, .resync_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static double local(double raw)
 {
-    return raw + ws_shift + test_rate * (raw - test_t0);
+    return raw + clk.shift + clk.test_rate * (raw - clk.test_t0);
 }
 
 double ws_corr(double raw)
 {
-    const struct model *m = &model[atomic_load_explicit(&cur, memory_order_acquire) & 1];
-    double t = local(raw);
-    return t + m->off + m->rate * (t - m->t_sync);
+    return clock_model_at(&clk.model[atomic_load_explicit(&clk.cur, memory_order_acquire) & 1],
+                          local(raw));
 }
 
 void ws_clock_test(double shift, double rate)
 {
-    ws_shift = shift;
-    test_rate = rate;
-    test_t0 = clk_now();
+    clk.shift = shift;
+    clk.test_rate = rate;
+    clk.test_t0 = clk_now();
 }
 
 /* Receive one double from peer on comm: poll, yielding after SPIN seconds. */
@@ -89,14 +84,15 @@ static void recv_ping(double *x, int peer, MPI_Comm comm)
  * new offset on at the rate of the model in use until then. */
 static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
 {
-    const struct model *m = &model[atomic_load_explicit(&cur, memory_order_acquire) & 1];
+    const struct clock_model *m =
+        &clk.model[atomic_load_explicit(&clk.cur, memory_order_acquire) & 1];
     int rank, size, top = 1;
     own_Comm_rank(comm, &rank);
     own_Comm_size(comm, &size);
     while (top < size)
         top <<= 1;
     double off = 0, budget = quick ? 0 : PING_BUDGET, limit = quick ? RESYNC_LIMIT : PING_LIMIT;
-    double good = quick && 4 * rtt0 > PING_GOOD ? 4 * rtt0 : PING_GOOD;
+    double good = quick && 4 * clk.rtt0 > PING_GOOD ? 4 * clk.rtt0 : PING_GOOD;
     for (int step = top >> 1; step >= 1; step >>= 1) {
         if (rank % (2 * step) == 0 && rank + step < size) {
             for (;;) { /* answer pings until the child says stop (NaN) */
@@ -132,42 +128,18 @@ static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
     return off;
 }
 
-/* Weighted least squares of offset over local time through every measurement (weight
- * 1/rtt^2: the offset is known to +-rtt/2), older ones fading by FORGET at each new one;
- * running sums, so O(1) memory. Time is counted from the first measurement. */
-#define FORGET 0.9
-static double s_w, s_t, s_o, s_tt, s_to, t_first;
-
 /* A new measurement: offset off at local time t, best round trip rtt. */
 static void set_model(double off, double t, double rtt)
 {
-    unsigned next = (atomic_load_explicit(&cur, memory_order_relaxed) + 1) & 1;
-    double w = 1 / (rtt > 1e-7 ? rtt * rtt : 1e-14), tau, det, rate = 0, at = off;
-    if (!synced)
-        t_first = t;
-    tau = t - t_first;
-    s_w = FORGET * s_w + w;
-    s_t = FORGET * s_t + w * tau;
-    s_o = FORGET * s_o + w * off;
-    s_tt = FORGET * s_tt + w * tau * tau;
-    s_to = FORGET * s_to + w * tau * off;
-    det = s_w * s_tt - s_t * s_t;
-    if (synced && det > 0) {
-        rate = (s_w * s_to - s_t * s_o) / det;
-        at = (s_o - rate * s_t) / s_w + rate * tau;
-        if (!(fabs(rate) <= RATE_MAX)) { /* not a clock's drift: take the measurement */
-            rate = 0;
-            at = off;
-        }
-    }
-    model[next] = (struct model){at, rate, t};
-    atomic_store_explicit(&cur, next, memory_order_release);
-    atomic_store_explicit(&t_last, t, memory_order_relaxed);
+    unsigned next = (atomic_load_explicit(&clk.cur, memory_order_relaxed) + 1) & 1;
+    clk.model[next] = clock_fit_add(&clk.fit, off, t, rtt);
+    atomic_store_explicit(&clk.cur, next, memory_order_release);
+    atomic_store_explicit(&clk.t_last, t, memory_order_relaxed);
 }
 
 void ws_clock_period(double seconds)
 {
-    period = seconds > 0 ? seconds : 0;
+    clk.period = seconds > 0 ? seconds : 0;
 }
 
 void ws_clock_comm(struct ws_comm *sc)
@@ -181,61 +153,62 @@ int ws_clock_sync(MPI_Comm comm, int final)
 {
     double rtt = 0, t = local(clk_now()), off = measure(comm, &rtt, &t, 0);
     if (!final) {
-        rtt0 = rtt;
-        off0 = off;
-        t0_raw = t;
+        clk.rtt0 = rtt;
+        clk.off0 = off;
+        clk.t0_raw = t;
         set_model(off, t, rtt);
-        synced = 1;
-        sync_comm = comm;
+        clk.synced = 1;
+        clk.sync_comm = comm;
     } else {
-        off1 = off;
-        t1_raw = t;
-        sync_comm = MPI_COMM_NULL;
+        clk.off1 = off;
+        clk.t1_raw = t;
+        clk.sync_comm = MPI_COMM_NULL;
     }
     return 0;
 }
 
-int ws_clock_tick(struct ev_call *c, int rc)
+int ws_clock_periodic(void)
 {
-    if (!period || rc != MPI_SUCCESS || sync_comm == MPI_COMM_NULL)
-        return 0;
-    struct ws_comm *sc = ws_comm_find(c->comm);
-    if (!sc || !sc->world || ++sc->n < sc->next)
+    return clk.period && clk.sync_comm != MPI_COMM_NULL;
+}
+
+int ws_clock_look(struct ws_comm *sc)
+{
+    if (!sc->world || ++sc->n < sc->next)
         return 0;
     /* Every world rank is at this collective of sc: agree on the time since the last
      * measurement (on any communicator) and since the last look here, and from them whether
      * to measure now and when to look again (about when the period will be over). */
     double now = local(clk_now()), most[2] = {0, 0};
-    double mine[2] = {now - atomic_load_explicit(&t_last, memory_order_relaxed),
+    double mine[2] = {now - atomic_load_explicit(&clk.t_last, memory_order_relaxed),
                       now - sc->t_look};
     own_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, sc->shadow);
-    double left = period - most[0], per_s = (double)sc->n / (most[1] > 1e-6 ? most[1] : 1e-6);
+    double left = clk.period - most[0];
+    double per_s = (double)sc->n / (most[1] > 1e-6 ? most[1] : 1e-6);
     if (left <= 0) {
         /* One thread measures: when another thread of some rank is measuring now (at a
          * collective of another communicator), nobody measures here; look again next time.
          * A measurement holds the lock on every rank from before this agreement to its end,
-         * so measurements on sync_comm come in the same order on every rank. */
-        int busy = pthread_mutex_trylock(&resync_lock) != 0, any = 0;
+         * so measurements on the sync communicator come in the same order on every rank. */
+        int busy = pthread_mutex_trylock(&clk.resync_lock) != 0, any = 0;
         own_Allreduce(&busy, &any, 1, MPI_INT, MPI_MAX, sc->shadow);
         if (!any) {
             double rtt = 0, t = local(clk_now());
-            double off = measure(sync_comm, &rtt, &t, 1);
+            double off = measure(clk.sync_comm, &rtt, &t, 1);
             set_model(off, t, rtt);
             /* the tree's ranks finish at different times: leave together, as they came */
-            own_Barrier(sync_comm);
-            resyncs++;
-            left = period;
+            own_Barrier(clk.sync_comm);
+            clk.resyncs++;
+            left = clk.period;
         }
         if (!busy)
-            pthread_mutex_unlock(&resync_lock);
+            pthread_mutex_unlock(&clk.resync_lock);
     }
     /* the gap between looks at most doubles: a rate seen over few collectives is rough */
     double ahead = ceil(per_s * left), most_gap = 2.0 * (double)sc->next;
     sc->next = ahead < 1 ? 1 : ahead > most_gap ? (unsigned long)most_gap : (unsigned long)ahead;
     sc->n = 0;
     sc->t_look = local(clk_now());
-    if (c->th)
-        c->t_leave = clk_now(); /* part of the call, not compute */
     return 1;
 }
 
@@ -243,8 +216,9 @@ int ws_clock_tick(struct ev_call *c, int rc)
  * (seconds per second) between init and finalize, and the periodic measurements made. */
 void ws_clock_report(double *offset, double *uncertainty, double *drift, double *n_resync)
 {
-    *uncertainty = rtt0 / 2;
-    *offset = off0;
-    *drift = synced && t1_raw > t0_raw ? (off1 - off0) / (t1_raw - t0_raw) : 0;
-    *n_resync = resyncs;
+    *uncertainty = clk.rtt0 / 2;
+    *offset = clk.off0;
+    *drift = clk.synced && clk.t1_raw > clk.t0_raw
+                 ? (clk.off1 - clk.off0) / (clk.t1_raw - clk.t0_raw) : 0;
+    *n_resync = clk.resyncs;
 }

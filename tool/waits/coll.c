@@ -15,23 +15,11 @@
 
 #include "tool/base/base.h"
 #include "mpit/own/own.h"
-#include "ws.h"
+#include "ws_match.h"
 
 enum xchg { X_NONE, X_ALL, X_BCAST, X_REDUCE, X_SCAN };
 
 static unsigned char pattern_of[TARDY_FN_COUNT];
-static MPI_Datatype msg_type = MPI_DATATYPE_NULL;
-static MPI_Op max_op = MPI_OP_NULL;
-
-/* Keep the later record (ties: the lower rank, so the result is order-independent). */
-static void later(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    struct ws_msg *a = in, *b = inout;
-    for (int i = 0; i < *len; i++)
-        if (ws_later_than(&a[i], &b[i]))
-            b[i] = a[i];
-}
 
 static int classify(const char *name)
 {
@@ -63,27 +51,6 @@ void ws_coll_init(void)
 {
     for (unsigned f = 0; f < TARDY_FN_COUNT; f++)
         pattern_of[f] = (unsigned char)classify(tardy_fn_name[f]);
-    own_Type_contiguous((int)sizeof(struct ws_msg), MPI_BYTE, &msg_type);
-    own_Type_commit(&msg_type);
-    own_Op_create(later, 1, &max_op);
-}
-
-MPI_Datatype ws_msg_dtype(void)
-{
-    return msg_type;
-}
-
-MPI_Op ws_later(void)
-{
-    return max_op;
-}
-
-void ws_coll_fini(void)
-{
-    if (msg_type != MPI_DATATYPE_NULL)
-        own_Type_free(&msg_type);
-    if (max_op != MPI_OP_NULL)
-        own_Op_free(&max_op);
 }
 
 static enum xchg exchange_of(int pattern)
@@ -182,9 +149,9 @@ void ws_coll(struct ev_call *c, int root, int rc)
     }
     fill(w, c, root, sc, x, &mine, &waiter);
     if (x == X_SCAN)
-        own_Scan(&mine, &res, 1, msg_type, max_op, sc->shadow);
+        own_Scan(&mine, &res, 1, ws_msg_dtype(), ws_later(), sc->shadow);
     else /* an inter-communicator's (N×N only) */
-        own_Allreduce(&mine, &res, 1, msg_type, max_op, sc->shadow);
+        own_Allreduce(&mine, &res, 1, ws_msg_dtype(), ws_later(), sc->shadow);
     if (c->th) {
         judge(w, pattern_of[c->fn], waiter, ws_corr(c->t_enter), ws_corr(c->t_leave), &res);
         c->t_leave = clk_now(); /* the exchange is part of the call, not compute */
@@ -228,13 +195,13 @@ void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
         struct ws_msg res = mine;
         MPI_Request r;
         if (x == X_BCAST)
-            own_Ibcast(&res, 1, msg_type, root, sc->shadow, &r);
+            own_Ibcast(&res, 1, ws_msg_dtype(), root, sc->shadow, &r);
         else if (x == X_REDUCE)
-            own_Ireduce(&mine, &res, 1, msg_type, max_op, root, sc->shadow, &r);
+            own_Ireduce(&mine, &res, 1, ws_msg_dtype(), ws_later(), root, sc->shadow, &r);
         else if (x == X_SCAN)
-            own_Iscan(&mine, &res, 1, msg_type, max_op, sc->shadow, &r);
+            own_Iscan(&mine, &res, 1, ws_msg_dtype(), ws_later(), sc->shadow, &r);
         else
-            own_Iallreduce(&mine, &res, 1, msg_type, max_op, sc->shadow, &r);
+            own_Iallreduce(&mine, &res, 1, ws_msg_dtype(), ws_later(), sc->shadow, &r);
         own_Wait(&r, MPI_STATUS_IGNORE);
         return;
     }
@@ -245,13 +212,13 @@ void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
     ic->waiter = waiter && c->th;
     ic->site = 0;
     if (x == X_BCAST)
-        own_Ibcast(&ic->res, 1, msg_type, root, sc->shadow, &ic->req);
+        own_Ibcast(&ic->res, 1, ws_msg_dtype(), root, sc->shadow, &ic->req);
     else if (x == X_REDUCE)
-        own_Ireduce(&ic->mine, &ic->res, 1, msg_type, max_op, root, sc->shadow, &ic->req);
+        own_Ireduce(&ic->mine, &ic->res, 1, ws_msg_dtype(), ws_later(), root, sc->shadow, &ic->req);
     else if (x == X_SCAN)
-        own_Iscan(&ic->mine, &ic->res, 1, msg_type, max_op, sc->shadow, &ic->req);
+        own_Iscan(&ic->mine, &ic->res, 1, ws_msg_dtype(), ws_later(), sc->shadow, &ic->req);
     else
-        own_Iallreduce(&ic->mine, &ic->res, 1, msg_type, max_op, sc->shadow, &ic->req);
+        own_Iallreduce(&ic->mine, &ic->res, 1, ws_msg_dtype(), ws_later(), sc->shadow, &ic->req);
     struct ws_rq rq = {.kind = WS_RQ_ICOLL, .fn = c->fn, .comm = c->comm, .ic = ic};
     if (ws_rq_add(req, &rq) < 0) {
         ic->next = w->deferred; /* untracked: finished later, not recorded */
@@ -311,4 +278,16 @@ void ws_poll_deferred(struct ws_thread *w, int block)
             ws_record(w, ic->site, ic->pattern, wait, &ic->res);
         ws_ic_put(w, ic);
     }
+}
+
+int ws_clock_tick(struct ev_call *c, int rc)
+{
+    if (rc != MPI_SUCCESS || !ws_clock_periodic())
+        return 0;
+    struct ws_comm *sc = ws_comm_find(c->comm);
+    if (!sc || !ws_clock_look(sc))
+        return 0;
+    if (c->th)
+        c->t_leave = clk_now(); /* part of the call, not compute */
+    return 1;
 }

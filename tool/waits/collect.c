@@ -2,7 +2,7 @@
  * keyed by call-site strings, ready for the tree reduction. A late rank's region arrives as a
  * rank-independent key; it is named here from this rank's own intervals and MPI call sites
  * (the same code on every rank gives the same key). */
-#include "ws.h"
+#include "ws_collect.h"
 #include "mpit/own/own.h"
 #include "waits.h"
 

@@ -2,7 +2,7 @@
  * communicator, found by the user's handle in a fixed table (lock-free lookups; additions and
  * removals take a lock, they happen only when communicators are created or freed). Also the
  * matched-probe message -> comm (and place in the posting order of receives) map. */
-#include "ws.h"
+#include "ws_exchange.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,25 +17,28 @@
 #define WS_COMMS_MAX 128
 #define MSG_SLOTS 1024
 
-static struct ws_comm comms[COMM_SLOTS];
-static atomic_int live;   /* communicators with a shadow */
-static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
-
 struct msg_slot {
     _Atomic uint64_t key;   /* message handle + 1, 0 empty, 1 removed */
     MPI_Comm comm;
     struct ws_posted *posted;
 };
-static struct msg_slot msgs[MSG_SLOTS];
+
+/* The shadows of the live communicators, and the messages of matched probes (ws_msgmap_*). */
+static struct {
+    struct ws_comm comm[COMM_SLOTS];
+    atomic_int live;   /* communicators with a shadow */
+    pthread_mutex_t lock;
+    struct msg_slot msg[MSG_SLOTS];
+} shadows = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct ws_comm *ws_comm_find(MPI_Comm comm)
 {
     uint64_t k = ws_handle_key(&comm, sizeof comm);
     for (uint32_t i = ws_handle_slot(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
          i = (i + 1) & (COMM_SLOTS - 1), n++) {
-        uint64_t s = atomic_load_explicit(&comms[i].key, memory_order_acquire);
+        uint64_t s = atomic_load_explicit(&shadows.comm[i].key, memory_order_acquire);
         if (s == k)
-            return &comms[i];
+            return &shadows.comm[i];
         if (s == 0)
             return NULL;
     }
@@ -63,9 +66,9 @@ static struct ws_comm *claim(uint64_t k)
 {
     for (uint32_t i = ws_handle_slot(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
          i = (i + 1) & (COMM_SLOTS - 1), n++) {
-        uint64_t s = atomic_load(&comms[i].key);
+        uint64_t s = atomic_load(&shadows.comm[i].key);
         if (s == 0 || s == 1)
-            return &comms[i];
+            return &shadows.comm[i];
     }
     return NULL;
 }
@@ -92,11 +95,11 @@ int ws_comm_add(MPI_Comm comm)
     uint64_t k = ws_handle_key(&comm, sizeof comm);
     /* Reserve a slot under the lock; the collective calls run outside it, so that two
      * threads creating communicators at once cannot deadlock across ranks. */
-    pthread_mutex_lock(&comm_lock);
+    pthread_mutex_lock(&shadows.lock);
     struct ws_comm *slot = ws_comm_find(comm) ? NULL : claim(k);
     if (slot)
         atomic_store(&slot->key, k | 1ull << 62);
-    pthread_mutex_unlock(&comm_lock);
+    pthread_mutex_unlock(&shadows.lock);
     int me = 0, nbr_in = -1;
     struct ws_msg *nbuf = NULL;
     own_Comm_rank(comm, &me);
@@ -114,7 +117,7 @@ int ws_comm_add(MPI_Comm comm)
     /* blocking collectives of intra-communicators exchange in batches (batch.c) */
     struct ws_batch *batch = !inter && size > 1 ? ws_batch_new(comm) : NULL;
     int ok[2] = {slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL &&
-                 (batch || inter || size <= 1) && atomic_load(&live) < WS_COMMS_MAX,
+                 (batch || inter || size <= 1) && atomic_load(&shadows.live) < WS_COMMS_MAX,
                  !inter && spans_world(comm, size)},
         all[2] = {0, 0};
     if (shadow != MPI_COMM_NULL)
@@ -146,7 +149,7 @@ int ws_comm_add(MPI_Comm comm)
     own_Comm_rank(comm, &slot->rank);
     slot->world = all[1];
     ws_clock_comm(slot);
-    atomic_fetch_add(&live, 1);
+    atomic_fetch_add(&shadows.live, 1);
     atomic_store(&slot->ncoll, 0);
     atomic_store_explicit(&slot->key, k, memory_order_release);
     return 0;
@@ -154,7 +157,7 @@ int ws_comm_add(MPI_Comm comm)
 
 void ws_comm_remove(MPI_Comm comm)
 {
-    pthread_mutex_lock(&comm_lock);
+    pthread_mutex_lock(&shadows.lock);
     struct ws_comm *s = ws_comm_find(comm);
     if (s) {
         if (s->shadow != MPI_COMM_NULL)
@@ -165,38 +168,38 @@ void ws_comm_remove(MPI_Comm comm)
         s->batch = NULL;
         s->nbuf = NULL;
         atomic_store(&s->key, 1);
-        atomic_fetch_sub(&live, 1);
+        atomic_fetch_sub(&shadows.live, 1);
     }
-    pthread_mutex_unlock(&comm_lock);
+    pthread_mutex_unlock(&shadows.lock);
 }
 
 void ws_comm_fini(void)
 {
-    pthread_mutex_lock(&comm_lock);
+    pthread_mutex_lock(&shadows.lock);
     for (int i = 0; i < COMM_SLOTS; i++) {
-        if (atomic_load(&comms[i].key) > 1) {
-            if (comms[i].shadow != MPI_COMM_NULL)
-                own_Comm_free(&comms[i].shadow);
-            own_Comm_free(&comms[i].ack);
-            free(comms[i].nbuf);
-            free(comms[i].batch);
-            comms[i].batch = NULL;
-            comms[i].nbuf = NULL;
+        if (atomic_load(&shadows.comm[i].key) > 1) {
+            if (shadows.comm[i].shadow != MPI_COMM_NULL)
+                own_Comm_free(&shadows.comm[i].shadow);
+            own_Comm_free(&shadows.comm[i].ack);
+            free(shadows.comm[i].nbuf);
+            free(shadows.comm[i].batch);
+            shadows.comm[i].batch = NULL;
+            shadows.comm[i].nbuf = NULL;
         }
-        atomic_store(&comms[i].key, 0);
+        atomic_store(&shadows.comm[i].key, 0);
     }
     for (int i = 0; i < MSG_SLOTS; i++)
-        atomic_store(&msgs[i].key, 0);
-    atomic_store(&live, 0);
-    pthread_mutex_unlock(&comm_lock);
+        atomic_store(&shadows.msg[i].key, 0);
+    atomic_store(&shadows.live, 0);
+    pthread_mutex_unlock(&shadows.lock);
 }
 
 void ws_comm_each(void (*fn)(struct ws_comm *sc))
 {
     for (int i = 0; i < COMM_SLOTS; i++) {
-        uint64_t k = atomic_load(&comms[i].key);
+        uint64_t k = atomic_load(&shadows.comm[i].key);
         if (k > 1 && !(k >> 62))
-            fn(&comms[i]);
+            fn(&shadows.comm[i]);
     }
 }
 
@@ -207,11 +210,11 @@ int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted)
     uint64_t k = ws_handle_key(&m, sizeof m);
     for (uint32_t i = ws_handle_slot(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
          i = (i + 1) & (MSG_SLOTS - 1), n++) {
-        uint64_t s = atomic_load(&msgs[i].key);
-        if ((s == 0 || s == 1) && atomic_compare_exchange_strong(&msgs[i].key, &s, k | 1ull << 63)) {
-            msgs[i].comm = comm;
-            msgs[i].posted = posted;
-            atomic_store(&msgs[i].key, k);
+        uint64_t s = atomic_load(&shadows.msg[i].key);
+        if ((s == 0 || s == 1) && atomic_compare_exchange_strong(&shadows.msg[i].key, &s, k | 1ull << 63)) {
+            shadows.msg[i].comm = comm;
+            shadows.msg[i].posted = posted;
+            atomic_store(&shadows.msg[i].key, k);
             return 0;
         }
     }
@@ -229,11 +232,11 @@ MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted)
     uint64_t k = ws_handle_key(&m, sizeof m);
     for (uint32_t i = ws_handle_slot(k, MSG_SLOTS - 1), n = 0; n < MSG_SLOTS;
          i = (i + 1) & (MSG_SLOTS - 1), n++) {
-        uint64_t s = atomic_load(&msgs[i].key);
+        uint64_t s = atomic_load(&shadows.msg[i].key);
         if (s == k) {
-            MPI_Comm c = msgs[i].comm;
-            struct ws_posted *p = msgs[i].posted;
-            if (atomic_compare_exchange_strong(&msgs[i].key, &s, 1)) {
+            MPI_Comm c = shadows.msg[i].comm;
+            struct ws_posted *p = shadows.msg[i].posted;
+            if (atomic_compare_exchange_strong(&shadows.msg[i].key, &s, 1)) {
                 *posted = p;
                 return c;
             }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "mpit/own/own.h"
-#include "ws.h"
+#include "ws_match.h"
 
 #pragma weak PMPI_Status_f2c
 

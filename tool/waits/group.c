@@ -3,7 +3,7 @@
  * piggybacks of its receives) form a group; the call counts one wait, the largest, recorded
  * against its own ledger once every part is in. A call with no such part, or only
  * piggybacks, needs no group (p2p.c's callwait covers it). */
-#include "ws.h"
+#include "ws_record.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * raw PCs differ with ASLR, so a site's key hashes the MPI function with each frame's
  * module name and module-relative address; equal code gives equal keys on every rank.
  * Keys are computed once per call path and cached. */
-#include "ws.h"
+#include "ws_data.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -11,8 +11,11 @@
 #include "tool/core/core.h"
 #include "tool/base/base.h"
 
-static _Atomic uint64_t *cp_keys;   /* per call-path id, 0 = not computed yet */
-static uint32_t ncp;
+/* The keys of call paths, per call-path id (0: not computed yet). */
+static struct {
+    _Atomic uint64_t *cp;
+    uint32_t n;
+} keys;
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -53,12 +56,12 @@ uint64_t ws_site_key(uint64_t site)
     if (cp == CS_NONE || cp == CS_OVERFLOW) {
         k = cp + 1;
     } else {
-        if (cp >= ncp)
+        if (cp >= keys.n)
             return mix(SITE_FN(site), cp);
-        k = atomic_load_explicit(&cp_keys[cp], memory_order_relaxed);
+        k = atomic_load_explicit(&keys.cp[cp], memory_order_relaxed);
         if (!k) {
             k = path_key(cp);
-            atomic_store_explicit(&cp_keys[cp], k, memory_order_relaxed);
+            atomic_store_explicit(&keys.cp[cp], k, memory_order_relaxed);
         }
     }
     return mix(SITE_FN(site), k) & ~WS_KEY_MPI;
@@ -76,6 +79,6 @@ uint64_t ws_region_key(uint64_t from, uint64_t to)
 
 void ws_keys_init(void)
 {
-    if (!cp_keys && (cp_keys = calloc((size_t)cfg.max_callpaths + 2, sizeof *cp_keys)))
-        ncp = (uint32_t)cfg.max_callpaths + 2;
+    if (!keys.cp && (keys.cp = calloc((size_t)cfg.max_callpaths + 2, sizeof *keys.cp)))
+        keys.n = (uint32_t)cfg.max_callpaths + 2;
 }

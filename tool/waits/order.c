@@ -5,7 +5,7 @@
  * Each thread holds back its last WS_HELD Late Sender waits (with their root causes computed
  * when they happened); a received message moves the held waits it shows to be in the wrong
  * order to late_sender_wrong_order; the oldest is recorded as late_sender to make room. */
-#include "ws.h"
+#include "ws_record.h"
 
 #include <math.h>
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "mpit/own/own.h"
-#include "ws.h"
+#include "ws_match.h"
 #include "tool/base/base.h"
 
 /* ---- sends ----------------------------------------------------------------------------- */
@@ -317,6 +317,29 @@ int ws_takes_stash(struct ws_thread *w)
         return 1;
     }
     return 0;
+}
+
+/* The end of a call: its largest wait is recorded (or joins the call's group, or waits for the
+ * call's piggybacks still to be taken); after a synchronisation point the ledger starts over. */
+void ws_settle(struct ws_thread *w, uint64_t site, int record)
+{
+    struct ws_group *g = w->group;
+    if (g) { /* parts come later: this call's own is one of them */
+        w->group = NULL;
+        g->site = record ? site : 0;
+        ws_takes_group(w, g);
+        ws_group_put(w, g, w->best_pattern, w->best_w, &w->best);
+    } else if (w->best_w > 0 && record && !ws_takes_stash(w)) {
+        ws_record(w, site, w->best_pattern, w->best_w, &w->best);
+    }
+    if (w->synced) {
+        w->nled = 0;
+        w->led_total = 0;
+        w->prev_site = 0; /* this call's own time belongs to the interval that ended */
+    }
+    w->best_w = 0;
+    w->synced = 0;
+    w->calls++;
 }
 
 void ws_takes_release(struct ws_thread *w, struct ws_posted *rel)

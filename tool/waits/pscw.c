@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mpit/own/own.h"
-#include "ws.h"
+#include "ws_match.h"
 #include "tool/base/base.h"
 
 enum { TAG_POST = 1, TAG_COMPLETE = 2 };

@@ -5,7 +5,7 @@
  * before it that could have matched its source and tag is still pending (that one matched an
  * earlier message), and released, in posting order, when none is left. One list for the
  * process under one lock; a blocking receive with nothing pending passes without it. */
-#include "ws.h"
+#include "ws_data.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,40 +17,43 @@ enum { PENDING, HELD };
  * all released, in order, and their waits may be misattributed (one warning). */
 #define HELD_MAX 256
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ws_posted *head, *tail, *spare;
-static atomic_int npending;
-static int nheld;
+/* The receives in posting order (pending and held), and spare entries. */
+static struct {
+    pthread_mutex_t lock;
+    struct ws_posted *head, *tail, *spare;
+    atomic_int npending;
+    int nheld;
+} q = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void unlink_node(struct ws_posted *p)
 {
     if (p->prev)
         p->prev->next = p->next;
     else
-        head = p->next;
+        q.head = p->next;
     if (p->next)
         p->next->prev = p->prev;
     else
-        tail = p->prev;
+        q.tail = p->prev;
     p->prev = p->next = NULL;
 }
 
 static void append(struct ws_posted *p)
 {
     p->next = NULL;
-    p->prev = tail;
-    if (tail)
-        tail->next = p;
+    p->prev = q.tail;
+    if (q.tail)
+        q.tail->next = p;
     else
-        head = p;
-    tail = p;
+        q.head = p;
+    q.tail = p;
 }
 
 static struct ws_posted *node(void)
 {
-    struct ws_posted *p = spare;
+    struct ws_posted *p = q.spare;
     if (p)
-        spare = p->next;
+        q.spare = p->next;
     else
         p = malloc(sizeof *p);
     return p;
@@ -66,8 +69,8 @@ static int could_match(const struct ws_posted *p, unsigned gen, int source, int 
 /* A pending receive before p (NULL: at the end) could have matched source and tag. */
 static int blocked(const struct ws_posted *before, unsigned gen, int source, int tag)
 {
-    for (const struct ws_posted *q = before; q; q = q->prev)
-        if (could_match(q, gen, source, tag))
+    for (const struct ws_posted *e = before; e; e = e->prev)
+        if (could_match(e, gen, source, tag))
             return 1;
     return 0;
 }
@@ -76,13 +79,13 @@ static int blocked(const struct ws_posted *before, unsigned gen, int source, int
 static struct ws_posted *releasable(int all)
 {
     struct ws_posted *first = NULL, **end = &first;
-    for (struct ws_posted *p = head, *next; p && nheld; p = next) {
+    for (struct ws_posted *p = q.head, *next; p && q.nheld; p = next) {
         next = p->next;
         if (p->state != HELD ||
             (!all && blocked(p->prev, p->take.gen, p->take.source, p->take.tag)))
             continue;
         unlink_node(p);
-        nheld--;
+        q.nheld--;
         *end = p;
         end = &p->next;
     }
@@ -91,7 +94,7 @@ static struct ws_posted *releasable(int all)
 
 struct ws_posted *ws_recvq_post(unsigned gen, int source, int tag)
 {
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&q.lock);
     struct ws_posted *p = node();
     if (p) {
         p->gen = gen;
@@ -99,34 +102,34 @@ struct ws_posted *ws_recvq_post(unsigned gen, int source, int tag)
         p->tag = tag;
         p->state = PENDING;
         append(p);
-        atomic_fetch_add_explicit(&npending, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&q.npending, 1, memory_order_relaxed);
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&q.lock);
     return p;
 }
 
 int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted **rel)
 {
     *rel = NULL;
-    if (!p && !atomic_load_explicit(&npending, memory_order_relaxed))
+    if (!p && !atomic_load_explicit(&q.npending, memory_order_relaxed))
         return 0;
     int held = 0;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&q.lock);
     if (p) {
         p->state = HELD; /* no longer pending: it blocks nobody */
-        atomic_fetch_sub_explicit(&npending, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&q.npending, 1, memory_order_relaxed);
     }
-    if (blocked(p ? p->prev : tail, t->gen, t->source, t->tag)) {
+    if (blocked(p ? p->prev : q.tail, t->gen, t->source, t->tag)) {
         struct ws_posted *h = p ? p : node();
         if (h) {
             h->take = *t;
             h->state = HELD;
             if (!p)
                 append(h);
-            nheld++;
+            q.nheld++;
             held = 1;
         }
-        if (nheld > HELD_MAX) {
+        if (q.nheld > HELD_MAX) {
             *rel = releasable(1);
             static atomic_int warned;
             if (!atomic_exchange(&warned, 1))
@@ -136,32 +139,32 @@ int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted
         }
     } else if (p) {
         unlink_node(p);
-        p->next = spare;
-        spare = p;
+        p->next = q.spare;
+        q.spare = p;
     }
-    if (!held && nheld)
+    if (!held && q.nheld)
         *rel = releasable(0);
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&q.lock);
     return held;
 }
 
 struct ws_posted *ws_recvq_drop(struct ws_posted *p)
 {
-    pthread_mutex_lock(&lock);
-    atomic_fetch_sub_explicit(&npending, 1, memory_order_relaxed);
+    pthread_mutex_lock(&q.lock);
+    atomic_fetch_sub_explicit(&q.npending, 1, memory_order_relaxed);
     unlink_node(p);
-    p->next = spare;
-    spare = p;
-    struct ws_posted *rel = nheld ? releasable(0) : NULL;
-    pthread_mutex_unlock(&lock);
+    p->next = q.spare;
+    q.spare = p;
+    struct ws_posted *rel = q.nheld ? releasable(0) : NULL;
+    pthread_mutex_unlock(&q.lock);
     return rel;
 }
 
 struct ws_posted *ws_recvq_flush(void)
 {
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&q.lock);
     struct ws_posted *rel = releasable(1);
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&q.lock);
     return rel;
 }
 
@@ -169,13 +172,13 @@ void ws_recvq_free(struct ws_posted *chain)
 {
     if (!chain)
         return;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&q.lock);
     struct ws_posted *last = chain;
     while (last->next)
         last = last->next;
-    last->next = spare;
-    spare = chain;
-    pthread_mutex_unlock(&lock);
+    last->next = q.spare;
+    q.spare = chain;
+    pthread_mutex_unlock(&q.lock);
 }
 
 static void free_chain(struct ws_posted *p)
@@ -188,11 +191,11 @@ static void free_chain(struct ws_posted *p)
 
 void ws_recvq_fini(void)
 {
-    pthread_mutex_lock(&lock);
-    free_chain(head);
-    free_chain(spare);
-    head = tail = spare = NULL;
-    nheld = 0;
-    atomic_store(&npending, 0);
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_lock(&q.lock);
+    free_chain(q.head);
+    free_chain(q.spare);
+    q.head = q.tail = q.spare = NULL;
+    q.nheld = 0;
+    atomic_store(&q.npending, 0);
+    pthread_mutex_unlock(&q.lock);
 }

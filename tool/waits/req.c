@@ -4,7 +4,7 @@
  * finishes its exchange). Fixed size, open addressing, slots claimed with compare-and-swap; a
  * generation number makes removal safe when the library reuses a handle at once. Memory is
  * bounded; past the bound a request is not tracked (one warning). */
-#include "ws.h"
+#include "ws_data.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mpit/own/own.h"
-#include "ws.h"
+#include "ws_match.h"
 #include "tool/base/base.h"
 
 #define WIN_SLOTS 128
@@ -18,17 +18,20 @@
  * each window already holds one of its own). */
 #define WS_WINS_MAX 64
 
-static struct ws_win wins[WIN_SLOTS];
-static atomic_int live;
-static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The windows with a shadow. */
+static struct {
+    struct ws_win win[WIN_SLOTS];
+    atomic_int live;
+    pthread_mutex_t lock;
+} windows = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct ws_win *ws_win_find(MPI_Win win)
 {
     uint64_t k = ws_handle_key(&win, sizeof win);
     for (uint32_t i = ws_handle_slot(k, WIN_SLOTS - 1), n = 0; n < WIN_SLOTS; i = (i + 1) & (WIN_SLOTS - 1), n++) {
-        uint64_t s = atomic_load_explicit(&wins[i].key, memory_order_acquire);
+        uint64_t s = atomic_load_explicit(&windows.win[i].key, memory_order_acquire);
         if (s == k)
-            return &wins[i];
+            return &windows.win[i];
         if (s == 0)
             return NULL;
     }
@@ -38,13 +41,13 @@ struct ws_win *ws_win_find(MPI_Win win)
 /* A free slot for key k, reserved (under win_lock); NULL when full or at the bound. */
 static struct ws_win *claim(uint64_t k)
 {
-    if (atomic_load(&live) >= WS_WINS_MAX)
+    if (atomic_load(&windows.live) >= WS_WINS_MAX)
         return NULL;
     for (uint32_t i = ws_handle_slot(k, WIN_SLOTS - 1), n = 0; n < WIN_SLOTS; i = (i + 1) & (WIN_SLOTS - 1), n++) {
-        uint64_t s = atomic_load(&wins[i].key);
+        uint64_t s = atomic_load(&windows.win[i].key);
         if (s == 0 || s == 1) {
-            atomic_store(&wins[i].key, k | 1ull << 62);
-            return &wins[i];
+            atomic_store(&windows.win[i].key, k | 1ull << 62);
+            return &windows.win[i];
         }
     }
     return NULL;
@@ -80,9 +83,9 @@ void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc)
     if (w && w->ntakes)
         ws_takes_run(w, 0, c);
     uint64_t k = ws_handle_key(&win, sizeof win);
-    pthread_mutex_lock(&win_lock);
+    pthread_mutex_lock(&windows.lock);
     struct ws_win *ww = ws_win_find(win) ? NULL : claim(k);
-    pthread_mutex_unlock(&win_lock);
+    pthread_mutex_unlock(&windows.lock);
     int rank = 0, size = 1;
     own_Comm_rank(comm, &rank);
     own_Comm_size(comm, &size);
@@ -113,7 +116,7 @@ void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc)
     ww->sc.batch = batch;
     ww->access = ww->exposure = NULL;
     own_Comm_group(shadow, &ww->group);
-    atomic_fetch_add(&live, 1);
+    atomic_fetch_add(&windows.live, 1);
     atomic_store_explicit(&ww->key, k, memory_order_release);
     exchange(w, c, shadow, WS_WAIT_WIN_CREATE);
     settle(w, c);
@@ -129,10 +132,10 @@ static void release(struct ws_win *ww)
     if (ww->sc.shadow != MPI_COMM_NULL)
         own_Comm_free(&ww->sc.shadow);
     own_Group_free(&ww->group);
-    pthread_mutex_lock(&win_lock);
+    pthread_mutex_lock(&windows.lock);
     atomic_store(&ww->key, 1);
-    atomic_fetch_sub(&live, 1);
-    pthread_mutex_unlock(&win_lock);
+    atomic_fetch_sub(&windows.live, 1);
+    pthread_mutex_unlock(&windows.lock);
 }
 
 void ws_win_free(struct ev_call *c, MPI_Win win, int rc)
@@ -175,9 +178,9 @@ void ws_win_synced(struct ev_call *c, int rc)
 void ws_rma_fini(void)
 {
     for (int i = 0; i < WIN_SLOTS; i++) {
-        uint64_t k = atomic_load(&wins[i].key);
+        uint64_t k = atomic_load(&windows.win[i].key);
         if (k > 1 && !(k >> 62))
-            release(&wins[i]);
-        atomic_store(&wins[i].key, 0);
+            release(&windows.win[i]);
+        atomic_store(&windows.win[i].key, 0);
     }
 }

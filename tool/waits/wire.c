@@ -1,15 +1,18 @@
 /* The point-to-point piggyback on the wire: the enter time in nanoseconds since the common
  * reference time with a small head (region count, flags) in one word, then the ledger's
  * hotspot regions only. A region under the hotspot share of the ledger's total never takes
- * part in a root cause (waits.c), and every region sent is over that share of their own sum
+ * part in a root cause (thread.c), and every region sent is over that share of their own sum
  * too: the receiver takes the sum as the total and finds the same causes. The sender's rank
  * is not sent: the receiver knows it from the status. With one hotspot region (the common
  * case between synchronisation points) a piggyback is 24 bytes, which fits the short-message
- * path of MPICH over UCX (28 bytes). */
-#include "ws.h"
+ * path of MPICH over UCX (28 bytes). Collectives carry the whole record (struct ws_msg) as one
+ * MPI datatype, and reduce with an operation that keeps the later record. */
+#include "ws_data.h"
 
 #include <math.h>
 #include <string.h>
+
+#include "mpit/own/own.h"
 
 #define HEAD_BITS 8
 #define NREG_MASK 15
@@ -17,6 +20,46 @@
 #define T_MAX ((double)(INT64_MAX >> HEAD_BITS))
 
 double ws_base;
+/* The record as an MPI datatype, and the operation keeping the later one. */
+static struct {
+    MPI_Datatype type;
+    MPI_Op later;
+} rec = {MPI_DATATYPE_NULL, MPI_OP_NULL};
+
+/* Keep the later record (ties: the lower rank, so the result is order-independent). */
+static void later(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    struct ws_msg *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        if (ws_later_than(&a[i], &b[i]))
+            b[i] = a[i];
+}
+
+void ws_wire_init(void)
+{
+    own_Type_contiguous((int)sizeof(struct ws_msg), MPI_BYTE, &rec.type);
+    own_Type_commit(&rec.type);
+    own_Op_create(later, 1, &rec.later);
+}
+
+void ws_wire_fini(void)
+{
+    if (rec.type != MPI_DATATYPE_NULL)
+        own_Type_free(&rec.type);
+    if (rec.later != MPI_OP_NULL)
+        own_Op_free(&rec.later);
+}
+
+MPI_Datatype ws_msg_dtype(void)
+{
+    return rec.type;
+}
+
+MPI_Op ws_later(void)
+{
+    return rec.later;
+}
 
 int ws_wire_pack(const struct ws_reg *led, int nled, double total, double e, int sync,
                  struct ws_wire *p)

@@ -1,15 +1,17 @@
-/* Internals shared by the wait-state modules (ws_*.c): the record a late rank ships, the
- * shadow-communicator map, the request table, the ledger of regions and the clock. */
-#ifndef TARDY_WS_H
-#define TARDY_WS_H
+/* Wait states, layer 1 of 5 (tool/README.md): what the layers share. The record a late rank
+ * ships and its form on the wire, the types of the per-thread state, the shadow of a
+ * communicator, the request table, the posting order of receives, the keys of the ledger's
+ * regions and the clock. Nothing here calls a layer above. */
+#ifndef TARDY_WS_DATA_H
+#define TARDY_WS_DATA_H
 
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "tool/core/core.h"
 #include "tool/base/base.h"
+#include "tool/core/core.h"
 
 #define WS_K 8          /* regions a late rank ships (its top ones by time) */
 
@@ -18,7 +20,6 @@ enum ws_pattern {
     WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_LATE_SENDER_WO, WS_WAIT_FENCE, WS_LATE_POST,
     WS_EARLY_WAIT, WS_WAIT_WIN_CREATE, WS_WAIT_WIN_FREE, WS_NPATTERNS
 };
-extern const char *const ws_pattern_name[WS_NPATTERNS];
 
 /* One region of the ledger: a rank-independent key and its own time in seconds. */
 struct ws_reg {
@@ -69,8 +70,14 @@ int ws_wire_pack(const struct ws_reg *led, int nled, double total, double e, int
                  struct ws_wire *p);
 /* Decode into m, rank being the sender's world rank; returns the sync flag. */
 int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m);
+/* The record as one MPI datatype and the reduction keeping the later one (ws_later_than),
+ * made at init (collective: every rank) and freed at finalize. */
+void ws_wire_init(void);
+void ws_wire_fini(void);
+MPI_Datatype ws_msg_dtype(void);   /* struct ws_msg as one MPI datatype */
+MPI_Op ws_later(void);             /* keeps the later record (ws_later_than) */
 
-/* ---- shadow communicators (comm.c) ---- */
+/* ---- a shadow communicator (comm.c) ---- */
 struct ws_comm {
     _Atomic uint64_t key;   /* user handle + 1, 0 empty, 1 removed */
     MPI_Comm shadow;
@@ -88,20 +95,6 @@ struct ws_comm {
     unsigned long n, next;
     double t_look;
 };
-struct ws_comm *ws_comm_find(MPI_Comm comm);
-/* A private copy of comm with the same ranks (rank: this rank's in comm), made collectively;
- * MPI_COMM_NULL when the library cannot make one. */
-MPI_Comm ws_split(MPI_Comm comm, int rank);
-/* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
-int ws_comm_add(MPI_Comm comm);
-void ws_comm_remove(MPI_Comm comm);
-void ws_comm_fini(void);
-void ws_comm_each(void (*fn)(struct ws_comm *sc));   /* every live one (at finalize) */
-struct ws_posted;
-/* A matched probe's message m is on comm and has the place posted among receives (recvq.c);
- * returns -1 when the map is full. */
-int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted);
-MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted);
 
 /* ---- request table (req.c) ---- */
 enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_SSEND,
@@ -141,8 +134,65 @@ uint64_t ws_region_key(uint64_t from, uint64_t to);
 uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key);   /* ws_region_key from site keys */
 #define WS_KEY_MPI (1ull << 63)                  /* region is the MPI call itself */
 
-/* ---- clock (clock.c) ---- */
-extern double ws_shift;   /* test-only shift of this rank's raw clock */
+/* ---- the ledger and root causes (causes.c: no MPI) ---- */
+/* Regions under this share of a ledger's total (per mille) are no hotspot: never sent, never
+ * a cause. */
+extern int ws_hotspot_permille;
+/* Add t seconds to region key of the ledger led (*nled regions, *total their time and that of
+ * regions it dropped); a full ledger keeps its largest regions. Inline: every MPI call adds
+ * twice with wait states on. */
+static inline void ws_led_add(struct ws_reg led[WS_K], int *nled, double *total, uint64_t key,
+                              double t)
+{
+    *total += t;
+    int min = 0;
+    for (int i = 0; i < *nled; i++) {
+        if (led[i].key == key) {
+            led[i].t += t;
+            return;
+        }
+        if (led[i].t < led[min].t)
+            min = i;
+    }
+    if (*nled < WS_K)
+        led[(*nled)++] = (struct ws_reg){key, t};
+    else if (t > led[min].t)
+        led[min] = (struct ws_reg){key, t};
+}
+/* A region's share of one wait (key 0: no hotspot region explains it). */
+struct ws_share {
+    uint64_t key;
+    double cost;
+};
+/* The root-cause shares of a wait against late record m, from this rank's ledger led of nled
+ * regions in the waiting call; returns how many (1 to WS_K). */
+int ws_shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K]);
+
+/* ---- the clock model (clock_model.c: no MPI) ---- */
+/* Reference time = t + off + rate * (t - t_sync), t the local (test-shifted) clock. */
+struct clock_model {
+    double off, rate, t_sync;
+};
+static inline double clock_model_at(const struct clock_model *m, double t)
+{
+    return t + m->off + m->rate * (t - m->t_sync);
+}
+/* The measurements so far: weighted least squares of offset over local time (weight 1/rtt^2:
+ * an offset is known to +-rtt/2), older ones fading at each new one; running sums, so O(1)
+ * memory. Zero-initialised before the first. */
+struct clock_fit {
+    double s_w, s_t, s_o, s_tt, s_to, t_first;
+    int n;
+};
+/* Measurement n + 1: offset off at local time t with best round trip rtt. Returns the model
+ * to use from now on: the fitted line through all of them at t (a rate beyond CLOCK_RATE_MAX
+ * is taken for measurement error: then the measurement itself, without drift). */
+#define CLOCK_RATE_MAX 0.05
+#define CLOCK_FORGET 0.9
+struct clock_model clock_fit_add(struct clock_fit *f, double off, double t, double rtt);
+
+/* ---- clock synchronisation (clock.c) ---- */
 double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
 /* Testing: this rank's clock runs ahead by shift seconds and gains rate seconds per second
  * from now on. */
@@ -152,8 +202,15 @@ void ws_clock_period(double seconds);   /* periodic resynchronisation (0: none) 
 int ws_clock_sync(MPI_Comm comm, int final);
 void ws_clock_comm(struct ws_comm *sc);   /* a new shadow: its resynchronisation schedule */
 void ws_clock_report(double *offset, double *uncertainty, double *drift, double *n_resync);
+/* Periodic resynchronisation is on (a cheap test before a collective's communicator is
+ * looked up). */
+int ws_clock_periodic(void);
+/* A blocking collective on shadow sc (of a communicator of every world rank) completed, every
+ * rank at the same one: count it, and at the agreed one measure the clocks if the period is
+ * over (collective over sc). Returns 1 when it looked. */
+int ws_clock_look(struct ws_comm *sc);
 
-/* ---- per-thread state and recording (waits.c; transport in p2p.c, complete.c) ---- */
+/* ---- per-thread state (thread.c; its parts are used by the layers above) ---- */
 #define WS_RING 64
 #define WS_KEYS 16                      /* a power of two: the index is a hash's top 4 bits */
 #define WS_CULPRITS 4
@@ -215,18 +272,6 @@ struct ws_group {
     struct ws_msg best;
     struct ws_reg led[WS_K];   /* this rank's ledger in the call */
     struct ws_group *next;     /* free list */
-};
-/* A part of the current call's wait will come later: its group (NULL: out of memory, the
- * part is recorded alone). */
-struct ws_group *ws_group_join(struct ws_thread *w);
-/* One part of group g is in (wait 0: none); the last records the largest. */
-void ws_group_put(struct ws_thread *w, struct ws_group *g, int pattern, double wait,
-                  const struct ws_msg *m);
-
-/* A region's share of one wait (key 0: no hotspot region explains it). */
-struct ws_share {
-    uint64_t key;
-    double cost;
 };
 
 /* A Late Sender wait held back until it is known whether it was in the wrong order
@@ -332,130 +377,5 @@ struct ws_thread {
     struct ws_callwait cw;
     struct ws_thread *next;
 };
-/* This thread's state, created on first use (NULL: out of memory). */
-struct ws_thread *ws_me(void);
-extern _Thread_local struct ws_thread *ws_self;   /* NULL until ws_me() made it */
-/* m: this rank's record with enter time e and w's ledger (w NULL: none). */
-void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
-void ws_ring_wait(struct ws_thread *w);   /* complete the piggyback sends in flight */
-/* A wait of pattern for call c (E, L corrected) against late record m. */
-void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m);
-/* Record the largest wait of the call at site, reset the ledger after a sync point. */
-void ws_settle(struct ws_thread *w, uint64_t site, int record);
-/* A receive on comm completed in call c (NULL th: quiet) with status st; e_post: when it was
- * posted (corrected), posted: its place in the posting order (NULL: a blocking one). Queues
- * the taking of its piggyback. (p2p.c) */
-void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
-                 double e_post, struct ws_posted *posted);
-/* Take the held receives chain rel (recvq.c) freed, after the queued ones (w NULL: give
- * them back untaken). */
-void ws_takes_release(struct ws_thread *w, struct ws_posted *rel);
-/* Receive p (NULL: none) will take no piggyback: give up its place, take what that frees. */
-void ws_unpost(struct ws_thread *w, struct ws_posted *p);
-/* A nonblocking send was cancelled: withdraw its piggyback (rq->pb, rq->pbw), or warn once
- * when it is gone or in another thread's ring. (p2p.c) */
-void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq);
-/* Take the queued piggybacks (answering synchronous sends, recording Late Sender waits): all,
- * or those of calls before the current one; c (may be NULL): the current call, whose leave
- * time then includes the taking. */
-void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c);
-/* At the end of a call with group g: its queued piggybacks are a part of g. */
-void ws_takes_group(struct ws_thread *w, struct ws_group *g);
-/* At the end of a call with its largest other wait in w->best: 1 when it waits for the
- * call's queued piggybacks, to be recorded with them (the call counts its largest wait). */
-int ws_takes_stash(struct ws_thread *w);
-/* Room for the snapshot of n requests of a completion call (NULL: nothing to snapshot). */
-struct ws_rq_ref *ws_snap_room(int n);
-void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
-               const struct ws_msg *m);
-/* The root-cause shares of a wait against late record m, from this rank's ledger led of nled
- * regions in the waiting call; returns how many (1 to WS_K). */
-int ws_shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
-              struct ws_share out[WS_K]);
-void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
-                      const struct ws_share *sh, int n);
-/* ws_record against the ledger led of nled regions (this rank's in the waiting call) instead
- * of the current one. */
-void ws_record_led(struct ws_thread *w, uint64_t site, int pattern, double wait,
-                   const struct ws_msg *m, const struct ws_reg *led, int nled);
-
-/* ---- Late Sender, wrong order (order.c) ---- */
-/* Hold a Late Sender wait, its causes against the ledger led of nled regions (the oldest
- * held one is recorded as Late Sender to make room). */
-void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws_msg *m,
-                const struct ws_reg *led, int nled);
-/* A message sent at e_send (corrected) was received: held waits for later sends were in
- * the wrong order. */
-void ws_ls_reorder(struct ws_thread *w, double e_send);
-static inline void ws_ls_check(struct ws_thread *w, double e_send)
-{
-    if (e_send < w->held_max)
-        ws_ls_reorder(w, e_send);
-}
-/* Record every held wait as Late Sender (at finalize). */
-void ws_ls_flush(struct ws_thread *w);
-void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg);
-extern atomic_ullong ws_violations;
-extern int ws_hotspot_permille;
-extern int ws_sample;
-
-/* ---- collectives (coll.c) ---- */
-void ws_coll_init(void);
-void ws_coll_fini(void);
-/* A nonblocking collective's request completed in call c (NULL: at finalize). */
-void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
-void ws_poll_deferred(struct ws_thread *w, int block);
-/* Answers to synchronous sends: finish those that arrived (at finalize: cancel the rest). */
-void ws_poll_acks(struct ws_thread *w, int final);
-/* A nonblocking synchronous send's request completed in call c (NULL th: quiet), or was
- * freed or cancelled (c NULL): its answer is recorded against c once it is in. */
-void ws_ssend_done(struct ws_thread *w, struct ws_ack *a, struct ev_call *c);
-
-struct ws_icoll *ws_ic_get(struct ws_thread *w);   /* NULL: out of memory */
-void ws_ic_put(struct ws_thread *w, struct ws_icoll *ic);
-
-/* ---- neighbourhood collectives (neigh.c) ---- */
-/* Collective over comm: when comm has a topology, replace its new shadow by one with the
- * same neighbours (n_in: this rank's in-neighbours, buf: room for their records; -1 and
- * NULL when comm has none or the copy failed). */
-void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **buf);
-/* The exchange of a nonblocking one is complete: its latest in-neighbour into ic->res. */
-void ws_neigh_latest(struct ws_icoll *ic);
-
-MPI_Datatype ws_msg_dtype(void);   /* struct ws_msg as one MPI datatype */
-MPI_Op ws_later(void);             /* keeps the later record (ws_later_than) */
-/* Is this collective (fence, neighbourhood collective) on sc measured? Every one, or one in
- * ws_sample: the same answer on every rank. */
-int ws_sampled(struct ws_comm *sc);
-
-/* ---- one-sided communication (rma.c: windows, fences; pscw.c) ---- */
-struct ws_epoch;
-struct ws_win {
-    _Atomic uint64_t key;       /* window handle + 2, 0 empty, 1 removed */
-    struct ws_comm sc;          /* the shadow of the window's communicator, its fence batch */
-    MPI_Group group;            /* the window's group (post and start name ranks in it) */
-    struct ws_epoch *access, *exposure;   /* post/start/complete/wait (NULL: none yet) */
-};
-struct ws_win *ws_win_find(MPI_Win win);
-/* The window goes away (or finalize): judge its epochs, blocking, and release them. */
-void ws_pscw_close(struct ws_win *ww);
-void ws_rma_fini(void);   /* at finalize (collective): every window still alive */
-
-/* ---- batched exchanges of blocking collectives (batch.c) ---- */
-struct ws_batch *ws_batch_new(MPI_Comm comm);
-/* Queue this rank's part of blocking collective c on sc; a full batch is exchanged at once
- * (collective: returns 1). */
-int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
-                 int root);
-/* The communicator goes away (collective): its open batch is exchanged nonblocking, on the
- * shadow communicator, which the batch then owns (sc->shadow becomes MPI_COMM_NULL). */
-void ws_batch_close(struct ws_comm *sc);
-/* Finish closing exchanges (block: all of them), recorded in w's tables. */
-void ws_batch_drain(struct ws_thread *w, int block);
-
-/* ---- rows at finalize (collect.c) ---- */
-struct rowset;
-int ws_collect(struct rowset *rs, int rank);
-int ws_used_in_run(void);
 
 #endif

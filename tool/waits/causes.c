@@ -1,0 +1,36 @@
+/* Root causes (H-CWP-DM, DESIGN.md 3.6): a wait is shared out among the late rank's hotspot
+ * regions by their excess over the waiting rank's own time in the same regions since the
+ * two ranks' last synchronisation point. Pure arithmetic on records: no MPI, no state. */
+#include "ws_data.h"
+
+int ws_hotspot_permille = 10;
+
+static double ledger_time(const struct ws_reg *led, int nled, uint64_t key)
+{
+    for (int i = 0; i < nled; i++)
+        if (led[i].key == key)
+            return led[i].t;
+    return 0;
+}
+
+int ws_shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
+              struct ws_share out[WS_K])
+{
+    /* H-CWP-DM: the excess σ of each hotspot region of the late rank over this rank, in the
+     * same synchronisation interval, shares out the wait. */
+    double sigma[WS_K], sum = 0, floor_t = m->total * ws_hotspot_permille / 1000.0;
+    int n = m->nreg < WS_K ? m->nreg : WS_K, k = 0;
+    for (int i = 0; i < n; i++) {
+        double s = m->reg[i].t - ledger_time(led, nled, m->reg[i].key);
+        sigma[i] = m->reg[i].t >= floor_t && s > 0 ? s : 0;
+        sum += sigma[i];
+    }
+    if (!(sum > 0)) {
+        out[0] = (struct ws_share){0, wait};
+        return 1;
+    }
+    for (int i = 0; i < n; i++)
+        if (sigma[i] > 0)
+            out[k++] = (struct ws_share){m->reg[i].key, sigma[i] / sum * wait};
+    return k;
+}

@@ -1,0 +1,179 @@
+/* Wait states, per thread: the state of each thread, its ledger of regions since the last
+ * synchronisation point, and the recording of waits with their root causes (H-CWP-DM,
+ * DESIGN.md 3.6) into bounded per-thread tables. */
+#include "waits.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool/base/base.h"
+#include "ws_record.h"
+
+int ws_on;
+atomic_ullong ws_violations;
+int ws_sample = 1;
+
+
+_Thread_local struct ws_thread *ws_self;
+/* Every thread's state (finalize visits them). */
+static struct {
+    struct ws_thread *list;
+    pthread_mutex_t lock;
+} threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void ws_row_init(void *row)
+{
+    struct ws_row *r = row;
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < WS_CULPRITS; i++)
+        r->culprit[i] = -1;
+}
+
+static void ws_cost_init(void *row)
+{
+    memset(row, 0, sizeof(struct ws_cost));
+}
+
+struct ws_thread *ws_me(void)
+{
+    if (__builtin_expect(ws_self != NULL, 1))
+        return ws_self;
+    struct ws_thread *w = calloc(1, sizeof *w);
+    if (!w) {
+        static atomic_int warned;
+        if (!atomic_exchange(&warned, 1))
+            tardy_warn("out of memory for wait-state tables; a thread's waits are lost");
+        return NULL;
+    }
+    tab_init(&w->rows, sizeof(struct ws_row), ws_row_init);
+    tab_init(&w->costs, sizeof(struct ws_cost), ws_cost_init);
+    for (int i = 0; i < WS_RING; i++)
+        w->ring_req[i] = MPI_REQUEST_NULL;
+    w->held_max = -HUGE_VAL;
+    pthread_mutex_lock(&threads.lock);
+    w->next = threads.list;
+    threads.list = w;
+    pthread_mutex_unlock(&threads.lock);
+    return ws_self = w;
+}
+
+void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg)
+{
+    pthread_mutex_lock(&threads.lock);
+    for (struct ws_thread *w = threads.list; w; w = w->next)
+        fn(w, arg);
+    pthread_mutex_unlock(&threads.lock);
+}
+
+/* ---- the ledger ----------------------------------------------------------------------- */
+
+/* The key of a call site, from the thread's small cache of recent sites. */
+static uint64_t site_key(struct ws_thread *w, uint64_t site)
+{
+    struct ws_keyslot *k = &w->keys[(site * 0x9E3779B97F4A7C15ull) >> 60];
+    if (k->site != site) {
+        k->site = site;
+        k->key = ws_site_key(site);
+    }
+    return k->key;
+}
+
+void ws_fold(struct ev_call *c)
+{
+    struct ev_thread *t = c->th;
+    struct ws_thread *w = ws_me();
+    if (!w)
+        return;
+    uint64_t site = SITE(c->fn, c->cp), prev = w->prev_site;
+    w->prev_enter_before = w->prev_enter;
+    w->prev_site = site;
+    w->prev_enter = c->t_enter;
+    if (!t->last_site || t->epoch != atomic_load_explicit(&ev_epoch, memory_order_relaxed))
+        return;
+    uint64_t key = site_key(w, site), last_key = site_key(w, t->last_site);
+    /* the previous MPI call (when it was no synchronisation point), then the interval */
+    if (prev == t->last_site)
+        ws_led_add(w->led, &w->nled, &w->led_total, last_key | WS_KEY_MPI,
+                   t->last_leave - w->prev_enter_before);
+    ws_led_add(w->led, &w->nled, &w->led_total, ws_key_pair(last_key, key),
+               c->t_enter - t->last_leave);
+}
+
+void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)
+{
+    m->e = e;
+    m->rank = tardy_rank;
+    m->nreg = w ? w->nled : 0;
+    m->total = w ? w->led_total : 0;
+    if (w)
+        memcpy(m->reg, w->led, (size_t)w->nled * sizeof *w->led);
+}
+
+static void add_cost(struct ws_thread *w, uint64_t k1, uint64_t region, double cost)
+{
+    struct ws_cost *r = tab_get(&w->costs, k1, region);
+    if (r) {
+        r->count++;
+        r->cost += cost;
+    }
+}
+
+void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
+                      const struct ws_share *sh, int n)
+{
+    uint64_t k1 = WS_ROWKEY(site, pattern);
+    struct ws_row *r = tab_get(&w->rows, k1, 0);
+    if (r) {
+        r->count++;
+        r->time += wait;
+        if (wait > r->tmax)
+            r->tmax = wait;
+        hist_add(&r->calls, wait);
+        /* the ranks that caused the most here (a full list replaces its smallest) */
+        int slot = -1, spare = -1, min = 0;
+        for (int i = 0; i < WS_CULPRITS; i++) {
+            if (r->culprit[i] == rank)
+                slot = i;
+            else if (r->culprit[i] < 0 && spare < 0)
+                spare = i;
+            if (r->culprit_t[i] < r->culprit_t[min])
+                min = i;
+        }
+        if (slot < 0) {
+            slot = spare >= 0 ? spare : min;
+            r->culprit[slot] = rank;
+            r->culprit_t[slot] = 0;
+        }
+        r->culprit_t[slot] += wait;
+    }
+    for (int i = 0; i < n; i++)
+        add_cost(w, k1, sh[i].key, sh[i].cost);
+}
+
+void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
+               const struct ws_msg *m)
+{
+    ws_record_led(w, site, pattern, wait, m, w->led, w->nled);
+}
+
+void ws_record_led(struct ws_thread *w, uint64_t site, int pattern, double wait,
+                   const struct ws_msg *m, const struct ws_reg *led, int nled)
+{
+    struct ws_share sh[WS_K];
+    int n = ws_shares(led, nled, wait, m, sh);
+    ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
+}
+
+void ws_consider(struct ws_thread *w, int pattern, double e, double l, const struct ws_msg *m)
+{
+    if (m->e > l)
+        atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
+    double wait = (m->e < l ? m->e : l) - e;
+    if (wait > w->best_w && m->rank != tardy_rank) {
+        w->best_w = wait;
+        w->best_pattern = pattern;
+        w->best = *m;
+    }
+}
