@@ -1,5 +1,5 @@
 /* Wait states, the per-thread core: the ledger of regions since the last synchronisation
- * point, the recording of waits with their root causes (H-CWP-DM, DESIGN.md 3.6), quiet calls,
+ * point, the recording of waits with their root causes (H-CWP-DM, docs/design.md 3.6), quiet calls,
  * communicators, and start and finish. Transport is in p2p.c, complete.c, coll.c. */
 #include "waits.h"
 
