@@ -1,5 +1,6 @@
-/* Internals shared by the wait-state modules (ws_*.c): the record a late rank ships, the
- * shadow-communicator map, the request table, the ledger of regions and the clock. */
+/* Internals shared by the wait-state modules (the .c files of tool/waits): the record a late
+ * rank ships, the shadow-communicator map, the request table, the ledger of regions and the
+ * clock. */
 #ifndef TARDY_WS_H
 #define TARDY_WS_H
 
