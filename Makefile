@@ -21,7 +21,8 @@ MPI_FLIBS   ?= $(shell $(MPIFC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-l(m
 DEPS_PKGS   ?= libunwind libdw jansson lua5.4
 DEPS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS))
 DEPS_LIBS   ?= $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
-# PAPI is loaded with dlopen when counters are asked for (tool/papi_api.c): headers only here.
+# PAPI is loaded with dlopen when counters are asked for (tool/counters/papi_api.c): headers
+# only here.
 PAPI_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags papi)
 PAPI_SONAME ?= libpapi.so.7.0
 # The fitting engine (predict/) solves least squares with LAPACK.
@@ -143,7 +144,7 @@ install: all
 	install -m 644 $(B)/lib/libtardy.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/bin/tardy $(B)/bin/tardy-run $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/tardy.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 docs/profile-schema.md $(DESTDIR)$(PREFIX)/share/tardy/
+	install -m 644 docs/profile-schema.md docs/design.md $(DESTDIR)$(PREFIX)/share/tardy/
 	install -d $(DESTDIR)$(PREFIX)/share/tardy/lua/families $(DESTDIR)$(PREFIX)/share/tardy/lua/policies
 	install -m 644 lua/families/*.lua $(DESTDIR)$(PREFIX)/share/tardy/lua/families/
 	install -m 644 $(wildcard lua/policies/*.lua) $(DESTDIR)$(PREFIX)/share/tardy/lua/policies/

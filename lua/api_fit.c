@@ -1,11 +1,11 @@
-/* The fitting primitives of predict/fit.h for Lua:
+/* The fitting primitives of predict/predict.h for Lua:
  *   tardy.lsq(rows, y [, w])           → coef, rss, h       linear least squares (SVD)
  *   tardy.lm(f, p0, xs, ys [, lo, hi]) → params, rss, h     Levenberg–Marquardt, f(params, xs)
  *                                                           returns the model at every x
  *   (h: the leverage of each point, for closed-form leave-one-out: e_i / (1 - h_i))
  *   tardy.rss/smape/r2(a, p), tardy.mape(a, p), tardy.adj_r2(a, p, k)
  *   tardy.loo(points, fit)             → smape, predictions  leave-one-out cross-validation
- *   tardy.pmnf(points [, opts])        → model               PMNF search (DESIGN.md 3.4)
+ *   tardy.pmnf(points [, opts])        → model               PMNF search (docs/design.md 3.4)
  * Points are {x = {p = 4, n = 1024}, y = value}, at most tardy.max_points of them. Misuse
  * raises an error; a fit that cannot be made returns nil and the reason. */
 #include <lauxlib.h>

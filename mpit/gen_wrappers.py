@@ -194,7 +194,7 @@ def indent(lines, n=4):
     return "".join(" " * n + s + "\n" for s in lines)
 
 
-# ---- wait-state hooks (tool/waits.h) -------------------------------------------------------
+# ---- wait-state hooks (tool/waits/waits.h) -------------------------------------------------------
 # The hooks of the wait-state protocol per function, one description for every entry point
 # (C, QMPI, Fortran; ws_c_hooks and ws_f_hooks render it): declarations, statements before
 # the MPI call and after it, written in C over the parameters with markers. In C a marker is
@@ -564,7 +564,7 @@ def own_file(funcs):
 # Each Fortran wrapper forwards the untouched Fortran arguments to the MPI library's own
 # pmpi_x_ (so Fortran semantics such as MPI_IN_PLACE, MPI_BOTTOM and ierror stay the
 # library's business) and converts only what the annotations read (a choice buffer with
-# f_buf or f08_buf of fortran.h: the binding's MPI_IN_PLACE becomes C's).
+# f_buf or f08_buf of mpit/own/own.h: the binding's MPI_IN_PLACE becomes C's).
 
 HANDLE_F2C = {
     "MPI_Comm": "PMPI_Comm_f2c", "MPI_Datatype": "PMPI_Type_f2c", "MPI_Group": "PMPI_Group_f2c",
@@ -585,7 +585,7 @@ def fortran_type(p):
 
 def fortran_local(p, used, buf):
     """C declaration that rebuilds C parameter p from the Fortran argument p_ (or None); buf:
-    the helper of fortran.h that turns the binding's choice buffer into C's."""
+    the helper of mpit/own/own.h that turns the binding's choice buffer into C's."""
     if p.name not in used:
         return None
     base = p.ctype.replace("const ", "").replace("*", "").strip()
@@ -621,7 +621,7 @@ def has_choice_buffer(f):
 
 # The wait-state hooks of a Fortran entry point (ws_hooks on the Fortran arguments): handles
 # converted with PMPI_X_f2c, requests and statuses of Wait*/Test* and Start* passed to the
-# hooks' _f variants, indices from `base` (1; mpi_f08: F08_INDEX_BASE in fortran.h).
+# hooks' _f variants, indices from `base` (1; mpi_f08: F08_INDEX_BASE in mpit/own/own.h).
 
 def null_handle(t):
     return "MPI_%s_NULL" % t[4:].upper()
@@ -673,9 +673,9 @@ def ws_f_hooks(f, ign, igns, base):
 def f_wrapper(f, f08):
     """A Fortran entry point. `use mpi`/mpif.h: mpi_x_ forwarding to the library's pmpi_x_.
     `use mpi_f08`: mpi_x_f08_ (with a choice buffer: F08_CHOICE(mpi_x), named per MPI in
-    fortran.h) forwarding to the library's own symbol, found with dlsym(RTLD_NEXT) (MPICH
+    mpit/own/own.h) forwarding to the library's own symbol, found with dlsym(RTLD_NEXT) (MPICH
     exports no pmpi_ names for it); there ierror may be absent (NULL) and an ignored status is
-    F08_STATUS_IGNORE (fortran.h)."""
+    F08_STATUS_IGNORE (mpit/own/own.h)."""
     lower = f.name.lower()
     params = ["%s%s_" % (fortran_type(p), p.name) for p in f.params] + ["MPI_Fint *ierr"]
     fargs = ", ".join("%s_" % p.name for p in f.params) + (", " if f.params else "") + "ierr"

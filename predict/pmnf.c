@@ -1,4 +1,4 @@
-/* The Performance Model Normal Form search (DESIGN.md 3.4): every hypothesis
+/* The Performance Model Normal Form search (docs/design.md 3.4): every hypothesis
  * c0 + c1 · x^e · log2(x)^l is fitted by relative least squares and scored by leave-one-out
  * SMAPE; the simplest within one standard error of the best wins. Negative exponents make
  * strong scaling (c + k/p) expressible.

@@ -7,9 +7,9 @@
 
 #include "tool/profile/profile.h"
 
-/* ---- fit.c ----
+/* ---- lsq.c, lm.c, stats.c, pmnf.c ----
  * The fitting engine in plain C (no MPI, no Lua): least squares, Levenberg–Marquardt,
- * statistics, leave-one-out cross-validation and the PMNF hypothesis search (DESIGN.md 3.4).
+ * statistics, leave-one-out cross-validation and the PMNF hypothesis search (docs/design.md 3.4).
  * Reentrant; every function returns 0 on success and a negative FIT_E* code otherwise (never
  * NaN silently). Matrices are row-major, n rows (points) × k columns. */
 /* Points a fit takes at most (one per run of a series). */

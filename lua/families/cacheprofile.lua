@@ -1,4 +1,4 @@
--- The cache-profile models (DESIGN.md 3.3, seed 004) of one metric against ONE parameter.
+-- The cache-profile models (docs/design.md 3.3, seed 004) of one metric against ONE parameter.
 -- Against the process count p: linear a*p + b, inverse a + b/p (a >= 0),
 -- log log(p)/log(a) + b (a > 1) and exponential a*b^-p + c (b > 1, c >= 0), each fitted by
 -- least squares (Levenberg-Marquardt for the exponential), the smallest MAPE on the fitted

@@ -1,4 +1,4 @@
--- ScalaExtrap's four models of one metric against the process count p (DESIGN.md 3.2,
+-- ScalaExtrap's four models of one metric against the process count p (docs/design.md 3.2,
 -- seed 000): constant, linear, inverse, inverse + constant; each with its score d1..d4,
 -- the smallest score wins. Copy this file to make your own family: a family is a table with
 -- fit(points, opts) returning a model {formula, predict = function(x) ... end, score, ...}

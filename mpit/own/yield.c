@@ -1,4 +1,4 @@
-/* Yielding waits for the tool's traffic (see yield.h). */
+/* Yielding waits for the tool's traffic (see own.h). */
 #include "own.h"
 
 #include <sched.h>

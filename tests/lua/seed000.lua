@@ -1,4 +1,4 @@
--- Acceptance 7(a): the scalaextrap family on seed 000's three series (DESIGN.md 3.2) must
+-- Acceptance 7(a): the scalaextrap family on seed 000's three series (docs/design.md 3.2) must
 -- predict 1606645.3, 88104753.1 and 658495132.9.
 local series = {
   {name = "POISSON_MPI", p = {64, 128, 256, 512}, t = {7938954, 4676880, 2818114, 2040480}, at = 1024},

@@ -1,4 +1,4 @@
-/* Wait states whose piggybacks are taken after the receive (tool/ws_p2p.c queues them), with
+/* Wait states whose piggybacks are taken after the receive (tool/waits/p2p.c queues them), with
  * ground truth by construction as in waits_accuracy.c: a Waitall completing a receive and a
  * nonblocking collective, both late (the larger is the collective's), a receive on a communicator
  * freed right after it, and a Waitall completing more receives than the queue holds (one wait,

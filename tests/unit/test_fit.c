@@ -1,4 +1,4 @@
-/* The fitting engine (predict/fit.h): least squares, Levenberg–Marquardt, statistics, and the
+/* The fitting engine (predict/predict.h): least squares, Levenberg–Marquardt, statistics, and the
  * PMNF search's recovery of scaling laws from noisy data over many noise draws (acceptance
  * 7(b) checked as a rate, not on one lucky seed). */
 #include <math.h>

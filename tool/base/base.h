@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- clock.c ----
+/* ---- the clock (inline here) ----
  * Monotonic wall clock in seconds, read through the vDSO (≈ 20 ns here).
  * Every timestamp the tool takes comes from here, so a change of clock source is one edit. */
 static inline double clk_now(void)

@@ -114,7 +114,7 @@ void ev_for_each_thread(void (*fn)(struct ev_thread *t, void *arg), void *arg);
 /* ---- callpath.c ----
  * Call paths: the application's return addresses above an MPI call, captured with libunwind
  * and interned to small ids at run time. Lookups are lock-free; only a new path takes a lock.
- * Paths are symbolized (symbolize.h) only at finalize. */
+ * Paths are symbolized (symbolize.c) only at finalize. */
 #define CS_NONE 0     /* depth 0: no call path is taken */
 #define CS_OVERFLOW 1 /* the table is full: all further paths share this id */
 #define CS_MAX_DEPTH 64

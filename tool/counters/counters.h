@@ -16,7 +16,7 @@
 /* ---- pvar_ctr.c ----
  * MPI_T performance variables as counter columns (TARDY_PVAR_COUNTERS): integer variables
  * found by name after MPI_Init and read at every MPI enter and leave, like PAPI events; the
- * counter core (tool/counters.c) turns the readings into deltas per compute interval and per
+ * counter core (counters.c) turns the readings into deltas per compute interval and per
  * MPI call site, and the reduction and the summary treat them like PAPI events. */
 /* Elements a variable may have to be read at every call: one per peer of MPI_COMM_WORLD
  * (Open MPI's queue lengths) would cost O(ranks) per MPI call, so larger ones are left to

@@ -1,4 +1,4 @@
-/* Memory the MPI library allocates (DESIGN.md 3.7): the malloc family, anonymous mmap/mremap/
+/* Memory the MPI library allocates (docs/design.md 3.7): the malloc family, anonymous mmap/mremap/
  * munmap and System V segments the process creates (shmat/shmdt) are interposed; an
  * allocation made while a PMPI call runs on the thread is charged to that call's site, and
  * its release (whichever call or thread frees it) is charged back to the same site.

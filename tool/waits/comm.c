@@ -1,7 +1,9 @@
-/* Shadow communicators: one private copy (same groups, same ranks, same topology) per user
- * communicator, found by the user's handle in a fixed table (lock-free lookups; additions and
- * removals take a lock, they happen only when communicators are created or freed). Also the
- * matched-probe message -> comm (and place in the posting order of receives) map. */
+/* Shadow communicators: two private copies (same groups, same ranks, same topology) per user
+ * communicator, `shadow` for the piggybacks and collective exchanges and `ack` for the answers
+ * to synchronous sends, found by the user's handle in a fixed table (lock-free lookups;
+ * additions and removals take a lock, they happen only when communicators are created or
+ * freed). Also the matched-probe message -> comm (and place in the posting order of receives)
+ * map. */
 #include "ws_exchange.h"
 
 #include <pthread.h>

@@ -1,8 +1,10 @@
 /* Wait states online: the hooks the generated wrappers call. Every send is followed by a small
  * piggyback message (the sender's corrected enter time and its root-cause ledger) on a shadow
- * communicator; the receiver takes it when the receive completes. Collectives exchange the
- * same record on the shadow communicator, blocking ones in batches. Patterns and root causes
- * (DESIGN.md 3.5, 3.6) are computed at once into bounded per-thread tables.
+ * communicator; the receiver queues it when the receive completes and takes it after its own
+ * next send (or at the end of its next receive, completion or collective call), off the path
+ * of the messages. Collectives exchange the same record on the shadow communicator, blocking
+ * ones in batches (recorded a few calls late). Patterns and root causes (docs/design.md 3.5,
+ * 3.6) go into bounded per-thread tables; the path of one wait is docs/design.md 2.2.
  * A hook is a no-op when wait states are off (TARDY_WAITS=0) or the communicator has no
  * shadow (created inside the library, or by Comm_idup). */
 #ifndef TARDY_WAITS_H
