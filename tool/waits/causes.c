@@ -1,6 +1,6 @@
-/* Root causes (H-CWP-DM, DESIGN.md 3.6): a wait is shared out among the late rank's hotspot
- * regions by their excess over the waiting rank's own time in the same regions since the
- * two ranks' last synchronisation point. Pure arithmetic on records: no MPI, no state. */
+/* Root causes (H-CWP-DM, docs/design.md 3.6): a wait is shared out among the late rank's
+ * hotspot regions by their excess over the waiting rank's own time in the same regions since
+ * the two ranks' last synchronisation point. Pure arithmetic on records: no MPI, no state. */
 #include "ws_data.h"
 
 int ws_hotspot_permille = 10;

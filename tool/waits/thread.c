@@ -1,6 +1,6 @@
 /* Wait states, per thread: the state of each thread, its ledger of regions since the last
  * synchronisation point, and the recording of waits with their root causes (H-CWP-DM,
- * DESIGN.md 3.6) into bounded per-thread tables. */
+ * docs/design.md 3.6) into bounded per-thread tables. */
 #include "waits.h"
 
 #include <math.h>
