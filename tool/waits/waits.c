@@ -18,11 +18,6 @@ atomic_ullong ws_violations;
 int ws_hotspot_permille = 10;
 int ws_sample = 1;
 
-const char *const ws_pattern_name[WS_NPATTERNS] = {
-    "none", "late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn",
-    "late_broadcast", "early_reduce", "early_scan", "late_sender_wrong_order", "wait_at_fence",
-    "late_post", "early_wait", "wait_at_win_create", "wait_at_win_free"};
-
 _Thread_local struct ws_thread *ws_self;
 static struct ws_thread *threads;
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
