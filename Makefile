@@ -47,8 +47,9 @@ endif
 # ---- sources ---------------------------------------------------------------------------------
 SPEC      = mpit/mpi.spec
 GENERATOR = mpit/gen_wrappers.py
-GEN_SRC   = $(B)/gen/wrappers_c.c $(B)/gen/wrappers_f.c $(B)/gen/wrappers_q.c $(B)/gen/fn_table.c
-GEN_HDR   = $(B)/gen/fn_table.h $(B)/gen/own.h
+GEN_SRC   = $(B)/gen/wrappers_c.c $(B)/gen/wrappers_f.c $(B)/gen/wrappers_q.c $(B)/gen/fn_table.c \
+            $(B)/gen/ws_patterns.c
+GEN_HDR   = $(B)/gen/fn_table.h $(B)/gen/own_calls.h $(B)/gen/ws_patterns.h
 # The rooms without MPI (tool/base, tool/profile, predict/, lua/: options, the profile model,
 # JSON reader/writer, summary, the prediction engine) are linked by the offline command too.
 REPORT_SRC = $(wildcard tool/base/*.c tool/profile/*.c predict/*.c lua/*.c)

@@ -10,48 +10,12 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-#include <strings.h>
 
 #include "tool/base/base.h"
 #include "mpit/own/own.h"
 #include "ws_match.h"
 
 enum xchg { X_NONE, X_ALL, X_BCAST, X_REDUCE, X_SCAN };
-
-static unsigned char pattern_of[TARDY_FN_COUNT];
-
-static int classify(const char *name)
-{
-    static const struct {
-        const char *name;
-        int pattern;
-    } table[] = {
-        {"barrier", WS_BARRIER}, {"allreduce", WS_NXN}, {"allgather", WS_NXN},
-        {"allgatherv", WS_NXN}, {"alltoall", WS_NXN}, {"alltoallv", WS_NXN},
-        {"alltoallw", WS_NXN}, {"reduce_scatter", WS_NXN}, {"reduce_scatter_block", WS_NXN},
-        {"bcast", WS_LATE_BCAST}, {"scatter", WS_LATE_BCAST},
-        {"scatterv", WS_LATE_BCAST}, {"reduce", WS_EARLY_REDUCE}, {"gather", WS_EARLY_REDUCE},
-        {"gatherv", WS_EARLY_REDUCE}, {"scan", WS_EARLY_SCAN}, {"exscan", WS_EARLY_SCAN}};
-    if (strncmp(name, "MPI_", 4))
-        return WS_NONE;
-    name += 4;
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-            if (!strcasecmp(name, table[i].name))
-                return table[i].pattern;
-        if (name[0] != 'I')
-            break;
-        name++; /* the nonblocking variant */
-    }
-    return WS_NONE;
-}
-
-void ws_coll_init(void)
-{
-    for (unsigned f = 0; f < TARDY_FN_COUNT; f++)
-        pattern_of[f] = (unsigned char)classify(tardy_fn_name[f]);
-}
 
 static enum xchg exchange_of(int pattern)
 {
@@ -74,7 +38,7 @@ static enum xchg exchange_of(int pattern)
  * communicator, *sc). */
 static enum xchg choose(struct ev_call *c, struct ws_comm **sc)
 {
-    int pattern = pattern_of[c->fn < TARDY_FN_COUNT ? c->fn : 0];
+    int pattern = ws_pattern_of[c->fn < TARDY_FN_COUNT ? c->fn : 0];
     enum xchg x = exchange_of(pattern);
     *sc = x != X_NONE ? ws_comm_find(c->comm) : NULL;
     if (!*sc || (*sc)->size <= 1 || ((*sc)->inter && x != X_ALL))
@@ -136,7 +100,7 @@ void ws_coll(struct ev_call *c, int root, int rc)
         ws_takes_run(w, 0, c);
     enum xchg x = w ? choose(c, &sc) : X_NONE;
     if (x != X_NONE && sc->batch && x != X_SCAN) {
-        if (ws_batch_add(w, sc, c, pattern_of[c->fn], root) && c->th)
+        if (ws_batch_add(w, sc, c, ws_pattern_of[c->fn], root) && c->th)
             c->t_leave = clk_now(); /* a batch's exchange is part of the call, not compute */
         w->synced = 1;
         ws_settle(w, SITE(c->fn, c->cp), 0);
@@ -153,7 +117,8 @@ void ws_coll(struct ev_call *c, int root, int rc)
     else /* an inter-communicator's (N×N only) */
         own_Allreduce(&mine, &res, 1, ws_msg_dtype(), ws_later(), sc->shadow);
     if (c->th) {
-        judge(w, pattern_of[c->fn], waiter, ws_corr(c->t_enter), ws_corr(c->t_leave), &res);
+        judge(w, ws_pattern_of[c->fn], waiter, ws_corr(c->t_enter), ws_corr(c->t_leave),
+              &res);
         c->t_leave = clk_now(); /* the exchange is part of the call, not compute */
     } else {
         w->synced = 1;
@@ -208,7 +173,7 @@ void ws_icoll(struct ev_call *c, int root, MPI_Request req, int rc)
     ic->mine = mine;
     ic->res = mine;
     ic->nnb = 0;
-    ic->pattern = pattern_of[c->fn];
+    ic->pattern = ws_pattern_of[c->fn];
     ic->waiter = waiter && c->th;
     ic->site = 0;
     if (x == X_BCAST)

@@ -2,9 +2,9 @@
  * for its latest in-neighbour, not for the whole communicator (Wait at N×N among the
  * neighbours). The shadow of a communicator with a topology (cartesian, graph, distributed
  * graph) gets the same neighbours (topo.c), so one neighbour allgather of the fixed-size
- * record on the shadow brings each rank its in-neighbours' enter times and ledgers. Memory: one record per
- * in-neighbour (a buffer per communicator, and one per nonblocking call in flight); nothing
- * grows with the size of the communicator. */
+ * record on the shadow brings each rank its in-neighbours' enter times and ledgers. Memory:
+ * one record per in-neighbour (a buffer per communicator, and one per nonblocking call in
+ * flight); nothing grows with the size of the communicator. */
 #include "waits.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* Wait states, the room's top: the hooks that start and finish the protocol (init, finalize,
- * the rows at the end), quiet calls under MPI_Pcontrol(0), communicators made and freed, and
- * the names of the patterns. The layers below are listed in tool/README.md. */
+ * the rows at the end), quiet calls under MPI_Pcontrol(0), communicators made and freed. The
+ * layers below are listed in tool/README.md. */
 #include "waits.h"
 
 #include <math.h>
@@ -14,10 +14,6 @@
 
 static int ws_used;    /* wait states were on in this run */
 
-const char *const ws_pattern_name[WS_NPATTERNS] = {
-    "none", "late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn",
-    "late_broadcast", "early_reduce", "early_scan", "late_sender_wrong_order", "wait_at_fence",
-    "late_post", "early_wait", "wait_at_win_create", "wait_at_win_free"};
 
 /* ---- quiet calls (under MPI_Pcontrol(0)) ----------------------------------------------- */
 
@@ -93,7 +89,6 @@ void ws_init(MPI_Comm tool_comm)
     ws_sample = cfg.waits_sample;
     ws_keys_init();
     ws_wire_init();
-    ws_coll_init();
     ws_clock_sync(tool_comm, 0);
     ws_clock_period(cfg.waits_resync_ms / 1000.0);
     ws_base = ws_corr(clk_now());

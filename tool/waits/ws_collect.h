@@ -1,11 +1,9 @@
 /* Wait states, layer 5 of 5: collection and the life cycle (waits.c, collect.c): the rows at
- * finalize and the names of the patterns. */
+ * finalize. */
 #ifndef TARDY_WS_COLLECT_H
 #define TARDY_WS_COLLECT_H
 
 #include "ws_match.h"
-
-extern const char *const ws_pattern_name[WS_NPATTERNS];
 
 /* ---- rows at finalize (collect.c) ---- */
 struct rowset;

@@ -12,14 +12,10 @@
 
 #include "tool/base/base.h"
 #include "tool/core/core.h"
+/* enum ws_pattern, ws_pattern_name, ws_pattern_of: generated from mpit/mpi.spec */
+#include "ws_patterns.h"
 
 #define WS_K 8          /* regions a late rank ships (its top ones by time) */
-
-enum ws_pattern {
-    WS_NONE, WS_LATE_SENDER, WS_LATE_RECEIVER, WS_BARRIER, WS_NXN, WS_LATE_BCAST,
-    WS_EARLY_REDUCE, WS_EARLY_SCAN, WS_LATE_SENDER_WO, WS_WAIT_FENCE, WS_LATE_POST,
-    WS_EARLY_WAIT, WS_WAIT_WIN_CREATE, WS_WAIT_WIN_FREE, WS_NPATTERNS
-};
 
 /* One region of the ledger: a rank-independent key and its own time in seconds. */
 struct ws_reg {

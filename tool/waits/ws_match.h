@@ -38,7 +38,6 @@ int ws_takes_stash(struct ws_thread *w);
 struct ws_rq_ref *ws_snap_room(int n);
 
 /* ---- collectives (coll.c) ---- */
-void ws_coll_init(void);
 /* A nonblocking collective's request completed in call c (NULL: at finalize). */
 void ws_icoll_done(struct ws_thread *w, struct ws_icoll *ic, struct ev_call *c);
 void ws_poll_deferred(struct ws_thread *w, int block);
