@@ -14,25 +14,27 @@ struct entry {
     unsigned gen;
 };
 
-static MPI_Group world_group = MPI_GROUP_NULL;
-static atomic_uint generation = 1;
+static struct {
+    MPI_Group world;        /* MPI_COMM_WORLD's group, between pr_init and pr_fini */
+    atomic_uint generation; /* bumped when a communicator is freed: every cache is stale */
+} pr = {.world = MPI_GROUP_NULL, .generation = 1};
 static _Thread_local struct entry cache[CACHE_SLOTS];
 
 void pr_init(void)
 {
-    own_Comm_group(MPI_COMM_WORLD, &world_group);
+    own_Comm_group(MPI_COMM_WORLD, &pr.world);
 }
 
 void pr_fini(void)
 {
-    if (world_group != MPI_GROUP_NULL)
-        own_Group_free(&world_group);
+    if (pr.world != MPI_GROUP_NULL)
+        own_Group_free(&pr.world);
 }
 
 void pr_forget(MPI_Comm comm)
 {
     (void)comm;
-    atomic_fetch_add(&generation, 1);
+    atomic_fetch_add(&pr.generation, 1);
 }
 
 static int translate(MPI_Comm comm, int r)
@@ -42,7 +44,7 @@ static int translate(MPI_Comm comm, int r)
     own_Comm_test_inter(comm, &inter);
     if ((inter ? own_Comm_remote_group(comm, &g) : own_Comm_group(comm, &g)) != MPI_SUCCESS)
         return r;
-    if (own_Group_translate_ranks(g, 1, &r, world_group, &world) != MPI_SUCCESS ||
+    if (own_Group_translate_ranks(g, 1, &r, pr.world, &world) != MPI_SUCCESS ||
         world == MPI_UNDEFINED)
         world = r;
     own_Group_free(&g);
@@ -51,13 +53,13 @@ static int translate(MPI_Comm comm, int r)
 
 int pr_world(MPI_Comm comm, int r)
 {
-    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_NULL || world_group == MPI_GROUP_NULL)
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_NULL || pr.world == MPI_GROUP_NULL)
         return r;
     uintptr_t key = 0;
     _Static_assert(sizeof comm <= sizeof key, "communicator handle fits a word");
     __builtin_memcpy(&key, &comm, sizeof comm);
     struct entry *e = &cache[(key * 31u + (unsigned)r * 0x9e3779b1u) % CACHE_SLOTS];
-    unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed);
+    unsigned gen = atomic_load_explicit(&pr.generation, memory_order_relaxed);
     if (e->gen == gen && e->comm == comm && e->rank == r)
         return e->world;
     e->comm = comm;

@@ -20,9 +20,12 @@ struct pst {
     int64_t bytes;
 };
 
-static struct pst table[PST_SLOTS];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int ever; /* a persistent request was made: before, starts need no lock */
+static struct {
+    struct pst table[PST_SLOTS];
+    pthread_mutex_t lock;
+    atomic_int ever;       /* a persistent request was made: before, starts need no lock */
+    atomic_int full_warned;
+} persist = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static unsigned slot_of(MPI_Request r)
 {
@@ -36,10 +39,10 @@ static struct pst *find(MPI_Request r)
 {
     unsigned s = slot_of(r);
     for (unsigned i = 0; i < PST_SLOTS; i++, s = (s + 1) % PST_SLOTS) {
-        if (table[s].used == 0)
+        if (persist.table[s].used == 0)
             return NULL;
-        if (table[s].used == 1 && table[s].req == r)
-            return &table[s];
+        if (persist.table[s].used == 1 && persist.table[s].req == r)
+            return &persist.table[s];
     }
     return NULL;
 }
@@ -48,32 +51,29 @@ void pst_add(MPI_Request r, const struct ev_call *c, int64_t bytes)
 {
     if (r == MPI_REQUEST_NULL)
         return;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&persist.lock);
     struct pst *p = find(r);
     unsigned s = slot_of(r);
     for (unsigned i = 0; !p && i < PST_SLOTS; i++, s = (s + 1) % PST_SLOTS)
-        if (table[s].used != 1)
-            p = &table[s];
+        if (persist.table[s].used != 1)
+            p = &persist.table[s];
     if (p) {
-        atomic_store_explicit(&ever, 1, memory_order_relaxed);
+        atomic_store_explicit(&persist.ever, 1, memory_order_relaxed);
         int send = c->dest != EV_NO_PEER;
         *p = (struct pst){.req = r, .used = 1, .send = send, .peer = send ? c->dest : c->src,
                           .tag = c->tag, .comm = c->comm, .bytes = bytes};
     }
-    pthread_mutex_unlock(&lock);
-    if (!p) {
-        static int warned;
-        if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-            tardy_warn("more than %d persistent requests at once; further ones are started "
-                       "without counting their bytes", PST_SLOTS);
-    }
+    pthread_mutex_unlock(&persist.lock);
+    if (!p)
+        tardy_warn_once(&persist.full_warned, "more than %d persistent requests at once; "
+                        "further ones are started without counting their bytes", PST_SLOTS);
 }
 
 void pst_start(struct ev_call *c, int n, const MPI_Request *reqs)
 {
-    if (!reqs || !atomic_load_explicit(&ever, memory_order_relaxed))
+    if (!reqs || !atomic_load_explicit(&persist.ever, memory_order_relaxed))
         return;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&persist.lock);
     for (int i = 0; i < n; i++) {
         const struct pst *p = find(reqs[i]);
         if (!p)
@@ -91,16 +91,16 @@ void pst_start(struct ev_call *c, int n, const MPI_Request *reqs)
                 c->src = p->peer;
         }
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&persist.lock);
 }
 
 void pst_forget(MPI_Request r)
 {
-    if (!atomic_load_explicit(&ever, memory_order_relaxed))
+    if (!atomic_load_explicit(&persist.ever, memory_order_relaxed))
         return; /* frees of nonblocking requests in a program without persistent ones */
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&persist.lock);
     struct pst *p = find(r);
     if (p)
         p->used = 2;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&persist.lock);
 }

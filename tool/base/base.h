@@ -3,9 +3,10 @@
 #ifndef TARDY_BASE_H
 #define TARDY_BASE_H
 
-#include <time.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* ---- the clock (inline here) ----
  * Monotonic wall clock in seconds, read through the vDSO (≈ 20 ns here).
@@ -40,6 +41,12 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(pr
 extern int tardy_rank;
 
 void tardy_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* tardy_warn the first time *once is reached, nothing after: one warning per problem. The
+ * flag is the problem's: a field of the room's state for one warning per process, of an
+ * object for one per object (zero-initialised). Thread-safe: of threads that reach it
+ * together, one warns. */
+void tardy_warn_once(atomic_int *once, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- histogram.c ----
  * Log-scale histogram of durations: bin b > 0 holds [2^(b-1), 2^b) nanoseconds, bin 0 below

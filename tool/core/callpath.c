@@ -16,6 +16,15 @@ struct slot {
     uint32_t id;
 };
 
+/* Executable text of some shared objects, found at cs_init. */
+#define MAX_RANGES 16
+struct text {
+    struct {
+        uintptr_t lo, hi;
+    } range[MAX_RANGES];
+    int n;
+};
+
 static struct {
     int depth, max;
     uint64_t mask;
@@ -24,16 +33,14 @@ static struct {
     uint8_t *len;            /* frames per id */
     _Atomic uint32_t count;
     pthread_mutex_t lock;
-    atomic_int unwind_broken;
+    atomic_int unwind_broken; /* libunwind failed: paths keep the calling site only (warned) */
+    /* The MPI libraries, skipped above the wrapper (mpi_f08 → MPI_Send). */
+    struct text mpi_text;
+    /* The QMPI tools in the process (shared objects that name QMPI_Register_tool_name,
+     * tardy included when it is one): frames skipped when no call site is known. Not the
+     * program itself, even when tardy is linked into it from the static archive. */
+    struct text tool_text;
 } cs = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-/* Text ranges of the MPI libraries, skipped above the wrapper (mpi_f08 → MPI_Send). */
-#define MAX_RANGES 16
-struct text_range {
-    uintptr_t lo, hi;
-};
-static struct text_range mpi_text[MAX_RANGES];
-static int n_mpi_text;
 
 static int is_mpi_library(const char *path)
 {
@@ -43,12 +50,6 @@ static int is_mpi_library(const char *path)
            !strncmp(base, "libfmpich", 9) || !strncmp(base, "libopen-pal", 11) ||
            !strncmp(base, "libopen-rte", 11);
 }
-
-/* Text of the QMPI tools in the process (shared objects that name QMPI_Register_tool_name,
- * tardy included when it is one): frames skipped when no call site is known. Not the program
- * itself, even when tardy is linked into it from the static archive. */
-static struct text_range tool_text[MAX_RANGES];
-static int n_tool_text;
 
 /* Does the object's dynamic string table mention name? */
 static int mentions(const struct dl_phdr_info *info, const char *name)
@@ -70,14 +71,14 @@ static int mentions(const struct dl_phdr_info *info, const char *name)
     return strtab && strsz && memmem(strtab, strsz, name, strlen(name) + 1);
 }
 
-static void add_text(const struct dl_phdr_info *info, struct text_range *r, int *n)
+static void add_text(const struct dl_phdr_info *info, struct text *t)
 {
-    for (int i = 0; i < info->dlpi_phnum && *n < MAX_RANGES; i++) {
+    for (int i = 0; i < info->dlpi_phnum && t->n < MAX_RANGES; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            r[*n].lo = info->dlpi_addr + ph->p_vaddr;
-            r[*n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-            (*n)++;
+            t->range[t->n].lo = info->dlpi_addr + ph->p_vaddr;
+            t->range[t->n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+            t->n++;
         }
     }
 }
@@ -89,24 +90,16 @@ static int collect_ranges(struct dl_phdr_info *info, size_t size, void *arg)
     if (!info->dlpi_name || !info->dlpi_name[0])
         return 0;
     if (is_mpi_library(info->dlpi_name))
-        add_text(info, mpi_text, &n_mpi_text);
+        add_text(info, &cs.mpi_text);
     else if (mentions(info, "QMPI_Register_tool_name"))
-        add_text(info, tool_text, &n_tool_text);
+        add_text(info, &cs.tool_text);
     return 0;
 }
 
-static int in_tool(uintptr_t pc)
+static int in_text(const struct text *t, uintptr_t pc)
 {
-    for (int i = 0; i < n_tool_text; i++)
-        if (pc >= tool_text[i].lo && pc < tool_text[i].hi)
-            return 1;
-    return 0;
-}
-
-static int in_mpi_library(uintptr_t pc)
-{
-    for (int i = 0; i < n_mpi_text; i++)
-        if (pc >= mpi_text[i].lo && pc < mpi_text[i].hi)
+    for (int i = 0; i < t->n; i++)
+        if (pc >= t->range[i].lo && pc < t->range[i].hi)
             return 1;
     return 0;
 }
@@ -194,7 +187,7 @@ static uint32_t insert(uint64_t h, uint64_t idx, const uintptr_t *pc, int n)
 static int app_start(const unw_word_t *ip, int n)
 {
     int i = 0;
-    while (i < n && (in_tool(ip[i]) || in_mpi_library(ip[i])))
+    while (i < n && (in_text(&cs.tool_text, ip[i]) || in_text(&cs.mpi_text, ip[i])))
         i++;
     return i < n ? i : -1;
 }
@@ -225,15 +218,14 @@ static int unwind_from(void *ra, uintptr_t *pc, uintptr_t *slot)
     if (!ra)
         start = app_start(ip, n);
     else /* MPI library frames right above the call (mpi_f08 → MPI_Send) are skipped. */
-        while (start >= 0 && start + 1 < n && in_mpi_library(ip[start]))
+        while (start >= 0 && start + 1 < n && in_text(&cs.mpi_text, ip[start]))
             start++;
     if (start < 0) {
         if (!ra)
             return 0;
-        if (!broken && !atomic_exchange(&cs.unwind_broken, 1)) {
-            tardy_warn("call-path unwinding failed (libunwind found no caller frame); "
-                       "call paths keep only the calling site from now on");
-        }
+        if (!broken)
+            tardy_warn_once(&cs.unwind_broken, "call-path unwinding failed (libunwind found no "
+                            "caller frame); call paths keep only the calling site from now on");
         pc[0] = (uintptr_t)ra;
         slot[0] = 0;
         return 1;

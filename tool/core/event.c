@@ -7,20 +7,25 @@
 #include "mpit/own/own.h"
 #include "tool/base/base.h"
 
+/* The state other rooms read (core.h): whether and which calls count, the collection epoch,
+ * this thread's state. */
 atomic_int ev_on;
 atomic_uint ev_epoch;
 _Thread_local struct ev_thread *ev_self;
 
-static struct ev_thread *threads;
-static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The rest, this file's only. */
+static struct {
+    struct ev_thread *threads; /* every thread's state, newest first */
+    pthread_mutex_t lock;      /* guards threads */
+    atomic_int oom_warned;
+} ev = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct ev_thread *ev_thread_attach(void)
 {
     struct ev_thread *t = calloc(1, sizeof *t);
     if (!t) {
-        static atomic_int warned;
-        if (!atomic_exchange(&warned, 1))
-            tardy_warn("out of memory for a thread's tables; that thread is not profiled");
+        tardy_warn_once(&ev.oom_warned,
+                        "out of memory for a thread's tables; that thread is not profiled");
         return NULL;
     }
     tab_init(&t->mpi_rows, sizeof(struct mpi_row), mpi_row_init);
@@ -28,10 +33,10 @@ struct ev_thread *ev_thread_attach(void)
     tab_init(&t->peers, sizeof(struct peer_row), peer_row_init);
     t->epoch = atomic_load(&ev_epoch);
     t->ctr = ctr_thread_new();
-    pthread_mutex_lock(&threads_lock);
-    t->next = threads;
-    threads = t;
-    pthread_mutex_unlock(&threads_lock);
+    pthread_mutex_lock(&ev.lock);
+    t->next = ev.threads;
+    ev.threads = t;
+    pthread_mutex_unlock(&ev.lock);
     ev_self = t;
     return t;
 }
@@ -133,8 +138,8 @@ double ev_rank_compute(void)
 
 void ev_for_each_thread(void (*fn)(struct ev_thread *t, void *arg), void *arg)
 {
-    pthread_mutex_lock(&threads_lock);
-    for (struct ev_thread *t = threads; t; t = t->next)
+    pthread_mutex_lock(&ev.lock);
+    for (struct ev_thread *t = ev.threads; t; t = t->next)
         fn(t, arg);
-    pthread_mutex_unlock(&threads_lock);
+    pthread_mutex_unlock(&ev.lock);
 }

@@ -13,14 +13,14 @@
 #include "papi_api.h"
 #include "tool/base/base.h"
 
-int ctr_count;
-
 static struct {
+    int count;                 /* columns every rank reads */
     int codes[PROF_COUNTERS];  /* PAPI events: columns [0, npapi) */
     char *names[PROF_COUNTERS];
-    int npapi;                 /* performance variables: columns [npapi, ctr_count) */
+    int npapi;                 /* performance variables: columns [npapi, count) */
     int multiplex;
     struct strbuf note;
+    atomic_int start_warned;   /* a thread's event set could not start */
 } ctr;
 
 /* PAPI's reason for rc, with the component's own reason when the component is disabled. */
@@ -185,7 +185,7 @@ int ctr_start(const char *spec, const char *pvars, int multiplex, MPI_Comm comm)
                 ctr.codes[ctr.npapi++] = ctr.codes[i];
             else
                 keep[i - n] = 1;
-            ctr.names[ctr_count++] = names[i];
+            ctr.names[ctr.count++] = names[i];
             continue;
         }
         if (all[i] == rank && i < n)
@@ -203,13 +203,12 @@ int ctr_start(const char *spec, const char *pvars, int multiplex, MPI_Comm comm)
             free(names[i]);
     }
     pc_keep(keep);
-    return ctr_count;
+    return ctr.count;
 }
 
 struct ctr_thread *ctr_thread_new(void)
 {
-    static atomic_int warned;
-    if (!ctr_count)
+    if (!ctr.count)
         return NULL;
     struct ctr_thread *c = calloc(1, sizeof *c);
     int bad = -1, rc = c ? PAPI_OK : PAPI_ENOMEM;
@@ -221,10 +220,9 @@ struct ctr_thread *ctr_thread_new(void)
             rc = papi.start(c->eventset);
     }
     if (rc != PAPI_OK) {
-        if (!atomic_exchange(&warned, 1))
-            tardy_warn("a thread's PAPI counters cannot start (%s%s%s); that thread has no "
-                       "counters", bad >= 0 ? ctr.names[bad] : "", bad >= 0 ? ": " : "",
-                       papi.strerror(rc));
+        tardy_warn_once(&ctr.start_warned, "a thread's PAPI counters cannot start (%s%s%s); "
+                        "that thread has no counters", bad >= 0 ? ctr.names[bad] : "",
+                        bad >= 0 ? ": " : "", papi.strerror(rc));
         if (c && c->eventset != PAPI_NULL) {
             papi.cleanup_eventset(c->eventset);
             papi.destroy_eventset(&c->eventset);
@@ -244,7 +242,7 @@ void ctr_enter(struct ctr_thread *c)
 {
     if (ctr.npapi)
         papi.read(c->eventset, c->at_enter);
-    if (ctr_count > ctr.npapi)
+    if (ctr.count > ctr.npapi)
         pc_read(c->at_enter + ctr.npapi, c->pvar_buf);
 }
 
@@ -252,13 +250,13 @@ void ctr_leave(struct ctr_thread *c)
 {
     if (ctr.npapi)
         papi.read(c->eventset, c->at_leave);
-    if (ctr_count > ctr.npapi)
+    if (ctr.count > ctr.npapi)
         pc_read(c->at_leave + ctr.npapi, c->pvar_buf);
 }
 
 void ctr_account(struct ctr_thread *c, uint64_t from, uint64_t site)
 {
-    int n = ctr_count;
+    int n = ctr.count;
     struct ctr_row *r = tab_get(&c->mpi, site, 0);
     if (r)
         for (int i = 0; i < n; i++)
@@ -274,9 +272,14 @@ void ctr_row_init(void *row)
     memset(row, 0, sizeof(struct ctr_row));
 }
 
+int ctr_count(void)
+{
+    return ctr.count;
+}
+
 const char *ctr_name(int i)
 {
-    return i >= 0 && i < ctr_count ? ctr.names[i] : "";
+    return i >= 0 && i < ctr.count ? ctr.names[i] : "";
 }
 
 const char *ctr_note(void)

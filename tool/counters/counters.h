@@ -58,13 +58,13 @@ struct ctr_thread {
 void ctr_row_init(void *row);
 
 /* Number of counters every rank reads (0: counters are off). */
-extern int ctr_count;
+int ctr_count(void);
 
 /* After MPI_Init, collective over comm: initialise PAPI, check the events of spec
  * ("EV,EV,...") on every rank, add the performance variables matching pvars (after the
  * events, in the columns left) and keep the columns available everywhere (one warning per
  * PAPI event that is not, from the lowest rank that lacks it, with PAPI's reason; missing
- * performance variables only go into the note). Returns ctr_count. */
+ * performance variables only go into the note). Returns ctr_count(). */
 int ctr_start(const char *spec, const char *pvars, int multiplex, MPI_Comm comm);
 
 /* Counter state for the calling thread (NULL when counters are off or its event set could

@@ -38,56 +38,80 @@ struct live {
     uint64_t size : 47, site : 16, map : 1; /* map: an anonymous mapping (listed in maps) */
 };
 
-static struct {
-    void *(*malloc)(size_t);
-    void *(*calloc)(size_t, size_t);
-    void *(*realloc)(void *, size_t);
-    void (*free)(void *);
-    int (*posix_memalign)(void **, size_t, size_t);
-    void *(*aligned_alloc)(size_t, size_t);
-    void *(*memalign)(size_t, size_t);
-    void *(*reallocarray)(void *, size_t, size_t);
-    void *(*valloc)(size_t);
-    void *(*pvalloc)(size_t);
-    void *(*mmap)(void *, size_t, int, int, int, off_t);
-    int (*munmap)(void *, size_t);
-    void *(*mremap)(void *, size_t, size_t, int, ...);
-    void *(*shmat)(int, const void *, int);
-    int (*shmdt)(const void *);
-} real;
+#define MAX_MAPS 1024
+#define KEPT 8
 
-static _Thread_local int resolving;
-static _Thread_local int in_map; /* inside our mmap family: UCM events are ours already */
-static atomic_int tracking;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct live *live;
-static struct mem_site *sites;
-static _Atomic uint16_t *filter;
-static uint32_t nlive;
-static int64_t live_total, high_water;
-static uint64_t untracked;
+/* The room's state. The first fields are read by every allocation and free of every thread;
+ * the lock and what changes under it start a cache line of their own. */
+static struct {
+    struct {
+        void *(*malloc)(size_t);
+        void *(*calloc)(size_t, size_t);
+        void *(*realloc)(void *, size_t);
+        void (*free)(void *);
+        int (*posix_memalign)(void **, size_t, size_t);
+        void *(*aligned_alloc)(size_t, size_t);
+        void *(*memalign)(size_t, size_t);
+        void *(*reallocarray)(void *, size_t, size_t);
+        void *(*valloc)(size_t);
+        void *(*pvalloc)(size_t);
+        void *(*mmap)(void *, size_t, int, int, int, off_t);
+        int (*munmap)(void *, size_t);
+        void *(*mremap)(void *, size_t, size_t, int, ...);
+        void *(*shmat)(int, const void *, int);
+        int (*shmdt)(const void *);
+    } real;                      /* the allocator's functions, resolved on first use */
+    atomic_int tracking;         /* between mem_start and mem_stop */
+    int solo;                    /* one thread calls MPI: blocks are kept on it */
+    struct live *live;
+    struct mem_site *sites;
+    _Atomic uint16_t *filter;
+    _Alignas(64) pthread_mutex_t lock;
+    uint32_t nlive;
+    int64_t live_total, high_water;
+    uint64_t untracked;          /* blocks the live table had no room for: frees unmatched */
+    /* Starts of the live entries that are mappings, so that a munmap of part of one can find
+     * it (lock held; a mapping beyond MAX_MAPS is released only by a munmap from its start). */
+    uintptr_t maps[MAX_MAPS];
+    atomic_int nmaps;
+    /* The bootstrap arena for dlsym's own allocations. */
+    _Alignas(64) char arena[1 << 16];
+    atomic_size_t arena_used;
+} mem = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The calling thread's: inside dlsym (its allocations come from the arena), inside our mmap
+ * family (UCM events are ours already), its blocks kept (see "blocks kept on the thread"). */
+static _Thread_local struct {
+    int resolving;
+    int in_map;
+    struct {
+        int n;
+        uint64_t site;
+        uintptr_t ptr[KEPT];
+        size_t size[KEPT];
+        uint64_t allocs;
+        int64_t alloc_bytes, freed_bytes, live, peak;
+    } kept;
+} self;
 
 /* ---- bootstrap arena for dlsym's own allocations ------------------------------------------ */
 
-static _Alignas(64) char arena[1 << 16];
-static atomic_size_t arena_used;
-
 static int in_arena(const void *p)
 {
-    return (const char *)p >= arena && (const char *)p < arena + sizeof arena;
+    return (const char *)p >= mem.arena && (const char *)p < mem.arena + sizeof mem.arena;
 }
 
 /* n bytes aligned to align (a power of two, at least 16), zeroed, its size stored in the 16
  * bytes before it. */
 static void *arena_alloc(size_t n, size_t align)
 {
-    if (align < 16 || (align & (align - 1)) || n > sizeof arena)
+    if (align < 16 || (align & (align - 1)) || n > sizeof mem.arena)
         return NULL;
     size_t need = 16 + n + align;
-    size_t at = atomic_fetch_add(&arena_used, need);
-    if (at + need > sizeof arena)
+    size_t at = atomic_fetch_add(&mem.arena_used, need);
+    if (at + need > sizeof mem.arena)
         return NULL;
-    uintptr_t p = ((uintptr_t)arena + at + 16 + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t p = ((uintptr_t)mem.arena + at + 16 + align - 1) & ~(uintptr_t)(align - 1);
     memcpy((char *)p - 16, &n, sizeof n);
     return (void *)p;
 }
@@ -101,28 +125,28 @@ static size_t arena_size(const void *p)
 
 static void resolve(void)
 {
-    resolving = 1;
-    real.malloc = dlsym(RTLD_NEXT, "malloc");
-    real.calloc = dlsym(RTLD_NEXT, "calloc");
-    real.realloc = dlsym(RTLD_NEXT, "realloc");
-    real.free = dlsym(RTLD_NEXT, "free");
-    real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-    real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
-    real.memalign = dlsym(RTLD_NEXT, "memalign");
-    real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
-    real.valloc = dlsym(RTLD_NEXT, "valloc");
-    real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
-    real.mmap = dlsym(RTLD_NEXT, "mmap");
-    real.munmap = dlsym(RTLD_NEXT, "munmap");
-    real.mremap = dlsym(RTLD_NEXT, "mremap");
-    real.shmat = dlsym(RTLD_NEXT, "shmat");
-    real.shmdt = dlsym(RTLD_NEXT, "shmdt");
-    resolving = 0;
+    self.resolving = 1;
+    mem.real.malloc = dlsym(RTLD_NEXT, "malloc");
+    mem.real.calloc = dlsym(RTLD_NEXT, "calloc");
+    mem.real.realloc = dlsym(RTLD_NEXT, "realloc");
+    mem.real.free = dlsym(RTLD_NEXT, "free");
+    mem.real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+    mem.real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+    mem.real.memalign = dlsym(RTLD_NEXT, "memalign");
+    mem.real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
+    mem.real.valloc = dlsym(RTLD_NEXT, "valloc");
+    mem.real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+    mem.real.mmap = dlsym(RTLD_NEXT, "mmap");
+    mem.real.munmap = dlsym(RTLD_NEXT, "munmap");
+    mem.real.mremap = dlsym(RTLD_NEXT, "mremap");
+    mem.real.shmat = dlsym(RTLD_NEXT, "shmat");
+    mem.real.shmdt = dlsym(RTLD_NEXT, "shmdt");
+    self.resolving = 0;
 }
 
 #define ENSURE(fn) \
     do { \
-        if (__builtin_expect(!real.fn, 0)) \
+        if (__builtin_expect(!mem.real.fn, 0)) \
             resolve(); \
     } while (0)
 
@@ -154,10 +178,10 @@ static uint32_t site_index(uint64_t site)
          i = (i + 1) & (MAX_SITES - 1), n++) {
         if (i == 0)
             continue; /* slot 0 is the overflow site */
-        if (sites[i].site == site)
+        if (mem.sites[i].site == site)
             return i;
-        if (sites[i].site == 0) {
-            sites[i].site = site;
+        if (mem.sites[i].site == 0) {
+            mem.sites[i].site = site;
             return i;
         }
     }
@@ -169,7 +193,7 @@ static uint32_t site_index(uint64_t site)
 static uint32_t live_slot(uintptr_t key)
 {
     uint32_t i = home(key);
-    while (live[i].ptr && live[i].ptr != key)
+    while (mem.live[i].ptr && mem.live[i].ptr != key)
         i = (i + 1) & (MAX_LIVE - 1);
     return i;
 }
@@ -178,34 +202,28 @@ static uint32_t live_slot(uintptr_t key)
 static void live_delete(uint32_t i)
 {
     for (uint32_t j = i;;) {
-        live[i].ptr = 0;
+        mem.live[i].ptr = 0;
         for (;;) {
             j = (j + 1) & (MAX_LIVE - 1);
-            if (!live[j].ptr)
+            if (!mem.live[j].ptr)
                 return;
-            uint32_t h = home(live[j].ptr);
+            uint32_t h = home(mem.live[j].ptr);
             /* entry j may move to i unless its home lies cyclically in (i, j] */
             if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
                 break;
         }
-        live[i] = live[j];
+        mem.live[i] = mem.live[j];
         i = j;
     }
 }
 
-/* Starts of the live entries that are mappings, so that a munmap of part of one can find it
- * (lock held; a mapping beyond MAX_MAPS is released only by a munmap from its start). */
-#define MAX_MAPS 1024
-static uintptr_t maps[MAX_MAPS];
-static atomic_int nmaps;
-
 static void map_forget(uintptr_t p)
 {
-    int n = atomic_load_explicit(&nmaps, memory_order_relaxed);
+    int n = atomic_load_explicit(&mem.nmaps, memory_order_relaxed);
     for (int k = 0; k < n; k++)
-        if (maps[k] == p) {
-            maps[k] = maps[n - 1];
-            atomic_store_explicit(&nmaps, n - 1, memory_order_relaxed);
+        if (mem.maps[k] == p) {
+            mem.maps[k] = mem.maps[n - 1];
+            atomic_store_explicit(&mem.nmaps, n - 1, memory_order_relaxed);
             return;
         }
 }
@@ -213,49 +231,49 @@ static void map_forget(uintptr_t p)
 /* Charge the release of the entry at slot i to its site (lock held). */
 static void live_release(uint32_t i)
 {
-    if (live[i].map)
-        map_forget(live[i].ptr);
-    struct mem_site *s = &sites[live[i].site];
-    s->freed_bytes += (int64_t)live[i].size;
-    s->live_bytes -= (int64_t)live[i].size;
-    live_total -= (int64_t)live[i].size;
-    atomic_fetch_sub_explicit(&filter[filter_slot(live[i].ptr)], 1, memory_order_relaxed);
-    nlive--;
+    if (mem.live[i].map)
+        map_forget(mem.live[i].ptr);
+    struct mem_site *s = &mem.sites[mem.live[i].site];
+    s->freed_bytes += (int64_t)mem.live[i].size;
+    s->live_bytes -= (int64_t)mem.live[i].size;
+    mem.live_total -= (int64_t)mem.live[i].size;
+    atomic_fetch_sub_explicit(&mem.filter[filter_slot(mem.live[i].ptr)], 1, memory_order_relaxed);
+    mem.nlive--;
     live_delete(i);
 }
 
 /* A new block p of size bytes charged to the counters at index s (lock held). */
 static void insert(void *p, size_t size, uint32_t s)
 {
-    sites[s].allocs++;
-    sites[s].alloc_bytes += (int64_t)size;
-    if (nlive >= MAX_LIVE / 4 * 3) {
-        untracked++; /* its free cannot be matched: count it as allocated only */
+    mem.sites[s].allocs++;
+    mem.sites[s].alloc_bytes += (int64_t)size;
+    if (mem.nlive >= MAX_LIVE / 4 * 3) {
+        mem.untracked++; /* its free cannot be matched: count it as allocated only */
         return;
     }
     uint32_t i = live_slot((uintptr_t)p);
-    if (live[i].ptr) {
+    if (mem.live[i].ptr) {
         /* still listed: released by a path we do not see (munmap of part of a mapping);
          * charge that release now */
         live_release(i);
         i = live_slot((uintptr_t)p);
     }
-    live[i].ptr = (uintptr_t)p;
-    live[i].size = size;
-    live[i].site = s;
-    nlive++;
-    sites[s].live_bytes += (int64_t)size;
-    live_total += (int64_t)size;
-    if (live_total > high_water)
-        high_water = live_total;
-    atomic_fetch_add_explicit(&filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
+    mem.live[i].ptr = (uintptr_t)p;
+    mem.live[i].size = size;
+    mem.live[i].site = s;
+    mem.nlive++;
+    mem.sites[s].live_bytes += (int64_t)size;
+    mem.live_total += (int64_t)size;
+    if (mem.live_total > mem.high_water)
+        mem.high_water = mem.live_total;
+    atomic_fetch_add_explicit(&mem.filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
 }
 
 static void record(void *p, size_t size, uint64_t site)
 {
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&mem.lock);
     insert(p, size, site_index(site));
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&mem.lock);
 }
 
 /* ---- blocks kept on the thread ------------------------------------------------------------- */
@@ -265,70 +283,61 @@ static void record(void *p, size_t size, uint64_t site)
  * MPI_THREAD_FUNNELED), its newest blocks of one site and that site's counters stay on the
  * thread, without the lock, and go into the tables when another site allocates, when more
  * are kept than fit, when such a block is resized or unmapped, and before the tables are
- * read. */
-#define KEPT 8
-static _Thread_local struct {
-    int n;
-    uint64_t site;
-    uintptr_t ptr[KEPT];
-    size_t size[KEPT];
-    uint64_t allocs;
-    int64_t alloc_bytes, freed_bytes, live, peak;
-} kept;
-static int solo; /* one thread calls MPI */
+ * read. They are self.kept, at most KEPT of them. */
 
 /* Move the kept blocks and counters into the tables. */
 static void unkeep(void)
 {
-    if (!kept.allocs)
+    if (!self.kept.allocs)
         return;
-    pthread_mutex_lock(&lock);
-    uint32_t s = site_index(kept.site);
-    if (live_total + kept.peak > high_water)
-        high_water = live_total + kept.peak;
-    sites[s].allocs += kept.allocs - (uint64_t)kept.n;
-    sites[s].alloc_bytes += kept.alloc_bytes - kept.live;
-    sites[s].freed_bytes += kept.freed_bytes;
-    for (int i = 0; i < kept.n; i++) {
-        atomic_fetch_sub_explicit(&filter[filter_slot(kept.ptr[i])], 1, memory_order_relaxed);
-        insert((void *)kept.ptr[i], kept.size[i], s);
+    pthread_mutex_lock(&mem.lock);
+    uint32_t s = site_index(self.kept.site);
+    if (mem.live_total + self.kept.peak > mem.high_water)
+        mem.high_water = mem.live_total + self.kept.peak;
+    mem.sites[s].allocs += self.kept.allocs - (uint64_t)self.kept.n;
+    mem.sites[s].alloc_bytes += self.kept.alloc_bytes - self.kept.live;
+    mem.sites[s].freed_bytes += self.kept.freed_bytes;
+    for (int i = 0; i < self.kept.n; i++) {
+        atomic_fetch_sub_explicit(&mem.filter[filter_slot(self.kept.ptr[i])], 1,
+                                  memory_order_relaxed);
+        insert((void *)self.kept.ptr[i], self.kept.size[i], s);
     }
-    pthread_mutex_unlock(&lock);
-    kept.n = 0;
-    kept.allocs = 0;
-    kept.alloc_bytes = kept.freed_bytes = kept.live = kept.peak = 0;
+    pthread_mutex_unlock(&mem.lock);
+    self.kept.n = 0;
+    self.kept.allocs = 0;
+    self.kept.alloc_bytes = self.kept.freed_bytes = self.kept.live = self.kept.peak = 0;
 }
 
 void mem_solo(int yes)
 {
-    solo = yes;
+    mem.solo = yes;
 }
 
 /* A new block of the running call at site. */
 static void charge(void *p, size_t size, uint64_t site)
 {
-    if (!solo) {
+    if (!mem.solo) {
         record(p, size, site);
         return;
     }
-    if (kept.allocs && (kept.site != site || kept.n == KEPT))
+    if (self.kept.allocs && (self.kept.site != site || self.kept.n == KEPT))
         unkeep();
-    kept.site = site;
-    kept.ptr[kept.n] = (uintptr_t)p;
-    kept.size[kept.n++] = size;
-    kept.allocs++;
-    kept.alloc_bytes += (int64_t)size;
-    kept.live += (int64_t)size;
-    if (kept.live > kept.peak)
-        kept.peak = kept.live;
-    atomic_fetch_add_explicit(&filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
+    self.kept.site = site;
+    self.kept.ptr[self.kept.n] = (uintptr_t)p;
+    self.kept.size[self.kept.n++] = size;
+    self.kept.allocs++;
+    self.kept.alloc_bytes += (int64_t)size;
+    self.kept.live += (int64_t)size;
+    if (self.kept.live > self.kept.peak)
+        self.kept.peak = self.kept.live;
+    atomic_fetch_add_explicit(&mem.filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
 }
 
 /* p's index among the kept blocks, or -1. */
 static int kept_block(const void *p)
 {
-    for (int i = 0; i < kept.n; i++)
-        if (kept.ptr[i] == (uintptr_t)p)
+    for (int i = 0; i < self.kept.n; i++)
+        if (self.kept.ptr[i] == (uintptr_t)p)
             return i;
     return -1;
 }
@@ -336,12 +345,12 @@ static int kept_block(const void *p)
 /* Release kept block i. */
 static void kept_free(int i)
 {
-    atomic_fetch_sub_explicit(&filter[filter_slot(kept.ptr[i])], 1, memory_order_relaxed);
-    kept.freed_bytes += (int64_t)kept.size[i];
-    kept.live -= (int64_t)kept.size[i];
-    kept.n--;
-    kept.ptr[i] = kept.ptr[kept.n];
-    kept.size[i] = kept.size[kept.n];
+    atomic_fetch_sub_explicit(&mem.filter[filter_slot(self.kept.ptr[i])], 1, memory_order_relaxed);
+    self.kept.freed_bytes += (int64_t)self.kept.size[i];
+    self.kept.live -= (int64_t)self.kept.size[i];
+    self.kept.n--;
+    self.kept.ptr[i] = self.kept.ptr[self.kept.n];
+    self.kept.size[i] = self.kept.size[self.kept.n];
 }
 
 /* insert() for an anonymous mapping: also listed in maps (lock held). */
@@ -349,36 +358,36 @@ static void insert_map(void *p, size_t size, uint32_t s)
 {
     insert(p, size, s);
     uint32_t i = live_slot((uintptr_t)p);
-    int n = atomic_load_explicit(&nmaps, memory_order_relaxed);
-    if (live[i].ptr && n < MAX_MAPS) {
-        live[i].map = 1;
-        maps[n] = (uintptr_t)p;
-        atomic_store_explicit(&nmaps, n + 1, memory_order_relaxed);
+    int n = atomic_load_explicit(&mem.nmaps, memory_order_relaxed);
+    if (mem.live[i].ptr && n < MAX_MAPS) {
+        mem.live[i].map = 1;
+        mem.maps[n] = (uintptr_t)p;
+        atomic_store_explicit(&mem.nmaps, n + 1, memory_order_relaxed);
     }
 }
 
 static void record_map(void *p, size_t size, uint64_t site)
 {
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&mem.lock);
     insert_map(p, size, site_index(site));
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&mem.lock);
 }
 
 /* munmap(lo, len): the part of each listed mapping inside [lo, lo + len) is released and
  * charged to its site; the parts before and after it stay live, charged to the same site. */
 static void unmap_range(uintptr_t lo, size_t len)
 {
-    if (!atomic_load_explicit(&nmaps, memory_order_relaxed))
+    if (!atomic_load_explicit(&mem.nmaps, memory_order_relaxed))
         return;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), hi = lo + ((len + page - 1) & ~(page - 1));
-    pthread_mutex_lock(&lock);
-    for (int k = 0; k < atomic_load_explicit(&nmaps, memory_order_relaxed); k++) {
-        uintptr_t m = maps[k];
+    pthread_mutex_lock(&mem.lock);
+    for (int k = 0; k < atomic_load_explicit(&mem.nmaps, memory_order_relaxed); k++) {
+        uintptr_t m = mem.maps[k];
         uint32_t i = live_slot(m);
-        uintptr_t end = m + live[i].size;
-        if (!live[i].ptr || end <= lo || m >= hi)
+        uintptr_t end = m + mem.live[i].size;
+        if (!mem.live[i].ptr || end <= lo || m >= hi)
             continue;
-        uint32_t s = live[i].site;
+        uint32_t s = mem.live[i].site;
         live_release(i); /* maps[k] now holds another mapping: look at k again */
         k--;
         /* the pieces that stay mapped are not new allocations, nor freed */
@@ -388,12 +397,12 @@ static void unmap_range(uintptr_t lo, size_t len)
             if (!n)
                 continue;
             insert_map((void *)piece[j][0], n, s);
-            sites[s].allocs--;
-            sites[s].alloc_bytes -= (int64_t)n;
-            sites[s].freed_bytes -= (int64_t)n;
+            mem.sites[s].allocs--;
+            mem.sites[s].alloc_bytes -= (int64_t)n;
+            mem.sites[s].freed_bytes -= (int64_t)n;
         }
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&mem.lock);
 }
 
 /* p is being released: if the MPI library's, charge the release back to the site that
@@ -401,10 +410,10 @@ static void unmap_range(uintptr_t lo, size_t len)
 static uint32_t release(const void *p, size_t *size)
 {
     uintptr_t key = (uintptr_t)p;
-    if (!p || !filter ||
-        !atomic_load_explicit(&filter[filter_slot(key)], memory_order_relaxed))
+    if (!p || !mem.filter ||
+        !atomic_load_explicit(&mem.filter[filter_slot(key)], memory_order_relaxed))
         return NO_SITE;
-    int k = kept.n ? kept_block(p) : -1;
+    int k = self.kept.n ? kept_block(p) : -1;
     if (k >= 0 && !size) { /* freed */
         kept_free(k);
         return NO_SITE;
@@ -412,33 +421,33 @@ static uint32_t release(const void *p, size_t *size)
     if (k >= 0) /* resized: through the tables */
         unkeep();
     uint32_t site = NO_SITE;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&mem.lock);
     uint32_t i = live_slot(key);
-    if (live[i].ptr) {
-        site = live[i].site;
+    if (mem.live[i].ptr) {
+        site = mem.live[i].site;
         if (size)
-            *size = live[i].size;
+            *size = mem.live[i].size;
         live_release(i);
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&mem.lock);
     return site;
 }
 
 /* Undo release(p) after the real call failed and p is still the library's. */
 static void unrelease(void *p, size_t size, uint32_t s)
 {
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&mem.lock);
     insert(p, size, s);
-    sites[s].allocs--;
-    sites[s].alloc_bytes -= (int64_t)size;
-    sites[s].freed_bytes -= (int64_t)size;
-    pthread_mutex_unlock(&lock);
+    mem.sites[s].allocs--;
+    mem.sites[s].alloc_bytes -= (int64_t)size;
+    mem.sites[s].freed_bytes -= (int64_t)size;
+    pthread_mutex_unlock(&mem.lock);
 }
 
 /* The site charged for an allocation made now on this thread, 0 for none. */
 static inline uint64_t charged_site(void)
 {
-    if (!atomic_load_explicit(&tracking, memory_order_relaxed))
+    if (!atomic_load_explicit(&mem.tracking, memory_order_relaxed))
         return 0;
     struct ev_thread *t = ev_self;
     return t ? t->mem_site : 0;
@@ -452,10 +461,10 @@ static void record_resized(void *q, size_t n, uint32_t old, int map)
     uint64_t site = charged_site();
     if (site) {
         (map ? record_map : record)(q, n, site);
-    } else if (old != NO_SITE && atomic_load_explicit(&tracking, memory_order_relaxed)) {
-        pthread_mutex_lock(&lock);
+    } else if (old != NO_SITE && atomic_load_explicit(&mem.tracking, memory_order_relaxed)) {
+        pthread_mutex_lock(&mem.lock);
         (map ? insert_map : insert)(q, n, old);
-        pthread_mutex_unlock(&lock);
+        pthread_mutex_unlock(&mem.lock);
     }
 }
 
@@ -472,20 +481,20 @@ static void record_resized(void *q, size_t n, uint32_t old, int map)
 
 void *malloc(size_t n)
 {
-    if (__builtin_expect(resolving, 0))
+    if (__builtin_expect(self.resolving, 0))
         return arena_alloc(n, 16);
     ENSURE(malloc);
-    void *p = real.malloc(n);
+    void *p = mem.real.malloc(n);
     CHARGE(p, n);
     return p;
 }
 
 void *calloc(size_t n, size_t size)
 {
-    if (__builtin_expect(resolving, 0))
+    if (__builtin_expect(self.resolving, 0))
         return size && n > SIZE_MAX / size ? NULL : arena_alloc(n * size, 16);
     ENSURE(calloc);
-    void *p = real.calloc(n, size);
+    void *p = mem.real.calloc(n, size);
     CHARGE(p, n * size);
     return p;
 }
@@ -496,7 +505,7 @@ void free(void *p)
         return;
     release(p, NULL);
     ENSURE(free);
-    real.free(p);
+    mem.real.free(p);
 }
 
 void *realloc(void *p, size_t n)
@@ -507,12 +516,12 @@ void *realloc(void *p, size_t n)
             memcpy(q, p, arena_size(p) < n ? arena_size(p) : n);
         return q;
     }
-    if (__builtin_expect(resolving, 0))
+    if (__builtin_expect(self.resolving, 0))
         return arena_alloc(n, 16);
     ENSURE(realloc);
     size_t old_size = 0;
     uint32_t old = release(p, &old_size);
-    void *q = real.realloc(p, n);
+    void *q = mem.real.realloc(p, n);
     if (q)
         record_resized(q, n, old, 0);
     else if (old != NO_SITE && n)
@@ -524,69 +533,69 @@ void *reallocarray(void *p, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) {
         ENSURE(reallocarray);
-        return real.reallocarray(p, n, size); /* the real one sets errno */
+        return mem.real.reallocarray(p, n, size); /* the real one sets errno */
     }
     return realloc(p, n * size);
 }
 
 int posix_memalign(void **out, size_t align, size_t n)
 {
-    if (__builtin_expect(resolving, 0))
+    if (__builtin_expect(self.resolving, 0))
         return (*out = arena_alloc(n, align)) ? 0 : 12 /* ENOMEM */;
     ENSURE(posix_memalign);
-    int rc = real.posix_memalign(out, align, n);
+    int rc = mem.real.posix_memalign(out, align, n);
     CHARGE(rc == 0 ? *out : NULL, n);
     return rc;
 }
 
 void *aligned_alloc(size_t align, size_t n)
 {
-    if (__builtin_expect(resolving, 0))
+    if (__builtin_expect(self.resolving, 0))
         return arena_alloc(n, align);
     ENSURE(aligned_alloc);
-    void *p = real.aligned_alloc(align, n);
+    void *p = mem.real.aligned_alloc(align, n);
     CHARGE(p, n);
     return p;
 }
 
 void *memalign(size_t align, size_t n)
 {
-    if (__builtin_expect(resolving, 0))
+    if (__builtin_expect(self.resolving, 0))
         return arena_alloc(n, align);
     ENSURE(memalign);
-    void *p = real.memalign(align, n);
+    void *p = mem.real.memalign(align, n);
     CHARGE(p, n);
     return p;
 }
 
 void *valloc(size_t n)
 {
-    if (__builtin_expect(resolving, 0))
+    if (__builtin_expect(self.resolving, 0))
         return arena_alloc(n, 4096);
     ENSURE(valloc);
-    void *p = real.valloc(n);
+    void *p = mem.real.valloc(n);
     CHARGE(p, n);
     return p;
 }
 
 void *pvalloc(size_t n)
 {
-    if (__builtin_expect(resolving, 0))
+    if (__builtin_expect(self.resolving, 0))
         return arena_alloc(n, 4096);
     ENSURE(pvalloc);
-    void *p = real.pvalloc(n);
+    void *p = mem.real.pvalloc(n);
     CHARGE(p, n);
     return p;
 }
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-    if (__builtin_expect(!real.mmap && resolving, 0))
+    if (__builtin_expect(!mem.real.mmap && self.resolving, 0))
         return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
     ENSURE(mmap);
-    in_map = 1;
-    void *p = real.mmap(addr, len, prot, flags, fd, off);
-    in_map = 0;
+    self.in_map = 1;
+    void *p = mem.real.mmap(addr, len, prot, flags, fd, off);
+    self.in_map = 0;
     uint64_t site = charged_site();
     if ((flags & MAP_ANONYMOUS) && __builtin_expect(site != 0, 0) && p != MAP_FAILED)
         record_map(p, len, site);
@@ -600,13 +609,13 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 int munmap(void *addr, size_t len)
 {
-    if (__builtin_expect(!real.munmap && resolving, 0))
+    if (__builtin_expect(!mem.real.munmap && self.resolving, 0))
         return (int)syscall(SYS_munmap, addr, len);
     ENSURE(munmap);
     unmap_range((uintptr_t)addr, len);
-    in_map = 1;
-    int rc = real.munmap(addr, len);
-    in_map = 0;
+    self.in_map = 1;
+    int rc = mem.real.munmap(addr, len);
+    self.in_map = 0;
     return rc;
 }
 
@@ -619,9 +628,9 @@ void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
     ENSURE(mremap);
     size_t size = 0;
     uint32_t site = release(old, &size);
-    in_map = 1;
-    void *p = real.mremap(old, old_len, len, flags, want);
-    in_map = 0;
+    self.in_map = 1;
+    void *p = mem.real.mremap(old, old_len, len, flags, want);
+    self.in_map = 0;
     if (site == NO_SITE)
         return p; /* not the library's anonymous memory */
     if (p != MAP_FAILED)
@@ -637,9 +646,9 @@ void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 void *shmat(int id, const void *addr, int flags)
 {
     ENSURE(shmat);
-    in_map = 1;
-    void *p = real.shmat(id, addr, flags);
-    in_map = 0;
+    self.in_map = 1;
+    void *p = mem.real.shmat(id, addr, flags);
+    self.in_map = 0;
     mem_charge_shm(p, id);
     return p;
 }
@@ -648,9 +657,9 @@ int shmdt(const void *addr)
 {
     ENSURE(shmdt);
     release(addr, NULL);
-    in_map = 1;
-    int rc = real.shmdt(addr);
-    in_map = 0;
+    self.in_map = 1;
+    int rc = mem.real.shmdt(addr);
+    self.in_map = 0;
     return rc;
 }
 
@@ -660,7 +669,7 @@ int shmdt(const void *addr)
 
 int mem_in_map(void)
 {
-    return in_map;
+    return self.in_map;
 }
 
 void mem_charge_map(void *p, size_t len)
@@ -693,16 +702,17 @@ void mem_release(const void *p)
 
 static void fork_child(void)
 {
-    pthread_mutex_init(&lock, NULL); /* another thread may have held it at the fork */
-    atomic_store(&tracking, 0);
-    kept.n = 0;
-    kept.allocs = 0;
+    pthread_mutex_init(&mem.lock, NULL); /* another thread may have held it at the fork */
+    atomic_store(&mem.tracking, 0);
+    self.kept.n = 0;
+    self.kept.allocs = 0;
 }
 
 static void *table(size_t bytes)
 {
     ENSURE(mmap);
-    void *p = real.mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mem.real.mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -716,30 +726,30 @@ int mem_start(const char **why)
         *why = "another malloc (e.g. jemalloc or tcmalloc, preloaded first) replaces tardy's";
         return -1;
     }
-    if (!live) {
-        live = table(MAX_LIVE * sizeof *live);
-        sites = table(MAX_SITES * sizeof *sites);
-        filter = table(FILTER * sizeof *filter);
-        if (!live || !sites || !filter) {
+    if (!mem.live) {
+        mem.live = table(MAX_LIVE * sizeof *mem.live);
+        mem.sites = table(MAX_SITES * sizeof *mem.sites);
+        mem.filter = table(FILTER * sizeof *mem.filter);
+        if (!mem.live || !mem.sites || !mem.filter) {
             *why = "no memory for its tables";
             return -1;
         }
         pthread_atfork(NULL, NULL, fork_child);
         mem_ucm_attach();
     }
-    atomic_store(&tracking, 1);
+    atomic_store(&mem.tracking, 1);
     return 0;
 }
 
 void mem_stop(void)
 {
-    atomic_store(&tracking, 0);
+    atomic_store(&mem.tracking, 0);
 }
 
 int mem_snapshot(struct mem_site **out)
 {
     *out = NULL;
-    if (!sites)
+    if (!mem.sites)
         return 0;
     /* Allocate before locking: free() takes the same lock. */
     struct mem_site *copy = malloc(MAX_SITES * sizeof *copy);
@@ -747,15 +757,15 @@ int mem_snapshot(struct mem_site **out)
         return -1;
     unkeep();
     int n = 0;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&mem.lock);
     for (uint32_t i = 0; i < MAX_SITES; i++)
-        if (sites[i].allocs) {
-            copy[n] = sites[i];
+        if (mem.sites[i].allocs) {
+            copy[n] = mem.sites[i];
             if (i == 0)
                 copy[n].site = UINT64_MAX; /* the overflow site */
             n++;
         }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&mem.lock);
     *out = copy;
     return n;
 }
@@ -763,16 +773,16 @@ int mem_snapshot(struct mem_site **out)
 int64_t mem_live_total(void)
 {
     unkeep();
-    return live_total;
+    return mem.live_total;
 }
 
 int64_t mem_high_water(void)
 {
     unkeep();
-    return high_water;
+    return mem.high_water;
 }
 
 uint64_t mem_untracked(void)
 {
-    return untracked;
+    return mem.untracked;
 }

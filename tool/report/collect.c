@@ -140,6 +140,7 @@ static void add_thread(struct ev_thread *t, void *arg)
 /* Counter deltas of one thread's table into the rows of kind (raw sums). */
 static void add_counters(struct gather *g, const struct table *t, int kind)
 {
+    int nc = ctr_count();
     for (uint32_t i = 0; i < t->n; i++) {
         const struct ctr_row *c = tab_row(t, i);
         const char *a = site_name(g->nm, c->k1, &g->a);
@@ -149,7 +150,7 @@ static void add_counters(struct gather *g, const struct table *t, int kind)
             g->failed = 1;
             continue;
         }
-        for (int k = 0; k < ctr_count; k++) {
+        for (int k = 0; k < nc; k++) {
             r->n.ctr[k].sum += (double)c->v[k];
             g->ctr_total[k] += (double)c->v[k];
         }
@@ -190,6 +191,7 @@ static void add_memory(struct gather *g)
  * that "ranks" says how many ranks' MPI library allocated at that site. */
 static void finish_rows(struct rowset *rs, int rank)
 {
+    int nc = ctr_count();
     for (size_t i = 0; i < rs->n; i++) {
         struct prof_nums *n = &rs->rows[i].n;
         red_stat_one(&n->count, n->count.sum, rank);
@@ -204,7 +206,7 @@ static void finish_rows(struct rowset *rs, int rank)
         }
         memset(&n->ranks, 0, sizeof n->ranks);
         hist_add(&n->ranks, n->time.sum);
-        for (int k = 0; k < ctr_count && rs->rows[i].kind != ROW_RANK; k++) {
+        for (int k = 0; k < nc && rs->rows[i].kind != ROW_RANK; k++) {
             red_stat_one(&n->ctr[k], n->ctr[k].sum, rank);
             n->ctr_ranks[k][ctr_rank_bin(n->ctr[k].sum)] = 1;
         }
@@ -283,7 +285,7 @@ int collect_rank(struct rowset *rs, int rank, double wall, int memory)
     peer_metrics(&g, rank);
     mt_pvar_rows(rs, rank);
     mt_for_each_event(event_row, &(struct event_ctx){&g, rank});
-    for (int k = 0; k < ctr_count; k++) {
+    for (int k = 0; k < ctr_count(); k++) {
         char name[300];
         snprintf(name, sizeof name, "counter:%s", ctr_name(k));
         rank_metric(&g, name, g.ctr_total[k], rank);

@@ -23,9 +23,12 @@ static void options(struct engine_opts *o)
     o->mem_cap = (size_t)cfg.lua_memory << 20;
 }
 
-/* The scripts failed their check at init (and said so): no second warning at finalize. */
-static int broken;
-static char broken_why[512];
+/* The scripts failed their check at init (and said so), and the first line of why: no second
+ * warning at finalize. */
+static struct {
+    int broken;
+    char why[512];
+} check;
 
 int fc_wanted(void)
 {
@@ -36,8 +39,8 @@ int fc_wanted(void)
 static void failed_check(const char *consequence, const char *err)
 {
     tardy_warn("Lua (%s): %s", consequence, err);
-    broken = 1;
-    snprintf(broken_why, sizeof broken_why, "%.*s", (int)strcspn(err, "\n"), err);
+    check.broken = 1;
+    snprintf(check.why, sizeof check.why, "%.*s", (int)strcspn(err, "\n"), err);
 }
 
 static void warn_line(const char *message, void *arg)
@@ -106,10 +109,10 @@ void fc_predict(struct profile *p)
 {
     if (!fc_wanted())
         return;
-    if (broken) {
+    if (check.broken) {
         char line[600];
         snprintf(line, sizeof line, "no predictions: the Lua scripts failed their check (%s)",
-                 broken_why);
+                 check.why);
         note(p, line);
         return;
     }

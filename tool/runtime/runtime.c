@@ -202,8 +202,8 @@ static void fill_metadata(struct profile *p)
     p->interface = strdup(rt.layer == EV_QMPI ? "QMPI" : "PMPI");
     p->thread_level = rt.thread_level;
     p->depth = cfg.enable ? cfg.depth : 0;
-    p->ncounters = ctr_count;
-    for (int i = 0; i < ctr_count; i++)
+    p->ncounters = ctr_count();
+    for (int i = 0; i < ctr_count(); i++)
         p->counters[i] = strdup(ctr_name(i));
     p->counter_multiplex = ctr_multiplexed();
     mt_describe(p);
