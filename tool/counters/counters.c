@@ -220,9 +220,10 @@ struct ctr_thread *ctr_thread_new(void)
             rc = papi.start(c->eventset);
     }
     if (rc != PAPI_OK) {
-        tardy_warn_once(&ctr.start_warned, "a thread's PAPI counters cannot start (%s%s%s); "
+        /* with performance variables only PAPI is not loaded: only memory can fail here */
+        tardy_warn_once(&ctr.start_warned, "a thread's counters cannot start (%s%s%s); "
                         "that thread has no counters", bad >= 0 ? ctr.names[bad] : "",
-                        bad >= 0 ? ": " : "", papi.strerror(rc));
+                        bad >= 0 ? ": " : "", papi.strerror ? papi.strerror(rc) : "out of memory");
         if (c && c->eventset != PAPI_NULL) {
             papi.cleanup_eventset(c->eventset);
             papi.destroy_eventset(&c->eventset);

@@ -31,6 +31,7 @@ static struct {
     atomic_int live;   /* communicators with a shadow */
     pthread_mutex_t lock;
     struct msg_slot msg[MSG_SLOTS];
+    atomic_int full_warned, msgs_warned;
 } shadows = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct ws_comm *ws_comm_find(MPI_Comm comm)
@@ -133,10 +134,8 @@ int ws_comm_add(MPI_Comm comm)
             atomic_store(&slot->key, 1);
         free(nbuf);
         free(batch);
-        static atomic_int warned;
-        if (!atomic_exchange(&warned, 1))
-            tardy_warn("too many communicators for wait-state tracking; waits on further "
-                       "communicators are not measured");
+        tardy_warn_once(&shadows.full_warned, "too many communicators for wait-state tracking; "
+                        "waits on further communicators are not measured");
         return -1;
     }
     slot->shadow = shadow;
@@ -220,9 +219,8 @@ int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted)
             return 0;
         }
     }
-    static atomic_int warned;
-    if (!atomic_exchange(&warned, 1))
-        tardy_warn("too many matched-probe messages pending; some receives are not measured");
+    tardy_warn_once(&shadows.msgs_warned,
+                    "too many matched-probe messages pending; some receives are not measured");
     return -1;
 }
 

@@ -12,6 +12,11 @@
 #include "ws_match.h"
 #include "tool/base/base.h"
 
+/* Problems of the protocol said once per process. */
+static struct {
+    atomic_int cancelled, freed_wildcard;
+} warned;
+
 /* ---- sends ----------------------------------------------------------------------------- */
 
 static int is_sync_send(unsigned fn)
@@ -546,10 +551,8 @@ void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq)
         own_Test_cancelled(&st, &cancelled);
     }
     if (!cancelled) {
-        static atomic_int warned;
-        if (!atomic_exchange(&warned, 1))
-            tardy_warn("a send was cancelled after its timestamp left; waits between these "
-                       "two ranks may be misattributed");
+        tardy_warn_once(&warned.cancelled, "a send was cancelled after its timestamp left; "
+                        "waits between these two ranks may be misattributed");
     }
 }
 
@@ -587,10 +590,8 @@ void ws_reqfree(struct ev_call *c, MPI_Request req)
         }
         ws_unpost(w, ref.rq.posted);
         if (sc && ref.rq.dest != MPI_PROC_NULL) {
-            static atomic_int warned;
-            if (!atomic_exchange(&warned, 1))
-                tardy_warn("a wildcard receive was freed while active; waits on its "
-                           "communicator may be misattributed");
+            tardy_warn_once(&warned.freed_wildcard, "a wildcard receive was freed while active; "
+                            "waits on its communicator may be misattributed");
         }
     }
 }

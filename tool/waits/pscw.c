@@ -35,11 +35,12 @@ struct ws_epoch {
     struct cand cand[2];      /* Late Post: start, complete; Early Wait: wait (or test) */
 };
 
+static atomic_int no_memory_warned;
+
 static void out_of_memory(void)
 {
-    static atomic_int warned;
-    if (!atomic_exchange(&warned, 1))
-        tardy_warn("out of memory for post/start/complete/wait wait states; some are lost");
+    tardy_warn_once(&no_memory_warned,
+                    "out of memory for post/start/complete/wait wait states; some are lost");
 }
 
 /* Room for n peers (no epoch in flight: the buffers may move). Returns 0, or -1. */

@@ -23,6 +23,7 @@ static struct {
     struct ws_posted *head, *tail, *spare;
     atomic_int npending;
     int nheld;
+    atomic_int held_warned;
 } q = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void unlink_node(struct ws_posted *p)
@@ -131,11 +132,9 @@ int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted
         }
         if (q.nheld > HELD_MAX) {
             *rel = releasable(1);
-            static atomic_int warned;
-            if (!atomic_exchange(&warned, 1))
-                tardy_warn("more than %d receives completed while an earlier one that could "
-                           "have matched them stays pending; waits on their communicators "
-                           "may be misattributed", HELD_MAX);
+            tardy_warn_once(&q.held_warned, "more than %d receives completed while an earlier one "
+                            "that could have matched them stays pending; waits on their "
+                            "communicators may be misattributed", HELD_MAX);
         }
     } else if (p) {
         unlink_node(p);

@@ -20,6 +20,7 @@ struct slot {
 };
 
 static struct slot *slots;
+static atomic_int rq_full_warned;
 atomic_int ws_rq_live;
 
 static uint64_t key_of(MPI_Request r)
@@ -45,10 +46,8 @@ int ws_rq_add(MPI_Request r, const struct ws_rq *rq)
             return 0;
         }
     }
-    static atomic_int warned;
-    if (!atomic_exchange(&warned, 1))
-        tardy_warn("more than %d requests pending; waits on further ones are not measured",
-                   RQ_SLOTS);
+    tardy_warn_once(&rq_full_warned, "more than %d requests pending; waits on further ones are "
+                    "not measured", RQ_SLOTS);
     return -1;
 }
 

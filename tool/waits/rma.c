@@ -23,6 +23,7 @@ static struct {
     struct ws_win win[WIN_SLOTS];
     atomic_int live;
     pthread_mutex_t lock;
+    atomic_int full_warned;
 } windows = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct ws_win *ws_win_find(MPI_Win win)
@@ -101,10 +102,8 @@ void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc)
         if (ww)
             atomic_store(&ww->key, 1);
         free(batch);
-        static atomic_int warned;
-        if (!atomic_exchange(&warned, 1))
-            tardy_warn("too many windows for wait-state tracking; waits on further windows "
-                       "are not measured");
+        tardy_warn_once(&windows.full_warned, "too many windows for wait-state tracking; waits on "
+                        "further windows are not measured");
         return;
     }
     memset(&ww->sc, 0, sizeof ww->sc);

@@ -21,6 +21,7 @@ _Thread_local struct ws_thread *ws_self;
 static struct {
     struct ws_thread *list;
     pthread_mutex_t lock;
+    atomic_int oom_warned;
 } threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void ws_row_init(void *row)
@@ -42,9 +43,8 @@ struct ws_thread *ws_me(void)
         return ws_self;
     struct ws_thread *w = calloc(1, sizeof *w);
     if (!w) {
-        static atomic_int warned;
-        if (!atomic_exchange(&warned, 1))
-            tardy_warn("out of memory for wait-state tables; a thread's waits are lost");
+        tardy_warn_once(&threads.oom_warned,
+                        "out of memory for wait-state tables; a thread's waits are lost");
         return NULL;
     }
     tab_init(&w->rows, sizeof(struct ws_row), ws_row_init);
