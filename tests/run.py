@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Run tardy's tests: unit test binaries, MPI programs under tardy (checked on their JSON
 profiles), and the command line. Prints PASS/FAIL/SKIP per test and ends with the line
-`N passed, N failed[, N skipped]`. Exit status 1 if anything failed."""
+`N passed, N failed[, N skipped]`. Exit status 1 if anything failed.
+
+    tests/run.py [--list] [PATTERN...]
+
+runs (with --list: prints the names of, without running) the cases whose name contains one of
+the PATTERNs (all cases without any)."""
 import glob
 import json
 import math
@@ -1947,9 +1952,14 @@ CASES.append(("waits/one-sided -n 2, rank 1's clock -0.3 s",
 
 
 def main():
-    only = sys.argv[1:]
+    args = sys.argv[1:]
+    listing = "--list" in args
+    only = [a for a in args if a != "--list"]
     for name, fn in CASES:
         if only and not any(o in name for o in only):
+            continue
+        if listing:
+            print(name)
             continue
         try:
             fn()
@@ -1960,6 +1970,8 @@ def main():
             report(name, False, str(ex))
         except Exception as ex:  # a broken test is a failed test
             report(name, False, "%s: %s" % (type(ex).__name__, ex))
+    if listing:
+        return 0
     line = "%d passed, %d failed" % (results["passed"], results["failed"])
     if results["skipped"]:
         line += ", %d skipped" % results["skipped"]
