@@ -1,7 +1,7 @@
 -- Acceptance 7(b): laws recovered by the pmnf family from data with 5% noise and predicted
 -- 4x beyond the largest point. One parameter: p = 1..64 (powers of two), 5 repetitions at
 -- each point, every repetition a point of its own as in a run store. Noise comes from a fixed
--- linear congruential sequence (tests/unit/test_fit.c checks the rate over 200 sequences).
+-- linear congruential sequence (tests/unit/test_predict.c checks the rate over 200 sequences).
 local seed = 12345
 local function noise()
   seed = (seed * 1103515245 + 12345) % 2147483648

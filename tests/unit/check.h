@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static int check_failures;
 
@@ -22,6 +23,28 @@ static int check_failures;
         if (!(fabs(a_ - b_) <= (rel) * fabs(b_))) { \
             fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (rel %g)\n", __FILE__, \
                     __LINE__, #a, a_, b_, (double)(rel)); \
+            check_failures++; \
+        } \
+    } while (0)
+
+/* Integers compared exactly, both values printed when they differ. */
+#define CHECK_INT(a, b) \
+    do { \
+        long long a_ = (long long)(a), b_ = (long long)(b); \
+        if (a_ != b_) { \
+            fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, #a, a_, \
+                    b_); \
+            check_failures++; \
+        } \
+    } while (0)
+
+/* Strings compared exactly (NULL is a failure). */
+#define CHECK_STR(a, b) \
+    do { \
+        const char *a_ = (a), *b_ = (b); \
+        if (!a_ || strcmp(a_, b_)) { \
+            fprintf(stderr, "%s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, \
+                    a_ ? a_ : "(null)", b_); \
             check_failures++; \
         } \
     } while (0)

@@ -1,0 +1,338 @@
+"""The Lua policies and the prediction engine: `tardy predict` (seed, recovery, Extra-P files,
+the run store), broken scripts offline and in a job, the API's metrics."""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from run import B, Room, Run, TARDY, TIMEOUT, binary, expect, mpi_rows, one_row, site_line, with_run
+from cases.counters import INMPI, WORK
+
+room = Room("lua")
+
+
+def tardy_predict(args, env=None):
+    empty = tempfile.mkdtemp(prefix="tardy-store-")
+    e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
+    e.update(env or {})
+    try:
+        return subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--store", empty] + args,
+                              capture_output=True, text=True, env=e)
+    finally:
+        shutil.rmtree(empty, ignore_errors=True)
+
+
+def predictions(text):
+    """{metric: value} from the predictions table of `tardy predict`."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(.*)$", line)
+        if m and "=" in m.group(1):
+            out[m.group(6).split(" (")[0].strip()] = float(m.group(2))
+    return out
+
+
+def test_seed000():
+    p = tardy_predict(["--at", "p=1024", "--lua", "tests/lua/seed000.lua", "--policy", "seed000"])
+    expect(p.returncode == 0, p.stderr)
+    got = predictions(p.stdout)
+    for name, want in (("POISSON_MPI", 1606645.3), ("NPB-IS", 88104753.1), ("LULESH", 658495132.9)):
+        expect(name in got, "no prediction for %s in %s" % (name, p.stdout))
+        expect(abs(got[name] - want) <= 0.001 * want, "%s: %.1f, seed %.1f" % (name, got[name], want))
+
+
+def test_recovery():
+    p = tardy_predict(["--at", "p=1", "--lua", "tests/lua/recovery.lua", "--policy", "recovery"])
+    expect(p.returncode == 0, p.stderr)
+    got = predictions(p.stdout)
+    for law in ("c+k/p", "c+k*p*log2(p)", "c+k*p", "n^2/p"):
+        pred, true = got.get(law), got.get(law + " actual")
+        expect(pred is not None and true, "law %s missing: %s" % (law, p.stdout))
+        expect(abs(pred - true) <= 0.10 * true, "%s: predicted %g, actual %g" % (law, pred, true))
+
+
+def test_broken_script(policy, needle, script="tests/lua/broken.lua"):
+    if needle is None:  # the error names the file and the marked line
+        needle = "broken.lua:%d:" % site_line(script, policy)
+    # a budget of 50 million instructions and 64 MiB (defaults 2,000 million, 512 MiB): the
+    # endless loop and the memory bomb end in about a second even on a loaded machine
+    p = tardy_predict(["--at", "p=4", "--lua", script, "--policy", policy],
+                      {"TARDY_LUA_BUDGET": "50", "TARDY_LUA_MEMORY": "64"})
+    first = p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
+    expect(p.returncode == 1, "exit %d" % p.returncode)
+    expect(needle in first, "first error line %r lacks %r" % (first, needle))
+
+
+def test_broken_in_job(policy):
+    """A failing script leaves the program's exit code and its profile alone, and says where
+    it failed in one warning line."""
+    script = "tests/lua/broken.lua"
+
+    @with_run([binary("exits"), "return", "4"], 2, {
+        "TARDY_LUA": os.path.abspath(script), "TARDY_POLICY": policy, "TARDY_PREDICT": "p=8",
+        "TARDY_LUA_BUDGET": "50", "TARDY_LUA_MEMORY": "64"})
+    def _(run):
+        expect(run.rc == 4, "exit %d" % run.rc)
+        expect(run.profile is not None, "profile lost")
+        where = "broken.lua:%d:" % site_line(script, policy)
+        lines = [line for line in run.err.splitlines() if "Lua" in line and where in line]
+        expect(len(lines) == 1, "no one warning naming %s: %s" % (where, run.err[-600:]))
+        expect("the Lua policy failed" in run.profile.get("prediction_note", ""), "note")
+
+
+def test_broken_at_init():
+    """A script that fails its check at MPI_Init: one warning, no second one at finalize."""
+    @with_run([binary("exits"), "return", "3"], 2, {
+        "TARDY_LUA": os.path.abspath("tests/lua/syntax_error.lua"), "TARDY_PREDICT": "p=8"})
+    def _(run):
+        expect(run.rc == 3, "exit %d" % run.rc)
+        expect(run.profile is not None, "profile lost")
+        expect(run.err.count("syntax_error.lua:3:") == 1, "warnings: %s" % run.err[-800:])
+        expect("failed their check" in run.profile.get("prediction_note", ""), "note")
+
+
+def test_docs_example():
+    """The worked example of docs/lua-api.md runs and predicts Amdahl data exactly."""
+    text = open("docs/lua-api.md").read()
+    m = re.search(r"<!-- example: my.lua -->\s*```lua\n(.*?)```", text, re.S)
+    expect(m, "no example in docs/lua-api.md")
+    work = tempfile.mkdtemp(prefix="tardy-doc-")
+    try:
+        script, data = os.path.join(work, "my.lua"), os.path.join(work, "app.extrap")
+        open(script, "w").write(m.group(1))
+        with open(data, "w") as f:
+            f.write("PARAMETER p\nPOINTS 2 4 8 16\nREGION ranks/mpi\n")
+            for metric in ("mean", "max"):
+                f.write("METRIC %s\n" % metric + "".join(
+                    "DATA %r\n" % (0.5 + 8.0 / p) for p in (2, 4, 8, 16)))
+            f.write("REGION MPI_Allreduce@main app.c:10\nMETRIC time_mean\n" + "".join(
+                "DATA %r\n" % (0.1 + 0.01 * p) for p in (2, 4, 8, 16)))
+        out, _err = predict_json(["--extrap", data, "--at", "p=64", "--lua", script,
+                                  "--policy", "mpi_outlook"])
+        got = by_metric(out["predictions"])
+        mpi = got.get(("p=64", "MPI time per rank, max (s)"))
+        expect(mpi and abs(mpi["value"] - 0.625) < 1e-9 and mpi["extrapolated"], "mpi: %s" % mpi)
+        call = got.get(("p=64", "MPI_Allreduce@main app.c:10 time per rank (s)"))
+        expect(call and abs(call["value"] - 0.74) < 1e-6, "call path: %s" % call)
+        out, _err = predict_json(["--extrap", data, "--at", "p=64", "--lua", script])
+        fams = {q["family"] for q in out["predictions"]}
+        expect("amdahl" in fams, "the default policy did not use the user's family: %s" % fams)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_api_metrics():
+    """Every statistic the profile holds reaches Lua under its name (memory included), with
+    the same value, for MPI rows, intervals and per-rank metrics."""
+    src = "tests/mpi/p2p_counts.c"
+
+    @with_run([binary("p2p_counts")], 2, {
+        "TARDY_LUA": os.path.abspath("tests/lua/api.lua"), "TARDY_POLICY": "api_dump",
+        "TARDY_PREDICT": "p=2", "TARDY_PARAMS": "n=7"})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d %s" % (run.rc, run.err[-600:]))
+        prof = run.profile
+        got = {q["metric"]: q["value"] for q in prof.get("predictions", [])}
+        expect(got, "no predictions: %s" % prof.get("prediction_note"))
+        send = one_row(prof, "MPI_Send", src, "send100")
+        keys = [k for k in got if k.startswith("mpi|MPI_Send@") and k.endswith("|sent|sum")]
+        expect(any(got[k] == send["sent"]["sum"] for k in keys), "sent bytes: %s" % keys)
+        init = mpi_rows(prof, "MPI_Init")[0]
+        key = [k for k in got if k.startswith("mpi|MPI_Init@") and "|memory_live|max" in k]
+        expect(key and got[key[0]] == init["memory"]["live_bytes"]["max"],
+               "MPI_Init memory held: %s vs %s" % (key, init.get("memory")))
+        for stat, name in (("allocs", "memory_allocs"), ("alloc_bytes", "memory_allocated"),
+                           ("freed_bytes", "memory_freed")):
+            k = [x for x in got if x.startswith("mpi|MPI_Init@") and "|%s|sum" % name in x]
+            expect(k and got[k[0]] == init["memory"][stat]["sum"], "%s: %s" % (name, k))
+        for name, stat in prof["ranks"].items():
+            if isinstance(stat, dict) and "sum" in stat and stat["ranks"]:
+                expect(got.get("rank|%s|value|max" % name) == stat["max"] and
+                       got.get("rank|%s|time|sum" % name) == stat["sum"], "rank %s" % name)
+        expect(got.get("rank|compute|value|p50") is not None, "compute quantiles")
+        n_iv = sum(1 for k in got if k.startswith("interval|") and k.endswith("|count|sum"))
+        expect(n_iv == len(prof["intervals"]),
+               "%d of %d intervals" % (n_iv, len(prof["intervals"])))
+        for k, v in got.items():
+            if k.endswith("|p90"):
+                expect(v <= got[k[:-4] + "|max"] * 1.000001 + 1e-12, "p90 > max: %s" % k)
+
+
+def test_api_counters():
+    """PAPI counters of rows reach Lua under their event names, and the default policy
+    predicts them per interval and call path."""
+    @with_run([binary("sde_counters")], 2, {
+        "TARDY_PAPI": WORK + "," + INMPI, "TARDY_LUA": os.path.abspath("tests/lua/api.lua"),
+        "TARDY_POLICY": "api_dump", "TARDY_PREDICT": "p=2"})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d %s" % (run.rc, run.err[-600:]))
+        got = {q["metric"]: q["value"] for q in run.profile.get("predictions", [])}
+        n = 0
+        for kind, rows in (("mpi", run.profile["mpi"]), ("interval", run.profile["intervals"])):
+            for r in rows:
+                for event, st in r.get("counters", {}).items():
+                    keys = [k for k in got if k.startswith(kind + "|") and
+                            k.endswith("|%s|sum" % event) and got[k] == st["sum"]]
+                    expect(keys, "%s counter %s = %s not in Lua" % (kind, event, st["sum"]))
+                    n += 1
+        expect(n > 0, "no counters in the profile: %s" % run.profile.get("counters"))
+
+
+JACOBI = os.path.abspath(os.path.join(B, "examples", "jacobi"))
+SIZES = (48, 64, 80, 96)
+TARGET = "p=2,n=192"
+QUANTILE_METRICS = ("90th percentile", "median")  # need the per-rank histograms of a profile
+
+
+def by_metric(predictions):
+    return {(q["target"], q["metric"]): q for q in predictions}
+
+
+def same_predictions(a, b, what, skip=()):
+    """a and b (lists of predictions) hold the same metrics and values (b may lack those whose
+    metric contains a string of skip)."""
+    pa, pb = by_metric(a), by_metric(b)
+    missing = [k for k in pa if k not in pb and not any(s in k[1] for s in skip)]
+    extra = [k for k in pb if k not in pa]
+    expect(not missing and not extra, "%s: missing %s, extra %s" % (what, missing[:3], extra[:3]))
+    for k in pb:
+        va, vb = pa[k]["value"], pb[k]["value"]
+        expect(abs(va - vb) <= 1e-9 * max(abs(va), 1e-300), "%s: %s %r vs %r" % (what, k, va, vb))
+
+
+def predict_json(args):
+    p = subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--json"] + args,
+                       capture_output=True, text=True)
+    expect(p.returncode == 0, "tardy predict %s: %s" % (" ".join(args), p.stderr[-800:]))
+    return json.loads(p.stdout), p.stderr
+
+
+def test_store_predictions():
+    """Acceptance 7(c): jacobi at 4 sizes and 1, 2, 4 ranks fills a store; the prediction for a
+    larger size made at finalize equals the one `tardy predict` makes offline from the store
+    and from its Extra-P export; a run with too few runs before it says so; corrupt, foreign
+    and other programs' files are skipped with a warning naming them."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        final = None
+        for ranks in (1, 2, 4):
+            for n in SIZES:
+                env = {"TARDY_STORE": store, "TARDY_PARAMS": "n=%d" % n}
+                second, last = (ranks, n) == (1, SIZES[1]), (ranks, n) == (4, SIZES[-1])
+                if second or last:
+                    env["TARDY_PREDICT"] = TARGET
+                run = Run([JACOBI, str(n), "20"], ranks, env)
+                try:
+                    expect(run.rc == 0 and run.profile, "jacobi -n %d n=%d: exit %d %s" % (
+                        ranks, n, run.rc, run.err[-600:]))
+                    if second:
+                        expect(not run.profile.get("predictions") and "too few runs" in
+                               run.profile.get("prediction_note", ""), "2 runs: %s %s" % (
+                                   run.profile.get("predictions"),
+                                   run.profile.get("prediction_note")))
+                    if last:
+                        final = run.profile
+                        expect("== predictions" in run.summary, "no predictions in the summary")
+                finally:
+                    run.cleanup()
+        got = by_metric(final["predictions"])
+        head = got.get(("n=192,p=2", "per-rank compute time, max (s)"))
+        expect(head and head["extrapolated"] and "uncertainty_pct" in head and
+               "fit_error_pct" in head, "headline prediction: %s" % head)
+        expect(len(glob.glob(os.path.join(store, "*.json"))) == 12, "store holds %d runs" %
+               len(glob.glob(os.path.join(store, "*.json"))))
+        # files the store must skip, each named in a warning
+        open(os.path.join(store, "tardy-broken.json"), "w").write('{"schema": "tardy-prof')
+        open(os.path.join(store, "notes.json"), "w").write('{"hello": 1}\n')
+        other = Run([binary("exits"), "return", "0"], 1, {"TARDY_STORE": store})
+        other.cleanup()
+        shallow = Run([JACOBI, "64", "5"], 1, {"TARDY_STORE": store, "TARDY_DEPTH": "0"})
+        shallow.cleanup()
+        offline, err = predict_json(["--store", store, "--at", TARGET])
+        for name in ("tardy-broken.json", "notes.json", "tardy-exits-", "other MPI call sites"):
+            expect(name in err, "no warning naming %s: %s" % (name, err[-800:]))
+        same_predictions(final["predictions"], offline["predictions"], "finalize vs offline")
+        extrap = os.path.join(store, "extrap.txt")
+        p = subprocess.run([TARDY, "export-extrap", "--store", store, "-o", extrap],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "export-extrap: %s" % p.stderr)
+        back, _err = predict_json(["--extrap", extrap, "--at", TARGET])
+        same_predictions(offline["predictions"], back["predictions"], "store vs Extra-P export",
+                         QUANTILE_METRICS)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def test_extrap_foreign():
+    """An Extra-P file not written by tardy: every region/metric is predicted."""
+    path = tempfile.mktemp(suffix=".txt", prefix="extrap-")
+    try:
+        with open(path, "w") as f:
+            f.write("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION solve\nMETRIC time\n")
+            for p in (2, 4, 8, 16, 32):
+                f.write("DATA %r %r\n" % (1 + 64.0 / p, 1.01 * (1 + 64.0 / p)))
+        out, _err = predict_json(["--extrap", path, "--at", "p=128"])
+        got = by_metric(out["predictions"]).get(("p=128", "solve/time, max per rank"))
+        want = 1.005 * (1 + 64 / 128.0)
+        expect(got and abs(got["value"] - want) <= 0.01 * want, "solve/time at p=128: %s" % got)
+        open(path, "w").write("PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA x\n")
+        p = subprocess.run([TARDY, "predict", "--extrap", path, "--at", "p=8"],
+                           capture_output=True, text=True)
+        expect(p.returncode == 1 and "%s:6:" % path in p.stderr, "bad file: %s" % p.stderr)
+    finally:
+        os.unlink(path)
+
+
+def test_extrap_counters():
+    """PAPI counters and wait states go through the Extra-P export and back: sde_counters at
+    1 to 4 ranks (its WORK counter grows with the rank; with "late" the last rank makes the
+    others wait at a barrier, and incidental waits elsewhere differ from run to run, so some
+    runs lack some rows) predicts the same from the store and from its export."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        for ranks in (1, 2, 3, 4):
+            run = Run([binary("sde_counters"), "late"], ranks, {
+                "TARDY_STORE": store, "TARDY_PAPI": WORK + "," + INMPI, "TARDY_WAITS": "1"})
+            try:
+                expect(run.rc == 0 and run.profile, "-n %d: exit %d %s" % (
+                    ranks, run.rc, run.err[-600:]))
+            finally:
+                run.cleanup()
+        offline, _err = predict_json(["--store", store, "--at", "p=8"])
+        metrics = [q["metric"] for q in offline["predictions"]]
+        for what in (WORK, "wait wait_at_barrier", "cause wait_at_barrier"):
+            expect(any(what in m for m in metrics), "no prediction of %s: %s" % (what, metrics))
+        extrap = os.path.join(store, "extrap.txt")
+        p = subprocess.run([TARDY, "export-extrap", "--store", store, "-o", extrap],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "export-extrap: %s" % p.stderr)
+        back, _err = predict_json(["--extrap", extrap, "--at", "p=8"])
+        same_predictions(offline["predictions"], back["predictions"], "store vs Extra-P export",
+                         QUANTILE_METRICS)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+room.case("lua/scalaextrap reproduces seed 000", test_seed000)
+room.case("lua/pmnf recovers laws 4x beyond the data", test_recovery)
+for _policy, _needle in (("runtime_error", None), ("endless", None), ("memory_bomb", None),
+                         ("garbage", None), ("nan_value", None),
+                         ("undefined_global", "no_such_variable"),
+                         ("no_such_policy", "no policy named 'no_such_policy'")):
+    room.case("lua/broken script: %s" % _policy,
+              lambda p=_policy, n=_needle: test_broken_script(p, n))
+room.case("lua/broken script: syntax error", lambda: test_broken_script(
+    "syntax", "syntax_error.lua:3:", "tests/lua/syntax_error.lua"))
+for _policy in ("runtime_error", "endless", "memory_bomb", "garbage", "nan_value"):
+    room.case("lua/failing script in a job: %s" % _policy,
+              lambda p=_policy: test_broken_in_job(p))
+room.case("lua/script failing its check at MPI_Init", test_broken_at_init)
+room.case("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions)
+room.case("lua/Extra-P file as input", test_extrap_foreign)
+room.case("lua/Extra-P export carries counters and wait states", test_extrap_counters)
+room.case("lua/docs example", test_docs_example)
+room.case("lua/API: every statistic of every row", test_api_metrics)
+room.case("lua/API: PAPI counters of every row", test_api_counters)

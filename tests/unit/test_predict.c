@@ -1,0 +1,481 @@
+/* predict: least squares (exact coefficients, residuals and weights by hand, leverages),
+ * the Jacobian, Levenberg–Marquardt, the statistics (RSS, SMAPE, MAPE, R², adjusted R² by
+ * hand), the PMNF search (the exact exponent and log power of every law
+ * c0 + c1 · p^k · log2(p)^j of its search space, two-parameter laws, and the recovery of
+ * scaling laws from noisy data over many noise draws: acceptance 7(b) checked as a rate, not
+ * on one lucky seed), and the Extra-P text format (a foreign file, a round trip of runs,
+ * errors named by line). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "predict/predict.h"
+
+static uint64_t lcg;
+
+/* Uniform multiplicative noise in [1 - 5%, 1 + 5%]. */
+static double noise(void)
+{
+    lcg = (lcg * 1103515245u + 12345u) % 2147483648u;
+    return 1 + 0.05 * (2.0 * (double)lcg / 2147483648.0 - 1);
+}
+
+static double law(int which, double p, double n)
+{
+    switch (which) {
+    case 0: return 2 + 300 / p;                 /* Amdahl: serial part + strong scaling */
+    case 1: return 5 + 0.2 * p * log2(p);       /* e.g. a tree-based all-to-all */
+    case 2: return 40 + 3 * p;                  /* constant plus linear */
+    default: return n * n / p;                  /* two parameters, strong scaling in p */
+    }
+}
+
+/* Share of noise draws for which the law predicted 4x beyond the data is within 10%:
+ * p = 1..64 (powers of two) with 5 repetitions each, or the 5x5 grid p = 2..32,
+ * n = 64..1024 for the two-parameter law. */
+static double recovery_rate(int which, int draws)
+{
+    int ok = 0;
+    for (int s = 0; s < draws; s++) {
+        double x[64], y[64], at[2] = {256, 0};
+        int n = 0, np = which == 3 ? 2 : 1;
+        lcg = 1000 + (uint64_t)s * 7919;
+        if (np == 1) {
+            for (double p = 1; p <= 64; p *= 2)
+                for (int r = 0; r < 5; r++) {
+                    x[n] = p;
+                    y[n++] = law(which, p, 0) * noise();
+                }
+        } else {
+            for (double p = 2; p <= 32; p *= 2)
+                for (double m = 64; m <= 1024; m *= 2) {
+                    x[2 * n] = p;
+                    x[2 * n + 1] = m;
+                    y[n++] = law(which, p, m) * noise();
+                }
+            at[0] = 128;
+            at[1] = 4096;
+        }
+        struct pmnf_options opt = {.negative = 1};
+        struct pmnf_model m;
+        if (fit_pmnf(x, np, y, n, &opt, &m) != FIT_OK)
+            continue;
+        double want = law(which, at[0], at[1]);
+        ok += fabs(pmnf_eval(&m, at) - want) <= 0.10 * want;
+    }
+    return (double)ok / draws;
+}
+
+struct expo {
+    const double *x, *y;
+    int n;
+};
+
+/* r_i = a * exp(-b x_i) + c - y_i */
+static int expo_resid(const double *q, double *r, void *arg)
+{
+    const struct expo *e = arg;
+    for (int i = 0; i < e->n; i++)
+        r[i] = q[0] * exp(-q[1] * e->x[i]) + q[2] - e->y[i];
+    return 0;
+}
+
+/* linear residual r_i = q0 + q1 x_i - y_i */
+static int line_resid(const double *q, double *r, void *arg)
+{
+    const struct expo *e = arg;
+    for (int i = 0; i < e->n; i++)
+        r[i] = q[0] + q[1] * e->x[i] - e->y[i];
+    return 0;
+}
+
+static void least_squares(void)
+{
+    /* least squares recovers an exact line; weights change nothing on exact data */
+    double X[] = {1, 1, 1, 2, 1, 3, 1, 4}, y[] = {3, 5, 7, 9}, w[] = {1, 4, 0.5, 2}, c[2], rss;
+    CHECK(fit_lsq(X, 4, 2, y, NULL, c, &rss) == FIT_OK);
+    CHECK_NEAR(c[0], 1, 1e-9);
+    CHECK_NEAR(c[1], 2, 1e-9);
+    CHECK(rss < 1e-18);
+    CHECK(fit_lsq(X, 4, 2, y, w, c, &rss) == FIT_OK);
+    CHECK_NEAR(c[1], 2, 1e-9);
+    double same[] = {1, 1, 1, 1, 1, 1, 1, 1};
+    CHECK(fit_lsq(same, 4, 2, y, NULL, c, &rss) == FIT_ESINGULAR);
+    double bad[] = {3, NAN, 7, 9};
+    CHECK(fit_lsq(X, 4, 2, bad, NULL, c, &rss) == FIT_EINPUT);
+    double negw[] = {1, -1, 1, 1};
+    CHECK(fit_lsq(X, 4, 2, y, negw, c, &rss) == FIT_EINPUT);
+    CHECK(fit_lsq(X, 1, 2, y, NULL, c, &rss) == FIT_EINPUT); /* fewer points than unknowns */
+
+    /* a parabola y = 2 - 3x + x²/2 at x = 0..5: three coefficients exactly */
+    double Q[18], qy[6], qc[3];
+    for (int i = 0; i < 6; i++) {
+        Q[3 * i] = 1;
+        Q[3 * i + 1] = i;
+        Q[3 * i + 2] = i * i;
+        qy[i] = 2 - 3.0 * i + 0.5 * i * i;
+    }
+    CHECK(fit_lsq(Q, 6, 3, qy, NULL, qc, &rss) == FIT_OK);
+    CHECK_NEAR(qc[0], 2, 1e-9);
+    CHECK_NEAR(qc[1], -3, 1e-9);
+    CHECK_NEAR(qc[2], 0.5, 1e-9);
+
+    /* inconsistent points (0,0), (1,1), (2,1): slope Sxy/Sxx = 1/2, intercept 2/3 - 1/2 = 1/6,
+     * residuals -1/6, 1/3, -1/6: RSS 1/6 */
+    double L[] = {1, 0, 1, 1, 1, 2}, ly[] = {0, 1, 1};
+    CHECK(fit_lsq(L, 3, 2, ly, NULL, c, &rss) == FIT_OK);
+    CHECK_NEAR(c[0], 1.0 / 6, 1e-12);
+    CHECK_NEAR(c[1], 0.5, 1e-12);
+    CHECK_NEAR(rss, 1.0 / 6, 1e-12);
+    /* weights: the constant through 1 (weight 3) and 4 (weight 1) is the weighted mean 7/4,
+     * RSS 3 (3/4)² + (9/4)² = 27/16 + 81/16 = 6.75 */
+    double one[] = {1, 1}, cy[] = {1, 4}, cw[] = {3, 1};
+    CHECK(fit_lsq(one, 2, 1, cy, cw, c, &rss) == FIT_OK);
+    CHECK_NEAR(c[0], 1.75, 1e-12);
+    CHECK_NEAR(rss, 6.75, 1e-12);
+
+    /* leverages of the line through x = 1..4: 1/n + (x - 2.5)²/5 = 0.7, 0.3, 0.3, 0.7; of the
+     * weighted constant: w_i / sum w = 3/4, 1/4 */
+    double h[4];
+    CHECK(fit_leverage(X, 4, 2, NULL, h) == FIT_OK);
+    CHECK_NEAR(h[0], 0.7, 1e-12);
+    CHECK_NEAR(h[1], 0.3, 1e-12);
+    CHECK_NEAR(h[2], 0.3, 1e-12);
+    CHECK_NEAR(h[3], 0.7, 1e-12);
+    CHECK(fit_leverage(one, 2, 1, cw, h) == FIT_OK);
+    CHECK_NEAR(h[0], 0.75, 1e-12);
+    CHECK_NEAR(h[1], 0.25, 1e-12);
+    CHECK(fit_leverage(X, 1, 2, NULL, h) == FIT_EINPUT);
+
+    /* the Jacobian of q0 + q1 x - y is (1, x) in every row */
+    double jx[] = {1, 2, 3}, jy[] = {0, 0, 0}, J[6], q0[2] = {0.5, 2};
+    struct expo lin = {jx, jy, 3};
+    CHECK(fit_jacobian(line_resid, &lin, 3, 2, q0, J) == FIT_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(J[2 * i], 1, 1e-6);
+        CHECK_NEAR(J[2 * i + 1], jx[i], 1e-6);
+    }
+
+    /* each error has its own message */
+    const char *msgs[] = {fit_strerror(FIT_OK), fit_strerror(FIT_EINPUT),
+                          fit_strerror(FIT_ESINGULAR), fit_strerror(FIT_ENOMEM),
+                          fit_strerror(FIT_ENOCONV)};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < i; j++)
+            CHECK(msgs[i] && *msgs[i] && strcmp(msgs[i], msgs[j]));
+
+    /* Levenberg–Marquardt on an exponential with a bound */
+    double ex[8], ey[8];
+    for (int i = 0; i < 8; i++) {
+        ex[i] = i;
+        ey[i] = 5 * exp(-0.7 * i) + 2;
+    }
+    struct expo e = {ex, ey, 8};
+    double q[3] = {1, 0.1, 0}, lo[3] = {-HUGE_VAL, 0, 0}, hi[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL};
+    CHECK(fit_lm(expo_resid, &e, 8, 3, q, lo, hi, 500, &rss) == FIT_OK);
+    CHECK_NEAR(q[0], 5, 1e-4);
+    CHECK_NEAR(q[1], 0.7, 1e-4);
+    CHECK_NEAR(q[2], 2, 1e-4);
+}
+
+static void statistics(void)
+{
+    /* statistics */
+    double a[] = {1, 2, 4}, p[] = {1, 3, 4}, v;
+    CHECK_NEAR(fit_rss(a, p, 3), 1, 1e-12);
+    CHECK_NEAR(fit_smape(a, p, 3), 100.0 * (2.0 * 1 / 5) / 3, 1e-12);
+    CHECK(fit_mape(a, p, 3, &v) == FIT_OK);
+    CHECK_NEAR(v, 100.0 * 0.5 / 3, 1e-12);
+    double zero[] = {0, 1, 2};
+    CHECK(fit_mape(zero, p, 3, &v) == FIT_EINPUT);
+    CHECK(isnan(fit_adj_r2(a, p, 3, 2)));
+
+    /* SMAPE terms 200 |a - p| / (|a| + |p|): 0, 200/5 = 40, 400/6 = 66.67, and 0 for 0 vs 0 */
+    double sa[] = {1, 2, 4, 0}, sp[] = {1, 3, 2, 0}, t[4];
+    fit_smape_terms(sa, sp, 4, t);
+    CHECK(t[0] == 0 && t[3] == 0);
+    CHECK_NEAR(t[1], 40, 1e-12);
+    CHECK_NEAR(t[2], 200.0 / 3, 1e-12);
+    CHECK_NEAR(fit_smape(sa, sp, 4), (40 + 200.0 / 3) / 4, 1e-12);
+    /* differences below 1e-9 of the largest value are rounding, not 200% errors */
+    double ra[] = {1e6, 0}, rp[] = {1e6 + 1e-4, 1e-14};
+    fit_smape_terms(ra, rp, 2, t);
+    CHECK(t[0] == 0 && t[1] == 0);
+    CHECK(fit_smape(ra, ra, 0) == 0);
+    /* MAPE 100/n sum |a - p| / |a|: (1/2 + 1/4 + 1/5) / 3 = 31.67% (signs do not matter) */
+    double ma[] = {2, 4, -5}, mp[] = {1, 5, -4};
+    CHECK(fit_mape(ma, mp, 3, &v) == FIT_OK);
+    CHECK_NEAR(v, 100 * (0.5 + 0.25 + 0.2) / 3, 1e-12);
+    /* R² for a = 1, 2, 4, 8 (mean 3.75, total sum of squares 28.75) against 1, 3, 4, 8
+     * (RSS 1): 1 - 1/28.75; adjusted for k parameters 1 - (1/28.75)(n - 1)/(n - k - 1) */
+    double a4[] = {1, 2, 4, 8}, p4[] = {1, 3, 4, 8};
+    CHECK_NEAR(fit_r2(a4, p4, 4), 1 - 1 / 28.75, 1e-12);
+    CHECK_NEAR(fit_adj_r2(a4, p4, 4, 1), 1 - (1 / 28.75) * 3 / 2, 1e-12);
+    CHECK_NEAR(fit_adj_r2(a4, p4, 4, 2), 1 - (1 / 28.75) * 3, 1e-12);
+    CHECK(isnan(fit_adj_r2(a4, p4, 4, 3)));
+    double flat[] = {2, 2, 2};
+    CHECK(fit_r2(flat, flat, 3) == 1);   /* nothing to explain */
+}
+
+static void pmnf_basics(void)
+{
+    /* exact laws are found exactly */
+    double px[7], py[7];
+    for (int i = 0; i < 7; i++) {
+        px[i] = pow(2, i);
+        py[i] = 3 + 100 / px[i];
+    }
+    struct pmnf_options opt = {.negative = 1};
+    struct pmnf_model m;
+    CHECK(fit_pmnf(px, 1, py, 7, &opt, &m) == FIT_OK);
+    CHECK(m.e[0] == -1 && m.l[0] == 0);
+    CHECK_NEAR(m.c[0], 3, 1e-9);
+    opt.negative = 0; /* Extra-P's default space cannot express strong scaling */
+    CHECK(fit_pmnf(px, 1, py, 7, &opt, &m) == FIT_OK);
+    CHECK(m.e[0] >= 0);
+
+    /* three process counts tell only integer powers apart (Extra-P asks for five values) */
+    double p3[] = {1, 2, 4}, y3[] = {50 * 1.01, 52 * 0.99, 58 * 1.01};
+    CHECK(fit_pmnf(p3, 1, y3, 3, &opt, &m) == FIT_OK);
+    CHECK(m.l[0] == 0 && m.e[0] == round(m.e[0]));
+
+    /* a constant is the constant model */
+    double cy[7] = {7, 7, 7, 7, 7, 7, 7};
+    opt.negative = 1;
+    CHECK(fit_pmnf(px, 1, cy, 7, &opt, &m) == FIT_OK);
+    CHECK(m.e[0] == 0 && m.l[0] == 0);
+    CHECK_NEAR(m.c[0], 7, 1e-12);
+
+    /* the formula names the parameter */
+    const char *names[] = {"p"};
+    opt.names = names;
+    for (int i = 0; i < 7; i++)
+        py[i] = 5 + 2 * px[i] * log2(px[i]);
+    CHECK(fit_pmnf(px, 1, py, 7, &opt, &m) == FIT_OK);
+    CHECK_STR(m.formula, "5 + 2 * p^(1) * log2(p)^1");
+    CHECK_NEAR(pmnf_eval(&m, (double[]){1024}), 5 + 2 * 1024 * 10, 1e-9);
+    CHECK(m.fit_smape < 1e-9 && m.loo_smape < 1e-9);
+
+    /* what cannot be fitted */
+    CHECK(fit_pmnf(px, 1, py, 2, &opt, &m) == FIT_EINPUT);   /* fewer than 3 points */
+    CHECK(fit_pmnf(px, 3, py, 2, &opt, &m) == FIT_EINPUT);   /* 3 parameters */
+    double x0[] = {0, 1, 2, 4}, xy[] = {1, 2, 3, 4}, ny[] = {1, NAN, 3, 4};
+    CHECK(fit_pmnf(x0, 1, xy, 4, &opt, &m) == FIT_EINPUT);   /* x must be > 0 */
+    CHECK(fit_pmnf(x0 + 1, 1, ny, 3, &opt, &m) == FIT_EINPUT); /* y must be finite */
+}
+
+/* Exact data c0 + c1 · p^k · log2(p)^j at p = 2..1024 for every exponent k of the search
+ * space (negative ones too) and j = 0, 1, 2: the search finds k and j, and c0 = 5, c1 = 2. */
+static void pmnf_exact_laws(void)
+{
+    static const double ks[] = {0,      0.25,  1. / 3, 0.5,  2. / 3, 0.75, 0.8,
+                                1,      1.25,  4. / 3, 1.5,  5. / 3, 1.75, 2,
+                                2.25,   7. / 3, 2.5,   8. / 3, 2.75, 3};
+    const int nk = sizeof ks / sizeof ks[0];
+    struct pmnf_options opt = {.negative = 1};
+    int laws = 0, wrong = 0;
+    for (int sign = 1; sign >= -1; sign -= 2)
+        for (int i = 0; i < nk; i++)
+            for (int j = 0; j <= 2; j++) {
+                double k = sign * ks[i];
+                if ((i == 0 && sign < 0) || (k == 0 && j == 0))
+                    continue; /* k = -0 is k = 0; k = j = 0 is the constant */
+                double p[10], y[10];
+                for (int q = 0; q < 10; q++) {
+                    p[q] = ldexp(1, q + 1);
+                    y[q] = 5 + 2 * pow(p[q], k) * pow(q + 1, j); /* log2(2^(q+1)) = q + 1 */
+                }
+                struct pmnf_model m;
+                laws++;
+                int rc = fit_pmnf(p, 1, y, 10, &opt, &m);
+                if (rc != FIT_OK || fabs(m.e[0] - k) > 1e-12 || m.l[0] != j ||
+                    fabs(m.c[0] - 5) > 1e-6 * 5 || fabs(m.c[1] - 2) > 1e-6 * 2) {
+                    fprintf(stderr, "law 5 + 2 p^%g log2(p)^%d: rc %d, found %s\n", k, j, rc,
+                            rc == FIT_OK ? m.formula : "nothing");
+                    wrong++;
+                }
+            }
+    CHECK_INT(laws, 2 * 20 * 3 - 3 - 1);
+    CHECK_INT(wrong, 0);
+}
+
+/* Two parameters on the 5 x 5 grid p = 2..32, n = 64..1024: an additive law and a
+ * multiplicative one, each term and coefficient exactly. */
+static void pmnf_two_parameters(void)
+{
+    double x[50], ya[25], ym[25];
+    int n = 0;
+    for (double p = 2; p <= 32; p *= 2)
+        for (double s = 64; s <= 1024; s *= 2) {
+            x[2 * n] = p;
+            x[2 * n + 1] = s;
+            ya[n] = 3 + 2 * p + 0.5 * s * s;
+            ym[n++] = 1 + 0.01 * p * s * log2(s);
+        }
+    struct pmnf_options opt = {.negative = 1};
+    struct pmnf_model m;
+    CHECK(fit_pmnf(x, 2, ya, n, &opt, &m) == FIT_OK);
+    CHECK(m.nparams == 2 && m.additive == 1);
+    CHECK(m.e[0] == 1 && m.l[0] == 0 && m.e[1] == 2 && m.l[1] == 0);
+    CHECK_NEAR(m.c[0], 3, 1e-6);
+    CHECK_NEAR(m.c[1], 2, 1e-6);
+    CHECK_NEAR(m.c[2], 0.5, 1e-6);
+    CHECK_STR(m.formula, "3 + 2 * x^(1) + 0.5 * y^(2)");
+    CHECK(fit_pmnf(x, 2, ym, n, &opt, &m) == FIT_OK);
+    CHECK(m.nparams == 2 && m.additive == 0);
+    CHECK(m.e[0] == 1 && m.l[0] == 0 && m.e[1] == 1 && m.l[1] == 1);
+    CHECK_NEAR(m.c[0], 1, 1e-6);
+    CHECK_NEAR(m.c[1], 0.01, 1e-6);
+    CHECK_NEAR(pmnf_eval(&m, (double[]){128, 4096}), 1 + 0.01 * 128 * 4096 * 12, 1e-9);
+}
+
+static void pmnf_noise(void)
+{
+    /* 5% noise: each law predicted 4x beyond the data within 10% in >= 95% of the draws */
+    for (int which = 0; which < 4; which++) {
+        double rate = recovery_rate(which, 200);
+        printf("law %d: %.1f%% of 200 noise draws within 10%% at 4x\n", which, 100 * rate);
+        CHECK(rate >= 0.95);
+    }
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static const struct prof_row *rank_row(const struct profile *r, const char *name)
+{
+    return rowset_find(&r->rows, ROW_RANK, name, NULL);
+}
+
+static void extrap(void)
+{
+    char dir[] = "/tmp/tardy-unit-XXXXXX", path[600], err[700], want[800];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    struct profile *runs;
+
+    /* A file of another tool: one run per point (p from the parameter p, the others run
+     * parameters), every region/metric pair a per-rank metric with the mean of its
+     * repetitions as the value of every rank. */
+    write_file(path, "# from Extra-P\nPARAMETER p n\nPOINTS (2 64) (4 64) (8 128)\n\n"
+                     "REGION solve\nMETRIC time\nDATA 1 3\nDATA 2\nDATA 4 4 5\n");
+    int n = extrap_read(path, &runs, err, sizeof err);
+    CHECK_INT(n, 3);
+    if (n == 3) {
+        CHECK(runs[0].ranks == 2 && runs[1].ranks == 4 && runs[2].ranks == 8);
+        CHECK(runs[2].nparams == 1 && !strcmp(runs[2].params[0].key, "n") &&
+              !strcmp(runs[2].params[0].value, "128"));
+        const struct prof_row *r = rank_row(&runs[0], "solve/time");
+        CHECK(r && r->n.time.max == 2 && r->n.time.sum == 4 && r->n.time.ranks == 2);
+        r = rank_row(&runs[2], "solve/time");
+        CHECK(r && r->n.time.ranks == 8);
+        CHECK_NEAR(r ? r->n.time.max : 0, 13.0 / 3, 1e-15);
+        CHECK_NEAR(r ? r->n.time.sum : 0, 8 * 13.0 / 3, 1e-15);
+        store_free(runs, n);
+    }
+
+    /* tardy's own export and back: runs at p = 2, 4 and twice 8 (repetitions: their mean),
+     * rows some runs lack (absent again after the round trip) */
+    struct profile in[4];
+    const double tsum[] = {3, 8, 24, 40}, tmax[] = {2, 3, 4, 6};
+    const char *send = "MPI_Send@main a.c:1", *bcast = "MPI_Bcast@main a.c:2";
+    for (int i = 0; i < 4; i++) {
+        profile_init(&in[i]);
+        in[i].program = strdup("/x/app");
+        in[i].ranks = i < 2 ? 2 << i : 8;
+        CHECK(profile_set_params(&in[i], "n=64", err, sizeof err) == 0);
+        struct prof_row *r = rowset_get(&in[i].rows, ROW_MPI, send, NULL);
+        r->n.time = (struct red_stat){.sum = tsum[i], .max = tmax[i], .ranks = in[i].ranks};
+        r->n.count = (struct red_stat){.sum = 10 * in[i].ranks, .max = 10,
+                                       .ranks = in[i].ranks};
+        if (i >= 2) {
+            r = rowset_get(&in[i].rows, ROW_MPI, bcast, NULL);
+            r->n.time = (struct red_stat){.sum = 8, .max = 1, .ranks = 8};
+        }
+    }
+    struct prof_row *c = rowset_get(&in[1].rows, ROW_RANK, "compute", NULL);
+    c->n.time = (struct red_stat){.sum = 20, .max = 6, .ranks = 4};
+    FILE *f = fopen(path, "w");
+    CHECK_INT(extrap_write(in, 4, f), 3);                 /* Send, Bcast, compute */
+    fclose(f);
+    const char *top = "PARAMETER p n\nPOINTS (2 64) (4 64) (8 64)\nREGION ";
+    char head[128] = "";
+    f = fopen(path, "r");
+    CHECK(fread(head, 1, strlen(top), f) == strlen(top));
+    fclose(f);
+    CHECK_STR(head, top);
+    n = extrap_read(path, &runs, err, sizeof err);
+    CHECK_INT(n, 3);
+    if (n == 3) {
+        const struct prof_row *r;
+        for (int k = 0; k < 3; k++) {
+            r = rowset_find(&runs[k].rows, ROW_MPI, send, NULL);
+            double sum = k < 2 ? tsum[k] : (tsum[2] + tsum[3]) / 2, max = k < 2 ? tmax[k] : 5;
+            CHECK(r && r->n.time.sum == sum && r->n.time.max == max);
+            CHECK(r && r->n.count.sum == 10 * runs[k].ranks);
+        }
+        CHECK(!rowset_find(&runs[0].rows, ROW_MPI, bcast, NULL));
+        CHECK(!rowset_find(&runs[1].rows, ROW_MPI, bcast, NULL));
+        r = rowset_find(&runs[2].rows, ROW_MPI, bcast, NULL);
+        CHECK(r && r->n.time.sum == 8 && r->n.time.max == 1);
+        r = rank_row(&runs[1], "compute");
+        CHECK(r && r->n.time.sum == 20 && r->n.time.max == 6);
+        CHECK(!rank_row(&runs[0], "compute") && !rank_row(&runs[2], "compute"));
+        store_free(runs, n);
+    }
+    for (int i = 0; i < 4; i++)
+        profile_free(&in[i]);
+
+    /* errors: the file and the line */
+    static const struct {
+        const char *text;
+        int line;
+        const char *what;
+    } bad[] = {
+        {"POINTS 2 4\n", 1, "POINTS before PARAMETER"},
+        {"PARAMETER p\nPOINTS 2 x\n", 2, "POINTS holds something that is not a number"},
+        {"PARAMETER p n\nPOINTS (2 64) (4)\n", 2,
+         "a point has fewer coordinates than there are parameters"},
+        {"PARAMETER p\nPOINTS 2 4\nDATA 1\n", 3, "DATA before REGION and METRIC"},
+        {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n", 7,
+         "more DATA lines than POINTS"},
+        {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA x\n", 6,
+         "DATA holds something that is not a number"},
+        {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA\n", 5, "DATA without values"},
+        {"PARAMETER p\nFOO 1\n", 2,
+         "unknown field (expected PARAMETER, POINTS, REGION, METRIC or DATA)"},
+        {"PARAMETER p\nPOINTS 2 4\n", 0, "no DATA"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_file(path, bad[i].text);
+        snprintf(want, sizeof want, "%s:%d: %s", path, bad[i].line, bad[i].what);
+        err[0] = '\0';
+        CHECK_INT(extrap_read(path, &runs, err, sizeof err), -1);
+        CHECK_STR(err, want);
+        CHECK(runs == NULL);
+    }
+    unlink(path);
+    CHECK_INT(extrap_read(path, &runs, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: cannot open", path);
+    CHECK_STR(err, want);
+    CHECK(rmdir(dir) == 0);
+}
+
+int main(void)
+{
+    least_squares();
+    statistics();
+    pmnf_basics();
+    pmnf_exact_laws();
+    pmnf_two_parameters();
+    pmnf_noise();
+    extrap();
+    CHECK_DONE();
+}
