@@ -49,6 +49,8 @@ static struct {
     unsigned resyncs;
 } clk = {.sync_comm = MPI_COMM_NULL, .resync_lock = PTHREAD_MUTEX_INITIALIZER};
 
+int ws_resync;
+
 static double local(double raw)
 {
     return raw + clk.shift + clk.test_rate * (raw - clk.test_t0);
@@ -140,6 +142,7 @@ static void set_model(double off, double t, double rtt)
 void ws_clock_period(double seconds)
 {
     clk.period = seconds > 0 ? seconds : 0;
+    ws_resync = clk.period && clk.sync_comm != MPI_COMM_NULL;
 }
 
 void ws_clock_comm(struct ws_comm *sc)
@@ -159,17 +162,14 @@ int ws_clock_sync(MPI_Comm comm, int final)
         set_model(off, t, rtt);
         clk.synced = 1;
         clk.sync_comm = comm;
+        ws_resync = clk.period > 0;
     } else {
         clk.off1 = off;
         clk.t1_raw = t;
         clk.sync_comm = MPI_COMM_NULL;
+        ws_resync = 0;
     }
     return 0;
-}
-
-int ws_clock_periodic(void)
-{
-    return clk.period && clk.sync_comm != MPI_COMM_NULL;
 }
 
 int ws_clock_look(struct ws_comm *sc)

@@ -247,7 +247,7 @@ void ws_poll_deferred(struct ws_thread *w, int block)
 
 int ws_clock_tick(struct ev_call *c, int rc)
 {
-    if (rc != MPI_SUCCESS || !ws_clock_periodic())
+    if (!ws_resync || rc != MPI_SUCCESS)
         return 0;
     struct ws_comm *sc = ws_comm_find(c->comm);
     if (!sc || !ws_clock_look(sc))

@@ -198,9 +198,9 @@ void ws_clock_period(double seconds);   /* periodic resynchronisation (0: none) 
 int ws_clock_sync(MPI_Comm comm, int final);
 void ws_clock_comm(struct ws_comm *sc);   /* a new shadow: its resynchronisation schedule */
 void ws_clock_report(double *offset, double *uncertainty, double *drift, double *n_resync);
-/* Periodic resynchronisation is on (a cheap test before a collective's communicator is
- * looked up). */
-int ws_clock_periodic(void);
+/* Periodic resynchronisation is on: a period is set and the clocks are in sync (from init to
+ * finalize). A variable, not a call: every blocking collective reads it. */
+extern int ws_resync;
 /* A blocking collective on shadow sc (of a communicator of every world rank) completed, every
  * rank at the same one: count it, and at the agreed one measure the clocks if the period is
  * over (collective over sc). Returns 1 when it looked. */
