@@ -135,6 +135,37 @@ int main(void)
     CHECK(fit_pmnf(p3, 1, y3, 3, &opt, &m) == FIT_OK);
     CHECK(m.l[0] == 0 && m.e[0] == round(m.e[0]));
 
+    /* the mixed forms of two parameters (c0 + c1·f + c2·f·g, the corner kernels of issue 13:
+     * c0 + c1·n·log2²n + c2·log2 p·n·log2²n) and three parameters are found exactly */
+    double x2[2 * 36], y2[36], at2[2] = {256, 4096};
+    int n2 = 0;
+    for (double p = 2; p <= 64; p *= 2)
+        for (double m = 128; m <= 4096; m *= 2) {
+            x2[2 * n2] = p;
+            x2[2 * n2 + 1] = m;
+            y2[n2++] = 50 + 0.3 * m * log2(m) * log2(m) + 0.02 * log2(p) * m * log2(m) * log2(m);
+        }
+    double law2 = 50 + 0.3 * 4096 * 144 + 0.02 * 8 * 4096 * 144;
+    opt.negative = 1;
+    CHECK(fit_pmnf(x2, 2, y2, n2, &opt, &m) == FIT_OK);
+    CHECK(m.nterms == 2);
+    CHECK_NEAR(pmnf_eval(&m, at2) / law2, 1, 1e-6);
+    double x3[3 * 64], y3b[64], at3[3] = {64, 64, 64};
+    int n3 = 0;
+    for (double p = 2; p <= 16; p *= 2)
+        for (double a = 2; a <= 16; a *= 2)
+            for (double b = 2; b <= 16; b *= 2) {
+                x3[3 * n3] = p;
+                x3[3 * n3 + 1] = a;
+                x3[3 * n3 + 2] = b;
+                y3b[n3++] = 7 + 3 * a * b / p + 2 * b;
+            }
+    CHECK(fit_pmnf(x3, 3, y3b, n3, &opt, &m) == FIT_OK);
+    CHECK_NEAR(pmnf_eval(&m, at3) / (7 + 3 * 64 + 128), 1, 1e-6);
+    struct pmnf_model ranked[8];
+    int nr = fit_pmnf_ranked(x3, 3, y3b, n3, &opt, ranked, 8);
+    CHECK(nr >= 1 && ranked[0].score <= 1e-6 && !isnan(ranked[0].extrap_smape));
+
     /* 5% noise: each law predicted 4x beyond the data within 10% in >= 95% of the draws */
     for (int which = 0; which < 4; which++) {
         double rate = recovery_rate(which, 200);
