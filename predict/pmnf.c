@@ -381,14 +381,39 @@ static int evaluate(struct pmnf_model *m, const double *x, const double *y, int 
 {
     double X[FIT_MAX_POINTS * (PMNF_MAX_TERMS + 1)], h[FIT_MAX_POINTS];
     double pred[FIT_MAX_POINTS], loo[FIT_MAX_POINTS], e[FIT_MAX_POINTS];
-    int rc = fit_coefficients(m, x, y, n, NULL, X, h);
-    if (rc)
-        return rc;
-    for (int i = 0; i < n; i++) {
-        pred[i] = pmnf_eval(m, &x[i * m->nparams]);
-        if (h[i] >= 1 - 1e-9)
-            return FIT_ESINGULAR; /* a point that alone determines a coefficient */
-        loo[i] = y[i] - (y[i] - pred[i]) / (1 - h[i]);
+    if (m->nterms <= 1) { /* c0 + c1 t: in closed form, no SVD */
+        double t[FIT_MAX_POINTS] = {0}, w[FIT_MAX_POINTS];
+        relative_weights(y, n, w);
+        for (int i = 0; i < n; i++)
+            t[i] = m->nterms ? product(m, m->mask[0], &x[i * m->nparams]) : 0;
+        if (m->nterms ? loo_line(t, y, w, n, loo) < 0 : (loo_mean(y, w, n, loo), 0))
+            return FIT_ESINGULAR;
+        double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < n; i++) {
+            sw += w[i];
+            tm += w[i] * t[i];
+            ym += w[i] * y[i];
+        }
+        tm /= sw;
+        ym /= sw;
+        for (int i = 0; i < n; i++) {
+            sxx += w[i] * (t[i] - tm) * (t[i] - tm);
+            sxy += w[i] * (t[i] - tm) * (y[i] - ym);
+        }
+        m->c[1] = m->nterms && sxx > 0 ? sxy / sxx : 0;
+        m->c[0] = ym - m->c[1] * tm;
+        for (int i = 0; i < n; i++)
+            pred[i] = pmnf_eval(m, &x[i * m->nparams]);
+    } else {
+        int rc = fit_coefficients(m, x, y, n, NULL, X, h);
+        if (rc)
+            return rc;
+        for (int i = 0; i < n; i++) {
+            pred[i] = pmnf_eval(m, &x[i * m->nparams]);
+            if (h[i] >= 1 - 1e-9)
+                return FIT_ESINGULAR; /* a point that alone determines a coefficient */
+            loo[i] = y[i] - (y[i] - pred[i]) / (1 - h[i]);
+        }
     }
     m->fit_smape = fit_smape(y, pred, n);
     double v1, v2 = 0;

@@ -84,6 +84,8 @@ struct prof_prediction {
     double value;
     double fit_error;    /* error on the fitted runs (SMAPE, %) */
     double uncertainty;  /* relative uncertainty from cross-validation (%) */
+    double low, high;    /* the prediction interval (NAN when the policy gives none) */
+    double coverage;     /* its nominal coverage (%), e.g. 80 */
     int extrapolated;    /* the target lies outside the fitted range */
 };
 
