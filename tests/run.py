@@ -1955,6 +1955,10 @@ CASES.append(("waits/one-sided -n 4, rank 2's clock +0.5 s",
 CASES.append(("waits/one-sided -n 2, rank 1's clock -0.3 s",
               lambda: test_waits_rma(2, {"TARDY_TEST_CLOCK_SHIFT": "1:-0.3"})))
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import predict_cases  # noqa: E402  (issue 13's cases, in a file of their own)
+CASES.extend(predict_cases.CASES)
+
 
 def main():
     only = sys.argv[1:]

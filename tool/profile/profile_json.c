@@ -354,6 +354,25 @@ char *profile_to_json(const struct profile *p)
     return text;
 }
 
+char *predictions_to_json(const struct profile *p, const struct predictions_source *src)
+{
+    json_t *root = json_object(), *source = json_object();
+    json_object_set_new(root, "schema", json_string("tardy-predictions"));
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(source, src->kind ? src->kind : "store", json_string(src->path ? src->path : ""));
+    json_object_set_new(source, "runs", json_integer(src->runs));
+    json_object_set_new(source, "program", json_string(src->program ? src->program : ""));
+    json_object_set_new(root, "source", source);
+    json_object_set_new(root, "policy", json_string(src->policy ? src->policy : ""));
+    json_object_set_new(root, "targets", json_string(src->targets ? src->targets : ""));
+    json_object_set_new(root, "predictions", predictions_json(p));
+    if (p->prediction_note)
+        json_object_set_new(root, "note", json_string(p->prediction_note));
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    return text;
+}
+
 static const char *base_name(const char *path)
 {
     const char *b = strrchr(path, '/');
