@@ -617,7 +617,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     }
     int count = 0;
     out[count++] = cand[pick];
-    double near = 1.5 * cand[pick].score + 1;
+    double near = 1.25 * cand[pick].score + 0.5;
     while (count < max) {
         int next = -1;
         for (int i = 0; i < nc; i++) {

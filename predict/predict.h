@@ -88,7 +88,7 @@ struct pmnf_options {
 int fit_pmnf(const double *x, int nparams, const double *y, int n,
              const struct pmnf_options *opt, struct pmnf_model *out);
 /* The same search; out[0] is the chosen model, out[1..] the other hypotheses that score
- * nearly as well (at most 1.5 × the chosen score + 1 point), best first: their spread at a
+ * nearly as well (at most 1.25 × the chosen score + 0.5 points), best first: their spread at a
  * target is part of a prediction's uncertainty. Returns how many (>= 1) or a FIT_E* code. */
 int fit_pmnf_ranked(const double *x, int nparams, const double *y, int n,
                     const struct pmnf_options *opt, struct pmnf_model *out, int max);

@@ -177,7 +177,8 @@ local function extrap(form, xs, ys, size)
       hx[#hx + 1], hy[#hy + 1] = x, ys[i]
     end
   end
-  if below < 3 then return nil end
+  -- more smaller values than the form has coefficients (the exponential has 3)
+  if below < (form == "exponential" and 4 or 3) then return nil end
   local f = forms[form](tx, ty, size)
   if not f then return nil end
   local pred = {}

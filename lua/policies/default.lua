@@ -56,10 +56,10 @@ end
 
 local COVERAGE = 80     -- nominal coverage of the prediction intervals, percent
 local Z = 1.2816       -- the standard normal quantile of 90%: a central 80% interval
-local NEAR = 1.5       -- models scoring within this factor of the best are near-best
+local NEAR = 1.25      -- models scoring within this factor of the best are near-best
 -- Widening of the interval fitted on the benchmark corpus (`make bench-predict`): the
 -- cross-validated errors of a handful of scales understate the error further out.
-local CALIBRATION = 1.6
+local CALIBRATION = 1.3
 
 -- The parameters that vary over pts (in name order) and, per parameter, its largest and
 -- second largest value: {names = {...}, hi = {k = v}, prev = {k = v}}.
@@ -135,7 +135,11 @@ local function best_model(families, pts)
         -- the family's own forward-chaining error (SMAPE, percent), else by refitting here
         local ext = finite(m.extrap_error) and m.extrap_error / 100 or
           mean_of(holdout(f.spec, pts, info))
-        if loo and ext then m.score = (loo + ext) / 2 else m.score = loo or ext or math.huge end
+        -- a model that cannot be cross-validated inside the range (no leave-one-out error)
+        -- has not earned its place: it wins only where no other family fits
+        if loo and ext then m.score = (loo + ext) / 2
+        elseif loo then m.score = loo
+        else m.score = 1e6 + (ext or 1e6) end
         m.extrap = ext
         fits[#fits + 1] = m
       else
