@@ -101,9 +101,13 @@ def pct(v):
 
 def run_case(path, work, use_extrap):
     params, points, series, holdout = parse(path)
-    d = params.index(holdout)
-    top = max(pt[d] for pt in points)
-    keep = [pt[d] < top for pt in points]
+    if holdout == "corner":  # the point where every parameter is largest
+        tops = [max(pt[d] for pt in points) for d in range(len(params))]
+        keep = [list(pt) != tops for pt in points]
+    else:
+        d = params.index(holdout)
+        top = max(pt[d] for pt in points)
+        keep = [pt[d] < top for pt in points]
     test = [i for i, pt in enumerate(points) if not keep[i]]
     train = os.path.join(work, os.path.basename(path))
     write_train(train, params, points, series, keep)

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Build the corpus of `make bench-predict` in bench/predict/ (kept in the repo; rerun only to
 renew it): Extra-P text files, each with a line "# holdout NAME" naming the parameter whose
-largest value the benchmark holds out and predicts from the smaller ones.
+largest value the benchmark holds out and predicts from the smaller ones ("corner": the one
+point where every parameter is largest, from all the others).
   seed000_*.txt     seed 000's three series (docs/design.md 3.2)
   synth_p.txt       scaling laws of p with multiplicative noise, 3 repetitions per point
   synth_pn.txt      laws of p and n, the largest p row held out
+  synth_pn_corner.txt  the same, the corner (largest p, largest n) held out
   real_*.txt        the bundled examples run here at several sizes and rank counts
                     (`python3 bench/predict_corpus.py real`, needs the build and mpiexec)"""
 import glob
@@ -71,9 +73,12 @@ def synthetic():
           {(law, "time"): [[noisy(f(p)) for _ in range(3)] for p in ps] for law, f in LAWS_P.items()},
           "p", "laws of p, 3% log-normal noise, 3 repetitions")
     pts = [(p, n) for p in (2, 4, 8, 16, 32, 64) for n in (64, 128, 256, 512, 1024)]
-    write("synth_pn.txt", ["p", "n"], pts,
-          {(law, "time"): [[noisy(f(p, n)) for _ in range(3)] for p, n in pts]
-           for law, f in LAWS_PN.items()}, "p", "laws of p and n, 3% log-normal noise, 3 repetitions")
+    data = {(law, "time"): [[noisy(f(p, n)) for _ in range(3)] for p, n in pts]
+            for law, f in LAWS_PN.items()}
+    write("synth_pn.txt", ["p", "n"], pts, data, "p",
+          "laws of p and n, 3% log-normal noise, 3 repetitions; the largest p row held out")
+    write("synth_pn_corner.txt", ["p", "n"], pts, data, "corner",
+          "the same; the (largest p, largest n) point held out, all others known")
 
 
 def real():
