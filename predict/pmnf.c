@@ -375,6 +375,39 @@ static int fit_coefficients(struct pmnf_model *m, const double *x, const double 
     return rc;
 }
 
+/* fit_coefficients for c0 + c1 t (at most one product) in closed form, without an SVD. */
+static int line_on(struct pmnf_model *m, const double *x, const double *y, int n,
+                   const unsigned char *use)
+{
+    double t[FIT_MAX_POINTS] = {0}, yy[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
+    int rows = 0;
+    for (int i = 0; i < n; i++)
+        if (use[i]) {
+            t[rows] = m->nterms ? product(m, m->mask[0], &x[i * m->nparams]) : 0;
+            yy[rows++] = y[i];
+        }
+    if (rows < 2)
+        return FIT_EINPUT;
+    relative_weights(yy, rows, w);
+    double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < rows; i++) {
+        sw += w[i];
+        tm += w[i] * t[i];
+        ym += w[i] * yy[i];
+    }
+    tm /= sw;
+    ym /= sw;
+    for (int i = 0; i < rows; i++) {
+        sxx += w[i] * (t[i] - tm) * (t[i] - tm);
+        sxy += w[i] * (t[i] - tm) * (yy[i] - ym);
+    }
+    if (m->nterms && !(sxx > 1e-300 * (tm * tm + 1) * sw))
+        return FIT_ESINGULAR;
+    m->c[1] = m->nterms ? sxy / sxx : 0;
+    m->c[0] = ym - m->c[1] * tm;
+    return FIT_OK;
+}
+
 /* Fit m on all points; its fit, leave-one-out and forward-chaining SMAPE, its score and the
  * squared standard error of the score. */
 static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n, double *se2)
@@ -434,7 +467,8 @@ static int evaluate(struct pmnf_model *m, const double *x, const double *y, int 
             below += use[i] && !seen;
         }
         struct pmnf_model f = *m;
-        if (below < 3 || fit_coefficients(&f, x, y, n, use, NULL, NULL) != FIT_OK)
+        if (below < 3 || (m->nterms <= 1 ? line_on(&f, x, y, n, use)
+                                         : fit_coefficients(&f, x, y, n, use, NULL, NULL)) != FIT_OK)
             continue;
         for (int i = 0; i < n; i++)
             if (!use[i]) {
