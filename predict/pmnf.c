@@ -561,8 +561,6 @@ static int forms(int np, unsigned char (*out)[PMNF_MAX_TERMS], int *len)
     return count;
 }
 
-#define MAX_CANDIDATES 4096
-
 int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
                     const struct pmnf_options *opt, struct pmnf_model *out, int max)
 {
@@ -587,8 +585,12 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
             return FIT_ESINGULAR;
     unsigned char fm[128][PMNF_MAX_TERMS];
     int flen[128], nforms = forms(np, fm, flen);
-    struct pmnf_model *cand = malloc(MAX_CANDIDATES * sizeof *cand);
-    double *se2 = malloc(MAX_CANDIDATES * sizeof *se2);
+    int combos = 1;
+    for (int d = 0; d < np; d++)
+        combos *= nt[d];
+    int cap = 1 + combos * nforms; /* the constant model and every combination */
+    struct pmnf_model *cand = malloc((size_t)cap * sizeof *cand);
+    double *se2 = malloc((size_t)cap * sizeof *se2);
     if (!cand || !se2) {
         free(cand);
         free(se2);
@@ -599,9 +601,6 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     cand[nc] = (struct pmnf_model){.nparams = np};
     if (evaluate(&cand[nc], x, y, n, &se2[nc]) == FIT_OK)
         nc++;
-    int combos = 1;
-    for (int d = 0; d < np; d++)
-        combos *= nt[d];
     for (int c = 0; c < combos; c++) {
         struct pmnf_model m = {.nparams = np};
         int rest = c, constant_term = 0;
@@ -612,7 +611,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
             m.l[d] = t.l;
             constant_term |= t.e == 0 && t.l == 0;
         }
-        for (int f = 0; f < nforms && nc < MAX_CANDIDATES; f++) {
+        for (int f = 0; f < nforms && nc < cap; f++) {
             /* a product of constant terms only is the constant model; skip forms that use
              * a parameter whose term is constant (the form without it covers them) */
             int skip = 0;
