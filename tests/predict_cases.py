@@ -95,7 +95,52 @@ def test_no_number():
         os.unlink(path)
 
 
+PMNF_API = r"""
+-- tardy.pmnf on three parameters with a mixed law: the model, its forward-chaining error and
+-- the near-best range at a target beyond the data, as one prediction
+tardy.policy("pmnf_api", function(ctx)
+  local pts = {}
+  for _, p in ipairs({2, 4, 8, 16, 32}) do
+    for _, a in ipairs({2, 4, 8, 16, 32}) do
+      for _, b in ipairs({2, 4, 8, 16}) do
+        local noise = 1 + 0.01 * math.sin(p * 7 + a * 3 + b)
+        pts[#pts + 1] = {x = {p = p, a = a, b = b}, y = (7 + 3 * a * b / p + 2 * b) * noise}
+      end
+    end
+  end
+  local m = assert(tardy.pmnf(pts))
+  local t = {p = 64, a = 64, b = 32}
+  local v = m.predict(t)
+  local lo, hi = m.range(t)
+  assert(#m.params == 3, "params: " .. #m.params)
+  assert(type(m.extrap_error) == "number" and m.extrap_error >= 0, "extrap_error")
+  assert(lo <= v and v <= hi, "range " .. lo .. " " .. v .. " " .. hi)
+  return {{target = t, metric = "law", value = v, family = "pmnf", model = m.formula,
+           low = lo, high = hi, coverage = 80}}
+end)
+"""
+
+
+def test_pmnf_api():
+    fd, script = tempfile.mkstemp(suffix=".lua", prefix="pmnf-api-")
+    with os.fdopen(fd, "w") as f:
+        f.write(PMNF_API)
+    path = extrap_file("PARAMETER p\nPOINTS 2 4 8\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n")
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=64", "--lua", script, "--policy",
+                   "pmnf_api", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        q = json.loads(p.stdout)["predictions"][0]
+        want = 7 + 3 * 64 * 32 / 64.0 + 2 * 32
+        expect(abs(q["value"] - want) <= 0.05 * want, "three parameters: %s, want %g" % (q, want))
+        expect(q["low"] <= q["value"] <= q["high"] and q["coverage"] == 80, "interval: %s" % q)
+    finally:
+        os.unlink(path)
+        os.unlink(script)
+
+
 CASES = [
+    ("lua/API: tardy.pmnf with three parameters, extrap_error and range", test_pmnf_api),
     ("cli/tardy predict --help, tardy help predict", test_help),
     ("cli/tardy predict --json: a predictions document with intervals", test_json_document),
     ("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap),

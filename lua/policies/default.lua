@@ -6,9 +6,12 @@
 --   max (quantile) to the mean of per-rank compute
 -- It also predicts counts, time, bytes and memory per call path, every per-rank metric, and
 -- the rows of any other kind (wait patterns, counters) the profile holds. Each series is
--- fitted with every registered family that can model it; the smallest cross-validated error
--- (leave-one-out SMAPE) wins. Every prediction carries its family, model, fit error,
--- uncertainty and whether the target lies outside the fitted range.
+-- fitted with every registered family that can model it; the family that predicts larger
+-- scales best wins (the mean of its leave-one-out error and its forward-chaining error: the
+-- largest scale of each parameter predicted from the smaller ones). Every prediction carries
+-- its family, model, fit error, uncertainty, an 80% interval (low, high, coverage) and whether
+-- the target lies outside the fitted range; where the runs cannot support a number at a
+-- target the note says why instead.
 
 local TOP = 3     -- intervals, call paths and rows of other kinds reported one by one
 
