@@ -65,22 +65,24 @@ local NEAR = 1.25      -- models scoring within this factor of the best are near
 local CALIBRATION = 1.3
 
 -- The parameters that vary over pts (in name order) and, per parameter, its largest and
--- second largest value: {names = {...}, hi = {k = v}, prev = {k = v}}.
+-- second largest value and its number of values: {names = {...}, hi = {k = v},
+-- prev = {k = v}, values = {k = count}}.
 local function scale_info(pts)
-  local names, hi, prev, first = {}, {}, {}, pts[1] and pts[1].x or {}
+  local names, hi, prev, values, first = {}, {}, {}, {}, pts[1] and pts[1].x or {}
   for k, v in pairs(first) do
     if type(v) == "number" then
-      local a, b, varies = -math.huge, -math.huge, false
+      local a, b, varies, seen, count = -math.huge, -math.huge, false, {}, 0
       for _, pt in ipairs(pts) do
         local x = pt.x[k]
         if x ~= v then varies = true end
         if x > a then a, b = x, a elseif x < a and x > b then b = x end
+        if not seen[x] then seen[x], count = true, count + 1 end
       end
-      if varies then names[#names + 1] = k; hi[k], prev[k] = a, b end
+      if varies then names[#names + 1] = k; hi[k], prev[k], values[k] = a, b, count end
     end
   end
   table.sort(names)
-  return {names = names, hi = hi, prev = prev}
+  return {names = names, hi = hi, prev = prev, values = values}
 end
 
 -- The relative error of a prediction p of the actual a: |log(p / a)| when both are positive,
@@ -101,7 +103,8 @@ local function holdout(spec, pts, info)
     for _, pt in ipairs(pts) do
       if pt.x[k] < top then train[#train + 1] = pt else test[#test + 1] = pt end
     end
-    if distinct(train) >= math.max(3, spec.min_points or 3) then
+    -- enough smaller values of k for the family (counted along k: no scale keys to build)
+    if info.values[k] - 1 >= math.max(3, spec.min_points or 3) then
       local ok, m = pcall(spec.fit, train)
       if ok and type(m) == "table" and type(m.predict) == "function" then
         for _, pt in ipairs(test) do
