@@ -134,6 +134,8 @@ qmpi-check: all
 	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk qmpi-check
 bench: all
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk bench
+bench-predict: all
+	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk bench-predict
 demo: all
 	$(Q)scripts/demo
 
@@ -155,5 +157,5 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples check qmpi-check bench demo install clean FORCE
+.PHONY: all examples check qmpi-check bench bench-predict demo install clean FORCE
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -8,3 +8,10 @@ bench: $(B)/bench/micro
 	@$(PYTHON) bench/run.py
 
 .PHONY: bench
+
+# make bench-predict: prediction accuracy and interval coverage over the corpus in
+# bench/predict/, beside Extra-P 4.2.5 where ../shared/vendor/extrap is (issue 13).
+bench-predict:
+	@$(PYTHON) bench/predict_bench.py
+
+.PHONY: bench-predict

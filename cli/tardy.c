@@ -1,7 +1,7 @@
 /* The offline `tardy` command. Subcommands:
  *   tardy report PROFILE.json [--top N]     print the summary of a profile again
  *   tardy predict (--store DIR | --extrap FILE) --at TARGETS [--lua FILE] [--policy NAME]
- *                 [--json]                   (JSON: the profile format, predictions only)
+ *                 [--json]                   (JSON: a "tardy-predictions" document)
  *   tardy export-extrap --store DIR [-o FILE]
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
@@ -25,9 +25,27 @@ static const char usage[] =
     "                                  from the runs in a store or an Extra-P text file\n"
     "  export-extrap --store DIR [-o FILE]\n"
     "                                  write the store's metrics in Extra-P's text format\n"
-    "  help [options]                  this text, or the TARDY_* run-time options\n"
+    "  help [options|predict]          this text, the TARDY_* run-time options, or how to\n"
+    "                                  predict (also: tardy predict --help)\n"
     "  version                         print the version\n"
     "To profile a program: tardy-run -- mpiexec -n 4 ./app args\n";
+
+static const char predict_usage[] =
+    "usage: tardy predict (--store DIR | --extrap FILE) --at TARGETS [--policy NAME]\n"
+    "                     [--lua FILE] [--json]\n"
+    "Predicts the metrics of a program at scales not run yet from the runs in a run store\n"
+    "(TARDY_STORE) or an Extra-P text file (repetitions: their median).\n"
+    "  --store DIR      the runs of the program with the most runs in DIR\n"
+    "  --extrap FILE    Extra-P's text format (PARAMETER, POINTS, REGION, METRIC, DATA)\n"
+    "  --at TARGETS     where to predict: p=1024;p=4096,n=8192 (a parameter left out keeps\n"
+    "                   the value of the latest run)\n"
+    "  --policy NAME    default (every interval and call path, each series by the family that\n"
+    "                   predicts larger scales best) or scalaextrap (seed 000), or your own\n"
+    "  --lua FILE       your families and policies (docs/lua-api.md)\n"
+    "  --json           a \"tardy-predictions\" document instead of the table\n"
+    "Each prediction has an interval that should hold the actual value 80% of the time\n"
+    "(low..high); where the runs cannot support a number (too few scales, a trend that\n"
+    "reverses) the note says so instead. TARDY_LUA_BUDGET and TARDY_LUA_MEMORY apply.\n";
 
 static int cmd_report(int argc, char **argv)
 {
@@ -112,6 +130,11 @@ static int cmd_predict(int argc, char **argv)
     struct engine_opts o = {.policy = "default", .budget = (long)cfg.lua_budget * 1000000L,
                             .mem_cap = (size_t)cfg.lua_memory << 20};
     int bad = 0;
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(predict_usage, stdout);
+            return 0;
+        }
     for (int i = 0; i < argc && !bad; i++) {
         if ((v = option(argc, argv, &i, "--store", &bad)))
             store = v;
@@ -133,7 +156,7 @@ static int cmd_predict(int argc, char **argv)
     if (bad || !o.targets || !!store == !!extrap) {
         if (!bad)
             fprintf(stderr, "tardy predict: needs --at and one of --store or --extrap\n");
-        fputs(usage, stderr);
+        fputs(predict_usage, stderr);
         return 2;
     }
     struct profile *runs = NULL;
@@ -151,7 +174,9 @@ static int cmd_predict(int argc, char **argv)
         fprintf(stderr, "tardy predict: %s\n", err);
         rc = 1;
     } else if (json) {
-        char *text = profile_to_json(&out); /* a profile with only the predictions */
+        struct predictions_source src = {store ? "store" : "extrap", store ? store : extrap,
+                                         n ? runs[n - 1].program : "", o.policy, o.targets, n};
+        char *text = predictions_to_json(&out, &src);
         printf("%s\n", text ? text : "{}");
         free(text);
     } else {
@@ -225,6 +250,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        if (argc > 2 && !strcmp(argv[2], "predict")) {
+            fputs(predict_usage, stdout);
+            return 0;
+        }
         if (argc > 2 && !strcmp(argv[2], "options")) {
             struct strbuf out;
             sb_init(&out);

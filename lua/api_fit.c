@@ -5,7 +5,9 @@
  *   (h: the leverage of each point, for closed-form leave-one-out: e_i / (1 - h_i))
  *   tardy.rss/smape/r2(a, p), tardy.mape(a, p), tardy.adj_r2(a, p, k)
  *   tardy.loo(points, fit)             → smape, predictions  leave-one-out cross-validation
- *   tardy.pmnf(points [, opts])        → model               PMNF search (docs/design.md 3.4)
+ *   tardy.pmnf(points [, opts])        → model               PMNF search (docs/design.md 3.4);
+ *                                                           model.range(x): the near-best
+ *                                                           models' smallest and largest value
  * Points are {x = {p = 4, n = 1024}, y = value}, at most tardy.max_points of them. Misuse
  * raises an error; a fit that cannot be made returns nil and the reason. */
 #include <lauxlib.h>
@@ -273,29 +275,57 @@ static int l_loo(lua_State *L)
 
 /* ---- PMNF ------------------------------------------------------------------------------- */
 
+#define PMNF_NEAR 8 /* near-best models kept for the spread at a target */
+
 struct lua_pmnf {
-    struct pmnf_model m;
+    struct pmnf_model m[PMNF_NEAR]; /* m[0] the chosen model, then the near-best */
+    int count;
     char names[PMNF_MAX_PARAMS][32];
 };
+
+/* The parameters of u's models from the table at idx into x; raises an error naming a missing
+ * one. */
+static void pmnf_point(lua_State *L, struct lua_pmnf *u, int idx, double *x)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    for (int d = 0; d < u->m[0].nparams; d++) {
+        lua_getfield(L, idx, u->names[d]);
+        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0))
+            luaL_error(L, "predict: parameter %s must be a positive number", u->names[d]);
+        x[d] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+}
+
+/* model.range(x) → low, high: the smallest and largest value of the near-best models at x
+ * (the chosen one among them). */
+static int pmnf_range(lua_State *L)
+{
+    struct lua_pmnf *u = luaL_checkudata(L, lua_upvalueindex(1), MODEL_META);
+    double x[PMNF_MAX_PARAMS], lo = INFINITY, hi = -INFINITY;
+    pmnf_point(L, u, 1, x);
+    for (int i = 0; i < u->count; i++) {
+        double v = pmnf_eval(&u->m[i], x);
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+    }
+    lua_pushnumber(L, lo);
+    lua_pushnumber(L, hi);
+    return 2;
+}
 
 /* model.predict(x): x is a table of parameter values. */
 static int pmnf_predict(lua_State *L)
 {
     struct lua_pmnf *u = luaL_checkudata(L, lua_upvalueindex(1), MODEL_META);
-    luaL_checktype(L, 1, LUA_TTABLE);
     double x[PMNF_MAX_PARAMS];
-    for (int d = 0; d < u->m.nparams; d++) {
-        lua_getfield(L, 1, u->names[d]);
-        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0))
-            return luaL_error(L, "predict: parameter %s must be a positive number", u->names[d]);
-        x[d] = lua_tonumber(L, -1);
-        lua_pop(L, 1);
-    }
-    lua_pushnumber(L, pmnf_eval(&u->m, x));
+    pmnf_point(L, u, 1, x);
+    lua_pushnumber(L, pmnf_eval(&u->m[0], x));
     return 1;
 }
 
-/* Parameters that vary over the points, "p" first, at most 2; returns the count. */
+/* Parameters that vary over the points, "p" first, at most PMNF_MAX_PARAMS; returns the
+ * count. */
 static int varying_params(lua_State *L, int pts, int n, char names[][32])
 {
     int count = 0;
@@ -330,7 +360,8 @@ static int varying_params(lua_State *L, int pts, int n, char names[][32])
 }
 
 /* tardy.pmnf(points [, {negative = true}]) → model | nil, reason.
- * model = {formula, fit_error, uncertainty (LOO SMAPE %), params, predict = function(x)}. */
+ * model = {formula, fit_error, uncertainty (LOO SMAPE %), extrap_error (forward-chaining SMAPE
+ * %, when every parameter has 4 values), params, predict = function(x), range = function(x)}. */
 static int l_pmnf(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -369,18 +400,26 @@ static int l_pmnf(lua_State *L)
         }
         lua_pop(L, 3);
     }
-    const char *names[PMNF_MAX_PARAMS] = {u->names[0], u->names[1]};
+    const char *names[PMNF_MAX_PARAMS] = {u->names[0], u->names[1], u->names[2]};
     opt.names = names;
-    int rc = fit_pmnf(x, np, y, n, &opt, &u->m);
-    if (rc)
+    int rc = fit_pmnf_ranked(x, np, y, n, &opt, u->m, PMNF_NEAR);
+    if (rc < 0)
         return fail(L, rc);
-    lua_createtable(L, 0, 5);
-    lua_pushstring(L, u->m.formula);
+    u->count = rc;
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, u->m[0].formula);
     lua_setfield(L, -2, "formula");
-    lua_pushnumber(L, u->m.fit_smape);
+    lua_pushnumber(L, u->m[0].fit_smape);
     lua_setfield(L, -2, "fit_error");
-    lua_pushnumber(L, u->m.loo_smape);
+    lua_pushnumber(L, u->m[0].loo_smape);
     lua_setfield(L, -2, "uncertainty");
+    if (isfinite(u->m[0].extrap_smape)) {
+        lua_pushnumber(L, u->m[0].extrap_smape);
+        lua_setfield(L, -2, "extrap_error");
+    }
+    lua_pushvalue(L, ud);
+    lua_pushcclosure(L, pmnf_range, 1);
+    lua_setfield(L, -2, "range");
     lua_createtable(L, np, 0);
     for (int d = 0; d < np; d++) {
         lua_pushstring(L, u->names[d]);

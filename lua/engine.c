@@ -376,6 +376,11 @@ static int take_predictions(lua_State *L, const char *policy, struct profile *p,
         q->value = field_number(L, e, "value", NAN);
         q->fit_error = field_number(L, e, "fit_error", NAN);
         q->uncertainty = field_number(L, e, "uncertainty", NAN);
+        q->low = field_number(L, e, "low", NAN);
+        q->high = field_number(L, e, "high", NAN);
+        q->coverage = field_number(L, e, "coverage", NAN);
+        if (!(q->low <= q->high) || !isfinite(q->coverage))
+            q->low = q->high = q->coverage = NAN; /* an interval needs both ends and coverage */
         lua_getfield(L, e, "extrapolated");
         q->extrapolated = lua_toboolean(L, -1);
         lua_pop(L, 2);

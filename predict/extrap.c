@@ -479,6 +479,12 @@ static int place(struct profile *r, const char *region, const char *metric, doub
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int read_data(struct reader *rd, char *s)
 {
     if (!rd->region || !rd->metric)
@@ -487,18 +493,21 @@ static int read_data(struct reader *rd, char *s)
         return -1;
     if (rd->point >= rd->npoints)
         return fail(rd, "more DATA lines than POINTS");
-    double sum = 0;
+    double vals[4096];
     int n = 0;
-    for (char *tok = strtok(s, " "); tok; tok = strtok(NULL, " ")) {
+    for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
         char *end;
         double v = strtod(tok, &end);
         if (*end || !isfinite(v))
             return fail(rd, "DATA holds something that is not a number");
-        sum += v;
-        n++;
+        if (n < (int)(sizeof vals / sizeof *vals))
+            vals[n++] = v;
     }
     if (!n)
         return fail(rd, "DATA without values");
+    /* the median of the repetitions: one slow repetition does not move it */
+    qsort(vals, (size_t)n, sizeof *vals, cmp_double);
+    double sum = (n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2) * n;
     const char *a;
     int k = rd->point++, tardys = region_kind(rd->region, &a) != 0;
     if (tardys && !strcmp(rd->metric, PRESENT)) {

@@ -1,10 +1,14 @@
 /* The Performance Model Normal Form search (docs/design.md 3.4): every hypothesis
- * c0 + c1 · x^e · log2(x)^l is fitted by relative least squares and scored by leave-one-out
- * SMAPE; the simplest within one standard error of the best wins. Negative exponents make
- * strong scaling (c + k/p) expressible.
- * Two parameters: the best term per parameter (on the points where the other one is fixed),
- * then the additive and the multiplicative combination compete. Fewer than five values of a
- * parameter allow only the simpler terms. */
+ * c0 + c1 · x^e · log2(x)^l is fitted by relative least squares and scored by the mean of its
+ * leave-one-out SMAPE and its forward-chaining SMAPE (the points at the largest value of the
+ * parameter predicted from the others: what a prediction does); the simplest within one
+ * standard error of the best wins. Negative exponents make strong scaling (c + k/p)
+ * expressible.
+ * Several parameters: the best terms per parameter (on the points where the others are
+ * fixed), then every combination of their products competes: for two parameters
+ * c0 + c1·f + c2·g, c0 + c1·f·g, c0 + c1·f + c2·f·g, c0 + c1·g + c2·f·g (and f or g alone);
+ * for three every set of at most three products. Fewer than five values of a parameter allow
+ * only the simpler terms. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,33 +138,94 @@ static int max_complexity(const double *x, int n)
     return distinct >= 5 ? 1000 : distinct - 2;
 }
 
-/* LOO SMAPE of every hypothesis h for one parameter, added into score[h] (INFINITY when the
- * hypothesis cannot be fitted), and its squared standard error into se2[h]. */
+
+/* Forward chaining for one parameter: the line c0 + c1 t fitted on the points below the
+ * largest x, its SMAPE terms at the points at the largest x appended to e (count in *ne).
+ * Nothing when fewer than 3 smaller values remain. */
+static void holdout_line(const double *x, const double *t, const double *y, const double *w,
+                         int n, double *e, int *ne)
+{
+    double xmax = -INFINITY;
+    for (int i = 0; i < n; i++)
+        xmax = fmax(xmax, x[i]);
+    int below = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = x[j] == x[i];
+        below += !seen && x[i] < xmax;
+    }
+    if (below < 3)
+        return;
+    double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++)
+        if (x[i] < xmax) {
+            sw += w[i];
+            tm += w[i] * t[i];
+            ym += w[i] * y[i];
+        }
+    tm /= sw;
+    ym /= sw;
+    for (int i = 0; i < n; i++)
+        if (x[i] < xmax) {
+            sxx += w[i] * (t[i] - tm) * (t[i] - tm);
+            sxy += w[i] * (t[i] - tm) * (y[i] - ym);
+        }
+    double c1 = sxx > 0 ? sxy / sxx : 0, c0 = ym - c1 * tm;
+    for (int i = 0; i < n; i++)
+        if (x[i] == xmax) {
+            double p = c0 + c1 * t[i], a = y[i];
+            fit_smape_terms(&a, &p, 1, &e[(*ne)++]);
+        }
+}
+
+/* Mean and squared standard error of e[n]. */
+static double mean_se2(const double *e, int n, double *se2)
+{
+    double mean = 0, var = 0;
+    for (int i = 0; i < n; i++)
+        mean += e[i] / n;
+    for (int i = 0; i < n; i++)
+        var += (e[i] - mean) * (e[i] - mean);
+    *se2 = n > 1 ? var / (n - 1) / n : 0;
+    return mean;
+}
+
+/* The score of every hypothesis h for one parameter (the mean of LOO SMAPE and forward-chaining
+ * SMAPE), added into score[h] (INFINITY when the hypothesis cannot be fitted), and its squared
+ * standard error into se2[h]. */
 static void score_terms(const double *x, const double *y, int n, const struct pmnf_options *opt,
                         double *score, double *se2)
 {
     double t[FIT_MAX_POINTS], pred[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
+    double h[FIT_MAX_POINTS];
     relative_weights(y, n, w);
     int most = max_complexity(x, n);
-    for (int h = 0; h < nterms(opt); h++) {
-        struct term tm = term_at(h);
+    for (int k = 0; k < nterms(opt); k++) {
+        struct term tm = term_at(k);
         if (complexity(tm) > most) {
-            score[h] = INFINITY;
+            score[k] = INFINITY;
             continue;
         }
+        for (int i = 0; i < n; i++)
+            t[i] = term_value(tm, x[i]);
         if (tm.e == 0 && tm.l == 0) {
             loo_mean(y, w, n, pred);
-        } else {
-            for (int i = 0; i < n; i++)
-                t[i] = term_value(tm, x[i]);
-            if (loo_line(t, y, w, n, pred) < 0) {
-                score[h] = INFINITY;
-                continue;
-            }
+        } else if (loo_line(t, y, w, n, pred) < 0) {
+            score[k] = INFINITY;
+            continue;
         }
-        double v;
-        score[h] += smape_se2(y, pred, n, &v);
-        se2[h] += v;
+        double v, loo = smape_se2(y, pred, n, &v);
+        int nh = 0;
+        holdout_line(x, t, y, w, n, h, &nh);
+        if (nh) {
+            double v2, hold = mean_se2(h, nh, &v2);
+            score[k] += (loo + hold) / 2;
+            se2[k] += (v + v2) / 4;
+        } else {
+            score[k] += loo;
+            se2[k] += v;
+        }
     }
 }
 
@@ -176,16 +241,18 @@ static int simpler(struct term a, struct term b)
     return 0;
 }
 
-/* The one-standard-error rule of cross-validation: among the hypotheses whose score is
- * within one standard error of the best score, the simplest (then the best scoring).
- * With a handful of noisy points many exponents fit about as well; the simplest of them
- * extrapolates most safely. */
-static int best_of(const double *score, const double *se2, int count)
+/* The hypotheses of one parameter in order of preference: the one-standard-error rule of
+ * cross-validation first (among the hypotheses within one standard error of the best score,
+ * the simplest, then the best scoring: with a handful of noisy points many exponents fit
+ * about as well, and the simplest extrapolates most safely), then the others by score. */
+static int rank_terms(const double *score, const double *se2, int count, int *order, int max)
 {
     int best = 0;
     for (int h = 1; h < count; h++)
         if (score[h] < score[best])
             best = h;
+    if (!isfinite(score[best]))
+        return 0;
     double limit = score[best] + sqrt(se2[best]);
     int pick = best;
     for (int h = 0; h < count; h++) {
@@ -195,29 +262,53 @@ static int best_of(const double *score, const double *se2, int count)
         if (s > 0 || (s == 0 && score[h] < score[pick]))
             pick = h;
     }
-    return pick;
+    int m = 0;
+    order[m++] = pick;
+    while (m < max) {
+        int next = -1;
+        for (int h = 0; h < count; h++) {
+            int used = 0;
+            for (int j = 0; j < m && !used; j++)
+                used = order[j] == h;
+            if (!used && isfinite(score[h]) && (next < 0 || score[h] < score[next]))
+                next = h;
+        }
+        if (next < 0)
+            break;
+        order[m++] = next;
+    }
+    return m;
 }
 
-/* Best term of parameter d: on the groups of points where the other parameter is fixed, or
- * on all points when there are no such groups of 3. */
-static struct term best_term(const double *x, int np, int d, const double *y, int n,
-                             const struct pmnf_options *opt)
+/* The best terms of parameter d (at most max, in order of preference): scored on the groups of
+ * points where the other parameters are fixed, or on all points when there are no such groups
+ * of 3. Returns how many. */
+static int best_terms(const double *x, int np, int d, const double *y, int n,
+                      const struct pmnf_options *opt, struct term *out, int max)
 {
     double score[2 * NEXP * 3] = {0}, se2[2 * NEXP * 3] = {0};
     double xs[FIT_MAX_POINTS], ys[FIT_MAX_POINTS];
     int groups = 0;
     for (int i = 0; i < n && np > 1; i++) {
         int first = 1, m = 0;
-        for (int j = 0; j < i; j++)
-            first &= x[j * np + 1 - d] != x[i * np + 1 - d];
+        for (int j = 0; j < i && first; j++) {
+            int same = 1;
+            for (int o = 0; o < np; o++)
+                same &= o == d || x[j * np + o] == x[i * np + o];
+            first = !same;
+        }
         if (!first)
             continue;
-        for (int j = 0; j < n; j++)
-            if (x[j * np + 1 - d] == x[i * np + 1 - d]) {
+        for (int j = 0; j < n; j++) {
+            int same = 1;
+            for (int o = 0; o < np; o++)
+                same &= o == d || x[j * np + o] == x[i * np + o];
+            if (same) {
                 xs[m] = x[j * np + d];
                 ys[m++] = y[j];
             }
-        if (m >= 3) {
+        }
+        if (max_complexity(xs, m) >= 1) { /* three values of x_d at least */
             score_terms(xs, ys, m, opt, score, se2);
             groups++;
         }
@@ -231,109 +322,251 @@ static struct term best_term(const double *x, int np, int d, const double *y, in
         memset(se2, 0, sizeof se2);
         score_terms(xs, ys, n, opt, score, se2);
     }
-    return term_at(best_of(score, se2, nterms(opt)));
+    int order[8], m = rank_terms(score, se2, nterms(opt), order, max);
+    for (int i = 0; i < m; i++)
+        out[i] = term_at(order[i]);
+    return m;
 }
 
-/* Fit the combination in m (terms set) on all points but `skip` (-1: none); predictions of
- * every point into pred. */
-static int fit_combination(struct pmnf_model *m, const double *x, const double *y, int n,
-                           int skip)
+/* The value of product `mask` of m's terms at point x. */
+static double product(const struct pmnf_model *m, unsigned mask, const double *x)
 {
-    int constant = 1;
+    double v = 1;
     for (int d = 0; d < m->nparams; d++)
-        constant &= m->e[d] == 0 && m->l[d] == 0;
-    int k = constant ? 1 : m->nparams == 2 && m->additive ? 3 : 2;
-    double X[FIT_MAX_POINTS * 3], yy[FIT_MAX_POINTS], w[FIT_MAX_POINTS], coef[3] = {0}, rss;
-    int rows = 0;
-    for (int i = 0; i < n; i++) {
-        if (i == skip)
-            continue;
-        double f[2] = {1, 1};
-        for (int d = 0; d < m->nparams; d++)
-            f[d] = term_value((struct term){m->e[d], m->l[d]}, x[i * m->nparams + d]);
-        X[rows * k] = 1;
-        if (k == 1) {
-            /* the constant model */
-        } else if (k == 3) {
-            X[rows * k + 1] = f[0];
-            X[rows * k + 2] = f[1];
-        } else {
-            X[rows * k + 1] = f[0] * f[1];
-        }
-        yy[rows++] = y[i];
-    }
-    relative_weights(yy, rows, w);
-    int rc = fit_lsq(X, rows, k, yy, w, coef, &rss);
-    if (rc == 0) {
-        memset(m->c, 0, sizeof m->c);
-        memcpy(m->c, coef, (size_t)k * sizeof *coef);
-    }
-    return rc;
-}
-
-static void describe(struct pmnf_model *m, const char *const *names)
-{
-    char term[2][96];
-    for (int d = 0; d < m->nparams; d++) {
-        char *t = term[d];
-        size_t len = sizeof term[d];
-        int n = 0;
-        if (m->e[d] != 0)
-            n += snprintf(t + n, len - (size_t)n, "%s^(%.4g)", names[d], m->e[d]);
-        if (m->l[d])
-            n += snprintf(t + n, len - (size_t)n, "%slog2(%s)^%d", n ? " * " : "", names[d],
-                          m->l[d]);
-        if (!n)
-            snprintf(t, len, "1");
-    }
-    if (m->nparams == 1)
-        snprintf(m->formula, sizeof m->formula, "%.6g + %.6g * %s", m->c[0], m->c[1], term[0]);
-    else if (m->additive)
-        snprintf(m->formula, sizeof m->formula, "%.6g + %.6g * %s + %.6g * %s", m->c[0],
-                 m->c[1], term[0], m->c[2], term[1]);
-    else if (!strcmp(term[0], "1") || !strcmp(term[1], "1")) /* one parameter does not count */
-        snprintf(m->formula, sizeof m->formula, "%.6g + %.6g * %s", m->c[0], m->c[1],
-                 strcmp(term[0], "1") ? term[0] : term[1]);
-    else
-        snprintf(m->formula, sizeof m->formula, "%.6g + %.6g * %s * %s", m->c[0], m->c[1],
-                 term[0], term[1]);
+        if (mask >> d & 1)
+            v *= term_value((struct term){m->e[d], m->l[d]}, x[d]);
+    return v;
 }
 
 double pmnf_eval(const struct pmnf_model *m, const double *x)
 {
-    double f[2] = {1, 1};
-    for (int d = 0; d < m->nparams; d++)
-        f[d] = term_value((struct term){m->e[d], m->l[d]}, x[d]);
-    if (m->nparams == 2 && m->additive)
-        return m->c[0] + m->c[1] * f[0] + m->c[2] * f[1];
-    return m->c[0] + m->c[1] * f[0] * f[1];
+    double v = m->c[0];
+    for (int t = 0; t < m->nterms; t++)
+        v += m->c[t + 1] * product(m, m->mask[t], x);
+    return v;
 }
 
-/* Fit m on all points and score it by leave-one-out SMAPE. */
-static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n)
+/* Fit m's coefficients on the points i with use[i] (NULL: all), relative least squares. */
+static int fit_coefficients(struct pmnf_model *m, const double *x, const double *y, int n,
+                            const unsigned char *use, double *X, double *lev)
 {
-    double pred[FIT_MAX_POINTS] = {0};
+    int k = m->nterms + 1, rows = 0;
+    double Xs[FIT_MAX_POINTS * (PMNF_MAX_TERMS + 1)], yy[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
     for (int i = 0; i < n; i++) {
-        struct pmnf_model loo = *m;
-        if (fit_combination(&loo, x, y, n, i) != 0)
-            return FIT_ESINGULAR;
-        pred[i] = pmnf_eval(&loo, &x[i * m->nparams]);
+        if (use && !use[i])
+            continue;
+        Xs[rows * k] = 1;
+        for (int t = 0; t < m->nterms; t++)
+            Xs[rows * k + t + 1] = product(m, m->mask[t], &x[i * m->nparams]);
+        yy[rows++] = y[i];
     }
-    m->loo_smape = fit_smape(y, pred, n);
-    if (fit_combination(m, x, y, n, -1) != 0)
-        return FIT_ESINGULAR;
-    for (int i = 0; i < n; i++)
-        pred[i] = pmnf_eval(m, &x[i * m->nparams]);
-    m->fit_smape = fit_smape(y, pred, n);
-    return 0;
+    if (rows < k + (use ? 0 : 1))
+        return FIT_EINPUT;
+    relative_weights(yy, rows, w);
+    double coef[PMNF_MAX_TERMS + 1], rss;
+    int rc = fit_lsq(Xs, rows, k, yy, w, coef, &rss);
+    if (rc)
+        return rc;
+    memcpy(m->c, coef, (size_t)k * sizeof *coef);
+    if (X) {
+        memcpy(X, Xs, (size_t)rows * k * sizeof *X);
+        rc = fit_leverage(Xs, rows, k, w, lev);
+    }
+    return rc;
 }
 
-int fit_pmnf(const double *x, int np, const double *y, int n, const struct pmnf_options *opt,
-             struct pmnf_model *out)
+/* fit_coefficients for c0 + c1 t (at most one product) in closed form, without an SVD. */
+static int line_on(struct pmnf_model *m, const double *x, const double *y, int n,
+                   const unsigned char *use)
 {
-    static const char *const dflt[] = {"x", "y"};
+    double t[FIT_MAX_POINTS] = {0}, yy[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
+    int rows = 0;
+    for (int i = 0; i < n; i++)
+        if (use[i]) {
+            t[rows] = m->nterms ? product(m, m->mask[0], &x[i * m->nparams]) : 0;
+            yy[rows++] = y[i];
+        }
+    if (rows < 2)
+        return FIT_EINPUT;
+    relative_weights(yy, rows, w);
+    double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < rows; i++) {
+        sw += w[i];
+        tm += w[i] * t[i];
+        ym += w[i] * yy[i];
+    }
+    tm /= sw;
+    ym /= sw;
+    for (int i = 0; i < rows; i++) {
+        sxx += w[i] * (t[i] - tm) * (t[i] - tm);
+        sxy += w[i] * (t[i] - tm) * (yy[i] - ym);
+    }
+    if (m->nterms && !(sxx > 1e-300 * (tm * tm + 1) * sw))
+        return FIT_ESINGULAR;
+    m->c[1] = m->nterms ? sxy / sxx : 0;
+    m->c[0] = ym - m->c[1] * tm;
+    return FIT_OK;
+}
+
+/* Fit m on all points; its fit, leave-one-out and forward-chaining SMAPE, its score and the
+ * squared standard error of the score. */
+static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n, double *se2)
+{
+    double X[FIT_MAX_POINTS * (PMNF_MAX_TERMS + 1)], h[FIT_MAX_POINTS];
+    double pred[FIT_MAX_POINTS], loo[FIT_MAX_POINTS], e[FIT_MAX_POINTS];
+    if (m->nterms <= 1) { /* c0 + c1 t: in closed form, no SVD */
+        double t[FIT_MAX_POINTS] = {0}, w[FIT_MAX_POINTS];
+        relative_weights(y, n, w);
+        for (int i = 0; i < n; i++)
+            t[i] = m->nterms ? product(m, m->mask[0], &x[i * m->nparams]) : 0;
+        if (m->nterms ? loo_line(t, y, w, n, loo) < 0 : (loo_mean(y, w, n, loo), 0))
+            return FIT_ESINGULAR;
+        double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < n; i++) {
+            sw += w[i];
+            tm += w[i] * t[i];
+            ym += w[i] * y[i];
+        }
+        tm /= sw;
+        ym /= sw;
+        for (int i = 0; i < n; i++) {
+            sxx += w[i] * (t[i] - tm) * (t[i] - tm);
+            sxy += w[i] * (t[i] - tm) * (y[i] - ym);
+        }
+        m->c[1] = m->nterms && sxx > 0 ? sxy / sxx : 0;
+        m->c[0] = ym - m->c[1] * tm;
+        for (int i = 0; i < n; i++)
+            pred[i] = pmnf_eval(m, &x[i * m->nparams]);
+    } else {
+        int rc = fit_coefficients(m, x, y, n, NULL, X, h);
+        if (rc)
+            return rc;
+        for (int i = 0; i < n; i++) {
+            pred[i] = pmnf_eval(m, &x[i * m->nparams]);
+            if (h[i] >= 1 - 1e-9)
+                return FIT_ESINGULAR; /* a point that alone determines a coefficient */
+            loo[i] = y[i] - (y[i] - pred[i]) / (1 - h[i]);
+        }
+    }
+    m->fit_smape = fit_smape(y, pred, n);
+    double v1, v2 = 0;
+    m->loo_smape = smape_se2(y, loo, n, &v1);
+    /* forward chaining: each parameter's largest value predicted from the smaller ones */
+    int ne = 0;
+    for (int d = 0; d < m->nparams; d++) {
+        unsigned char use[FIT_MAX_POINTS];
+        double xmax = -INFINITY;
+        for (int i = 0; i < n; i++)
+            xmax = fmax(xmax, x[i * m->nparams + d]);
+        int below = 0;
+        for (int i = 0; i < n; i++) {
+            use[i] = x[i * m->nparams + d] < xmax;
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = x[j * m->nparams + d] == x[i * m->nparams + d];
+            below += use[i] && !seen;
+        }
+        struct pmnf_model f = *m;
+        if (below < 3 || (m->nterms <= 1 ? line_on(&f, x, y, n, use)
+                                         : fit_coefficients(&f, x, y, n, use, NULL, NULL)) != FIT_OK)
+            continue;
+        for (int i = 0; i < n; i++)
+            if (!use[i]) {
+                double p = pmnf_eval(&f, &x[i * m->nparams]);
+                fit_smape_terms(&y[i], &p, 1, &e[ne++]);
+            }
+    }
+    if (ne) {
+        m->extrap_smape = mean_se2(e, ne, &v2);
+        m->score = (m->loo_smape + m->extrap_smape) / 2;
+        *se2 = (v1 + v2) / 4;
+    } else {
+        m->extrap_smape = NAN;
+        m->score = m->loo_smape;
+        *se2 = v1;
+    }
+    return isfinite(m->score) ? FIT_OK : FIT_ESINGULAR;
+}
+
+static void term_text(const struct pmnf_model *m, int d, const char *name, char *t, size_t len)
+{
+    int n = 0;
+    t[0] = '\0';
+    if (m->e[d] != 0)
+        n += snprintf(t + n, len - (size_t)n, "%s^(%.4g)", name, m->e[d]);
+    if (m->l[d])
+        snprintf(t + n, len - (size_t)n, "%slog2(%s)^%d", n ? " * " : "", name, m->l[d]);
+}
+
+static void describe(struct pmnf_model *m, const char *const *names)
+{
+    size_t len = sizeof m->formula;
+    int n = snprintf(m->formula, len, "%.6g", m->c[0]);
+    for (int t = 0; t < m->nterms && n < (int)len; t++) {
+        n += snprintf(m->formula + n, len - (size_t)n, " + %.6g", m->c[t + 1]);
+        int any = 0;
+        for (int d = 0; d < m->nparams && n < (int)len; d++) {
+            char term[96];
+            term_text(m, d, names[d], term, sizeof term);
+            if (!(m->mask[t] >> d & 1) || !term[0])
+                continue;
+            n += snprintf(m->formula + n, len - (size_t)n, " * %s", term);
+            any = 1;
+        }
+        if (!any && n < (int)len)
+            n += snprintf(m->formula + n, len - (size_t)n, " * 1");
+    }
+}
+
+/* How complex a model is: its number of products, then the complexity of its terms. */
+static int model_complexity(const struct pmnf_model *m)
+{
+    int c = 100 * m->nterms;
+    for (int d = 0; d < m->nparams; d++) {
+        int used = 0;
+        for (int t = 0; t < m->nterms; t++)
+            used |= m->mask[t] >> d & 1;
+        if (used)
+            c += complexity((struct term){m->e[d], m->l[d]});
+    }
+    return c;
+}
+
+/* The sets of products to try for np parameters: every set of 1 to min(np, 3) distinct
+ * non-empty subsets of the parameters, in which no product contains another unless it is
+ * the full product (c0 + c1·f + c2·f·g, not c0 + c1·f + c2·f). */
+static int forms(int np, unsigned char (*out)[PMNF_MAX_TERMS], int *len)
+{
+    int full = (1 << np) - 1, count = 0;
+    for (int a = 1; a <= full; a++) {
+        out[count][0] = (unsigned char)a;
+        len[count++] = 1;
+        for (int b = a + 1; b <= full && np > 1; b++) {
+            if (((a & b) == a || (a & b) == b) && b != full && a != full)
+                continue;
+            out[count][0] = (unsigned char)a;
+            out[count][1] = (unsigned char)b;
+            len[count++] = 2;
+            for (int c = b + 1; c <= full && np > 2; c++) {
+                if ((((a & c) == a || (a & c) == c) && c != full) ||
+                    (((b & c) == b || (b & c) == c) && c != full))
+                    continue;
+                out[count][0] = (unsigned char)a;
+                out[count][1] = (unsigned char)b;
+                out[count][2] = (unsigned char)c;
+                len[count++] = 3;
+            }
+        }
+    }
+    return count;
+}
+
+int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
+                    const struct pmnf_options *opt, struct pmnf_model *out, int max)
+{
+    static const char *const dflt[] = {"x", "y", "z"};
     const char *const *names = opt && opt->names ? opt->names : dflt;
-    if (np < 1 || np > PMNF_MAX_PARAMS || n < 3 || n > FIT_MAX_POINTS)
+    if (np < 1 || np > PMNF_MAX_PARAMS || n < 3 || n > FIT_MAX_POINTS || max < 1)
         return FIT_EINPUT;
     for (int i = 0; i < n; i++) {
         if (!isfinite(y[i]))
@@ -342,25 +575,111 @@ int fit_pmnf(const double *x, int np, const double *y, int n, const struct pmnf_
             if (!(x[i * np + d] > 0) || !isfinite(x[i * np + d]))
                 return FIT_EINPUT;
     }
-    struct pmnf_model best = {0}, m = {.nparams = np};
-    best.loo_smape = INFINITY;
-    for (int d = 0; d < np; d++) {
-        struct term t = best_term(x, np, d, y, n, opt);
-        m.e[d] = t.e;
-        m.l[d] = t.l;
+    /* the best terms per parameter (by the closed-form score of the single term): 12 for one
+     * parameter, 3 each for two, 2 each for three; each model is then fitted and scored */
+    int per = np == 1 ? 12 : np == 2 ? 3 : 2;
+    struct term terms[PMNF_MAX_PARAMS][2 * NEXP * 3];
+    int nt[PMNF_MAX_PARAMS];
+    for (int d = 0; d < np; d++)
+        if ((nt[d] = best_terms(x, np, d, y, n, opt, terms[d], per)) == 0)
+            return FIT_ESINGULAR;
+    unsigned char fm[128][PMNF_MAX_TERMS];
+    int flen[128], nforms = forms(np, fm, flen);
+    int combos = 1;
+    for (int d = 0; d < np; d++)
+        combos *= nt[d];
+    int cap = 1 + combos * nforms; /* the constant model and every combination */
+    struct pmnf_model *cand = malloc((size_t)cap * sizeof *cand);
+    double *se2 = malloc((size_t)cap * sizeof *se2);
+    if (!cand || !se2) {
+        free(cand);
+        free(se2);
+        return FIT_ENOMEM;
     }
-    for (int additive = 0; additive <= (np == 2); additive++) {
-        m.additive = additive;
-        if (evaluate(&m, x, y, n) == 0 && m.loo_smape < best.loo_smape)
-            best = m;
+    int nc = 0;
+    /* the constant model competes too (a metric that does not scale) */
+    cand[nc] = (struct pmnf_model){.nparams = np};
+    if (evaluate(&cand[nc], x, y, n, &se2[nc]) == FIT_OK)
+        nc++;
+    for (int c = 0; c < combos; c++) {
+        struct pmnf_model m = {.nparams = np};
+        int rest = c, constant_term = 0;
+        for (int d = 0; d < np; d++) {
+            struct term t = terms[d][rest % nt[d]];
+            rest /= nt[d];
+            m.e[d] = t.e;
+            m.l[d] = t.l;
+            constant_term |= t.e == 0 && t.l == 0;
+        }
+        for (int f = 0; f < nforms && nc < cap; f++) {
+            /* a product of constant terms only is the constant model; skip forms that use
+             * a parameter whose term is constant (the form without it covers them) */
+            int skip = 0;
+            for (int t = 0; t < flen[f]; t++)
+                for (int d = 0; d < np; d++)
+                    skip |= (fm[f][t] >> d & 1) && m.e[d] == 0 && m.l[d] == 0;
+            if (skip || (np == 1 && constant_term))
+                continue;
+            m.nterms = flen[f];
+            memcpy(m.mask, fm[f], sizeof m.mask);
+            cand[nc] = m;
+            if (evaluate(&cand[nc], x, y, n, &se2[nc]) == FIT_OK)
+                nc++;
+        }
     }
-    /* The constant model competes too (a metric that does not scale). */
-    struct pmnf_model c = {.nparams = np};
-    if (evaluate(&c, x, y, n) == 0 && c.loo_smape <= best.loo_smape + 1e-9)
-        best = c;
-    if (!isfinite(best.loo_smape))
+    if (!nc) {
+        free(cand);
+        free(se2);
         return FIT_ESINGULAR;
-    describe(&best, names);
-    *out = best;
-    return FIT_OK;
+    }
+    /* the simplest model within one standard error and a quarter of the best score (more
+     * products and more complex terms must earn their place: with noise of a few per cent
+     * a mixed form fits the noise as well as the law), then the others by score */
+    int best = 0;
+    for (int i = 1; i < nc; i++)
+        if (cand[i].score < cand[best].score)
+            best = i;
+    double limit = 1.25 * cand[best].score + sqrt(se2[best]);
+    int pick = best;
+    for (int i = 0; i < nc; i++) {
+        if (!(cand[i].score <= limit))
+            continue;
+        int a = model_complexity(&cand[i]), b = model_complexity(&cand[pick]);
+        if (a < b || (a == b && cand[i].score < cand[pick].score))
+            pick = i;
+    }
+    int count = 0;
+    out[count++] = cand[pick];
+    double near = 1.25 * cand[pick].score + 0.5;
+    while (count < max) {
+        int next = -1;
+        for (int i = 0; i < nc; i++) {
+            if (i == pick || !(cand[i].score <= near))
+                continue;
+            int used = 0;
+            for (int j = 1; j < count && !used; j++)
+                used = !memcmp(cand[i].e, out[j].e, sizeof cand[i].e) &&
+                       !memcmp(cand[i].l, out[j].l, sizeof cand[i].l) &&
+                       cand[i].nterms == out[j].nterms &&
+                       !memcmp(cand[i].mask, out[j].mask, sizeof cand[i].mask);
+            if (!used && (next < 0 || cand[i].score < cand[next].score))
+                next = i;
+        }
+        if (next < 0)
+            break;
+        out[count++] = cand[next];
+        cand[next].score = INFINITY; /* taken */
+    }
+    free(cand);
+    free(se2);
+    for (int i = 0; i < count; i++)
+        describe(&out[i], names);
+    return count;
+}
+
+int fit_pmnf(const double *x, int np, const double *y, int n, const struct pmnf_options *opt,
+             struct pmnf_model *out)
+{
+    int rc = fit_pmnf_ranked(x, np, y, n, opt, out, 1);
+    return rc < 0 ? rc : FIT_OK;
 }

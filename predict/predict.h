@@ -54,29 +54,44 @@ int fit_lm(fit_resid_fn resid, void *ctx, int n, int k, double *params, const do
 /* The Jacobian (n × k, row-major) of resid at params, by forward differences. */
 int fit_jacobian(fit_resid_fn resid, void *ctx, int n, int k, const double *params, double *J);
 
-/* PMNF: f(x) = c0 + c1 · prod over parameters of x_d^e_d · log2(x_d)^l_d (multiplicative) or
- * c0 + sum_d c_d · x_d^e_d · log2(x_d)^l_d (additive). */
-#define PMNF_MAX_PARAMS 2
+/* PMNF: f(x) = c0 + sum over terms t of c_t · prod over the parameters d in term t of
+ * x_d^e_d · log2(x_d)^l_d: one term per parameter (e_d, l_d), combined additively
+ * (c0 + c1·f + c2·g), multiplicatively (c0 + c1·f·g) or mixed (c0 + c1·f + c2·f·g, ...),
+ * for one to three parameters (docs/design.md 3.4). */
+#define PMNF_MAX_PARAMS 3
+#define PMNF_MAX_TERMS 3
 struct pmnf_model {
-    int nparams;                 /* 1 or 2 */
-    int additive;                /* for 2 parameters */
-    double e[PMNF_MAX_PARAMS];   /* exponent per parameter */
-    int l[PMNF_MAX_PARAMS];      /* power of log2 per parameter */
-    double c[PMNF_MAX_PARAMS + 1];
-    double fit_smape;            /* on the fitted points, percent */
-    double loo_smape;            /* leave-one-out cross-validated, percent */
-    char formula[256];
+    int nparams;                      /* 1 to 3 */
+    int nterms;                       /* products after c0; 0 is the constant model */
+    unsigned char mask[PMNF_MAX_TERMS]; /* the parameters of each product (bit d) */
+    double e[PMNF_MAX_PARAMS];        /* exponent per parameter */
+    int l[PMNF_MAX_PARAMS];           /* power of log2 per parameter */
+    double c[PMNF_MAX_TERMS + 1];
+    double fit_smape;                 /* on the fitted points, percent */
+    double loo_smape;                 /* leave-one-out cross-validated, percent */
+    double extrap_smape;              /* the largest scale of each parameter predicted from the
+                                         smaller ones (forward chaining), percent; NAN when a
+                                         parameter has fewer than 4 values */
+    double score;                     /* what selection minimises: the mean of the two */
+    char formula[320];
 };
 
 struct pmnf_options {
     int negative;             /* also try negative exponents (strong scaling: c + k/p) */
-    const char *const *names; /* parameter names for the formula (default x, y) */
+    const char *const *names; /* parameter names for the formula (default x, y, z) */
 };
 
-/* Search the hypotheses for n points x (n × nparams, row-major, all > 0) and values y;
- * select by leave-one-out SMAPE. Needs 3 <= n <= FIT_MAX_POINTS (and distinct x). */
+/* Search the hypotheses for n points x (n × nparams, row-major, all > 0) and values y
+ * (repetitions are points of their own); select by the mean of the leave-one-out SMAPE and the
+ * forward-chaining SMAPE at the largest scales (the simplest within one standard error of the
+ * best). Needs 3 <= n <= FIT_MAX_POINTS (and distinct x). */
 int fit_pmnf(const double *x, int nparams, const double *y, int n,
              const struct pmnf_options *opt, struct pmnf_model *out);
+/* The same search; out[0] is the chosen model, out[1..] the other hypotheses that score
+ * nearly as well (at most 1.25 × the chosen score + 0.5 points), best first: their spread at a
+ * target is part of a prediction's uncertainty. Returns how many (>= 1) or a FIT_E* code. */
+int fit_pmnf_ranked(const double *x, int nparams, const double *y, int n,
+                    const struct pmnf_options *opt, struct pmnf_model *out, int max);
 double pmnf_eval(const struct pmnf_model *m, const double *x);
 
 /* ---- store.c ----
@@ -112,7 +127,7 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out);
 
 /* Read an Extra-P text file as runs: one run per point (p taken from a parameter named p,
  * else 1; the other parameters become run parameters); the value of a region/metric pair is
- * the mean of its repetitions. Regions and metrics written by extrap_write go back to their
+ * the median of its repetitions (a mean lets one slow repetition move it). Regions and metrics written by extrap_write go back to their
  * rows, and a run gets no row where present is 0 at its point (so predictions from an export
  * equal those from the store); any other pair becomes the per-rank metric "region/metric".
  * Returns the number of runs (array in *runs, free with store_free), or -1 with

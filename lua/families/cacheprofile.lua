@@ -6,7 +6,9 @@
 -- The model's uncertainty is the leave-one-out SMAPE of the chosen form (as for pmnf), so
 -- policies can compare families on the same footing; it comes from the leverages of the fit
 -- (the left-out residual is e_i / (1 - h_i): exact for the linear forms, to first order for
--- the exponential) rather than from refitting without each point.
+-- the exponential) rather than from refitting without each point. Its extrap_error is the
+-- chosen form's forward-chaining SMAPE: fitted without the runs at the largest value, at
+-- those runs.
 
 local function column(points, name)
   local v = {}
@@ -160,6 +162,30 @@ local function loo(f, xs, ys, h)
   return tardy.smape(ys, pred)
 end
 
+-- Forward chaining (what a prediction does): the chosen form fitted on the runs below the
+-- largest x predicts the runs at the largest x; their SMAPE (percent), or nil when fewer than
+-- 3 smaller values remain.
+local function extrap(form, xs, ys, size)
+  local top, below, seen = -math.huge, 0, {}
+  for _, x in ipairs(xs) do top = math.max(top, x) end
+  local tx, ty, hx, hy = {}, {}, {}, {}
+  for i, x in ipairs(xs) do
+    if x < top then
+      tx[#tx + 1], ty[#ty + 1] = x, ys[i]
+      if not seen[x] then seen[x], below = true, below + 1 end
+    else
+      hx[#hx + 1], hy[#hy + 1] = x, ys[i]
+    end
+  end
+  -- more smaller values than the form has coefficients (the exponential has 3)
+  if below < (form == "exponential" and 4 or 3) then return nil end
+  local f = forms[form](tx, ty, size)
+  if not f then return nil end
+  local pred = {}
+  for i, x in ipairs(hx) do pred[i] = f(x) end
+  return tardy.smape(hy, pred)
+end
+
 local function fit(points)
   if #points < 3 then return nil, "needs 3 runs, has " .. #points end
   local name, why = varying(points)
@@ -186,6 +212,7 @@ local function fit(points)
   local f = best.f
   return {formula = best.formula():gsub("%%s", name), kind = best.form, fit_error = best.mape,
           uncertainty = loo(f, xs, ys, best.h), params = {name},
+          extrap_error = extrap(best.form, xs, ys, size),
           predict = function(x) return f(x[name]) end}
 end
 

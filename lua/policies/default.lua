@@ -6,9 +6,12 @@
 --   max (quantile) to the mean of per-rank compute
 -- It also predicts counts, time, bytes and memory per call path, every per-rank metric, and
 -- the rows of any other kind (wait patterns, counters) the profile holds. Each series is
--- fitted with every registered family that can model it; the smallest cross-validated error
--- (leave-one-out SMAPE) wins. Every prediction carries its family, model, fit error,
--- uncertainty and whether the target lies outside the fitted range.
+-- fitted with every registered family that can model it; the family that predicts larger
+-- scales best wins (the mean of its leave-one-out error and its forward-chaining error: the
+-- largest scale of each parameter predicted from the smaller ones). Every prediction carries
+-- its family, model, fit error, uncertainty, an 80% interval (low, high, coverage) and whether
+-- the target lies outside the fitted range; where the runs cannot support a number at a
+-- target the note says why instead.
 
 local TOP = 3     -- intervals, call paths and rows of other kinds reported one by one
 
@@ -54,17 +57,97 @@ local function extrapolates(pts, target)
   return false
 end
 
--- Fit pts with every family; the model with the smallest uncertainty (ties: the first in
--- name order). nil and the reason when no family can.
+local COVERAGE = 80     -- nominal coverage of the prediction intervals, percent
+local Z = 1.2816       -- the standard normal quantile of 90%: a central 80% interval
+local NEAR = 1.25      -- models scoring within this factor of the best are near-best
+-- Widening of the interval fitted on the benchmark corpus (`make bench-predict`): the
+-- cross-validated errors of a handful of scales understate the error further out.
+local CALIBRATION = 1.3
+
+-- The parameters that vary over pts (in name order) and, per parameter, its largest and
+-- second largest value and its number of values: {names = {...}, hi = {k = v},
+-- prev = {k = v}, values = {k = count}}.
+local function scale_info(pts)
+  local names, hi, prev, values, first = {}, {}, {}, {}, pts[1] and pts[1].x or {}
+  for k, v in pairs(first) do
+    if type(v) == "number" then
+      local a, b, varies, seen, count = -math.huge, -math.huge, false, {}, 0
+      for _, pt in ipairs(pts) do
+        local x = pt.x[k]
+        if x ~= v then varies = true end
+        if x > a then a, b = x, a elseif x < a and x > b then b = x end
+        if not seen[x] then seen[x], count = true, count + 1 end
+      end
+      if varies then names[#names + 1] = k; hi[k], prev[k], values[k] = a, b, count end
+    end
+  end
+  table.sort(names)
+  return {names = names, hi = hi, prev = prev, values = values}
+end
+
+-- The relative error of a prediction p of the actual a: |log(p / a)| when both are positive,
+-- else the relative difference.
+local function log_error(p, a)
+  if p > 0 and a > 0 then return math.abs(math.log(p / a)) end
+  return math.abs(p - a) / math.max(math.abs(a), 1e-300)
+end
+
+-- Forward chaining (what a prediction does): for each parameter that varies, the points at
+-- its largest value predicted by the family fitted on the others. The errors (log ratios),
+-- or an empty array when no parameter has enough smaller values.
+local function holdout(spec, pts, info)
+  local errors = {}
+  for _, k in ipairs(info.names) do
+    local top = info.hi[k]
+    local train, test = {}, {}
+    for _, pt in ipairs(pts) do
+      if pt.x[k] < top then train[#train + 1] = pt else test[#test + 1] = pt end
+    end
+    -- enough smaller values of k for the family (counted along k: no scale keys to build)
+    if info.values[k] - 1 >= math.max(3, spec.min_points or 3) then
+      local ok, m = pcall(spec.fit, train)
+      if ok and type(m) == "table" and type(m.predict) == "function" then
+        for _, pt in ipairs(test) do
+          local okp, v = pcall(m.predict, pt.x)
+          if okp and finite(v) then errors[#errors + 1] = log_error(v, pt.y) end
+        end
+      end
+    end
+  end
+  return errors
+end
+
+local function mean_of(v)
+  if #v == 0 then return nil end
+  local s = 0
+  for _, x in ipairs(v) do s = s + x end
+  return s / #v
+end
+
+-- Fit pts with every family; each model scored by how well it predicts: the mean of its
+-- leave-one-out error (uncertainty) and its forward-chaining error at the largest scales
+-- (a family with more freedom earns its place on held-out points). Returns the best model
+-- (ties: the first in name order) with .score, .extrap (mean held-out log error), .near (the
+-- models of every family within NEAR of the best score); nil and the reason when no family
+-- can.
 local function best_model(families, pts)
-  local n, best, why = distinct(pts), nil, nil
+  local n, fits, why, info = distinct(pts), {}, nil, scale_info(pts)
   for _, f in ipairs(families) do
     if n >= (f.spec.min_points or 3) then
       local m, reason = f.spec.fit(pts)
       if type(m) == "table" and type(m.predict) == "function" then
         m.family = f.name
-        local u = finite(m.uncertainty) and m.uncertainty or math.huge
-        if not best or u < best.u then best = {model = m, u = u} end
+        local loo = finite(m.uncertainty) and m.uncertainty / 100 or nil
+        -- the family's own forward-chaining error (SMAPE, percent), else by refitting here
+        local ext = finite(m.extrap_error) and m.extrap_error / 100 or
+          mean_of(holdout(f.spec, pts, info))
+        -- a model that cannot be cross-validated inside the range (no leave-one-out error)
+        -- has not earned its place: it wins only where no other family fits
+        if loo and ext then m.score = (loo + ext) / 2
+        elseif loo then m.score = loo
+        else m.score = 1e6 + (ext or 1e6) end
+        m.extrap = ext
+        fits[#fits + 1] = m
       else
         why = why or reason
       end
@@ -73,8 +156,59 @@ local function best_model(families, pts)
                                  f.spec.min_points or 3, n)
     end
   end
+  local best
+  for _, m in ipairs(fits) do
+    if not best or m.score < best.score then best = m end
+  end
   if not best then return nil, why or "no family can model it" end
-  return best.model
+  best.info = info
+  best.near = {}
+  for _, m in ipairs(fits) do
+    if m.score <= NEAR * best.score + 1e-3 then best.near[#best.near + 1] = m end
+  end
+  return best
+end
+
+-- How many steps beyond the data the target lies: per parameter the log distance from the
+-- largest value to the target over the log distance between the two largest values (the
+-- step the forward-chaining error was measured on); at least 1 (also inside the range).
+local function steps(info, target)
+  local most = 1
+  for _, k in ipairs(info.names) do
+    local v, hi, prev = target[k], info.hi[k], info.prev[k]
+    if type(v) == "number" and v > hi and prev > 0 and hi > prev then
+      most = math.max(most, math.log(v / hi) / math.log(hi / prev))
+    end
+  end
+  return most
+end
+
+-- The prediction interval of model at target, with nominal coverage COVERAGE: in log space,
+-- the value ± Z · sigma, where sigma combines the forward-chaining error (per step beyond
+-- the data, times the steps to the target), the leave-one-out error (repetition noise and
+-- misfit inside the range), widened by CALIBRATION; then stretched to hold the values of the
+-- near-best models (of every family, and the near-best hypotheses of a family that offers
+-- model.range). Returns low, high.
+local function interval(model, pts, target, v)
+  local loo = finite(model.uncertainty) and model.uncertainty / 100 or 0
+  local ext = model.extrap or loo
+  local sigma = CALIBRATION * 1.25 * math.sqrt((ext * steps(model.info, target)) ^ 2 + loo ^ 2)
+  local lo, hi
+  if v > 0 then
+    lo, hi = v * math.exp(-Z * sigma), v * math.exp(Z * sigma)
+  else
+    local w = math.abs(v) * (math.exp(Z * sigma) - 1)
+    lo, hi = v - w, v + w
+  end
+  for _, m in ipairs(model.near) do
+    local ok, a = pcall(m.predict, target)
+    if ok and finite(a) then lo, hi = math.min(lo, a), math.max(hi, a) end
+    if type(m.range) == "function" then
+      local okr, l, h = pcall(m.range, target)
+      if okr and finite(l) and finite(h) then lo, hi = math.min(lo, l), math.max(hi, h) end
+    end
+  end
+  return lo, hi
 end
 
 -- index[i]["kind:key"] = metric table of run i
@@ -241,16 +375,28 @@ tardy.policy("default", function(ctx)
     end
   end
 
-  -- one prediction of a series; returns value, model, points (nil and the reason if omitted)
+  -- one prediction of a series; returns value, model, points, low, high (nil and the reason
+  -- if omitted: no model, or data that cannot support a number at the target)
   local function predict(target, metric, id, make)
     local pts, model, why = fitted(id, make)
     if not model then return nil, why end
     local v = model.predict(target)
     if not finite(v) then return nil, "the model gives no finite value" end
+    local lo, hi = interval(model, pts, target, v)
+    local all_positive = true
+    for _, pt in ipairs(pts) do all_positive = all_positive and pt.y > 0 end
+    if all_positive and v <= 0 then
+      return nil, "no prediction at " .. scale_key(target) .. ": the trend of the runs does " ..
+        "not continue there (the best model falls to zero or below)"
+    end
+    if all_positive and lo > 0 and hi / lo > 100 then
+      return nil, string.format("no prediction at %s: the models that fit the runs disagree " ..
+        "by %.0fx there (too few scales, or a trend that reverses)", scale_key(target), hi / lo)
+    end
     out[#out + 1] = {target = target, metric = metric, value = v, family = model.family,
       model = model.formula, fit_error = model.fit_error, uncertainty = model.uncertainty,
-      extrapolated = extrapolates(pts, target)}
-    return v, model, pts
+      extrapolated = extrapolates(pts, target), low = lo, high = hi, coverage = COVERAGE}
+    return v, model, pts, lo, hi
   end
   local function each(target, metric, id, make)
     local v, why = predict(target, metric, id, make)
@@ -314,11 +460,14 @@ tardy.policy("default", function(ctx)
 
     do -- compute: every interval separately, then the sum and the spread
       local sum, var, parts, missing, models = 0, 0, 0, 0, {}
+      local below, above = 0, 0 -- squared distances of the parts' interval ends
       for _, key in ipairs(intervals) do
-        local _, model = fitted(stat(key, "time", "mean"))
+        local pts, model = fitted(stat(key, "time", "mean"))
         local v = model and model.predict(target)
         if finite(v) then
+          local lo, hi = interval(model, pts, target, v)
           v = math.max(v, 0)
+          below, above = below + (v - math.max(lo, 0)) ^ 2, above + (math.max(hi, 0) - v) ^ 2
           sum, parts = sum + v, parts + 1
           var = var + (v * (finite(model.uncertainty) and model.uncertainty or 0) / 100) ^ 2
           models[key] = model
@@ -351,9 +500,14 @@ tardy.policy("default", function(ctx)
         local ext = extrapolates(all, target)
         out[#out + 1] = {target = target, metric = "per-rank compute time, mean (s)",
           value = sum, family = "default", model = "sum of " .. parts .. " interval models",
-          fit_error = tardy.smape(actual, fitted), uncertainty = u, extrapolated = ext}
+          fit_error = tardy.smape(actual, fitted), uncertainty = u, extrapolated = ext,
+          low = math.max(sum - math.sqrt(below), 0), high = sum + math.sqrt(above),
+          coverage = COVERAGE}
+        -- the parts' errors taken as independent: relative half-widths of the sum
+        local rlo = sum > 0 and math.sqrt(below) / sum or 0
+        local rhi = sum > 0 and math.sqrt(above) / sum or 0
         for _, q in ipairs({{"max", "max"}, {"p90", "90th percentile"}, {"p50", "median"}}) do
-          local ratio, model, pts = predict(target,
+          local ratio, model, pts, rl, rh = predict(target,
             "spread of per-rank compute (" .. q[2] .. " / mean)", "spread|" .. q[1], function()
               return series(runs, index, "rank:compute", function(m)
                 local s = m.value
@@ -365,13 +519,18 @@ tardy.policy("default", function(ctx)
             out[#out + 1] = {target = target, metric = "per-rank compute time, " .. q[2] .. " (s)",
               value = sum * ratio, family = "default", model = "interval sum x spread",
               fit_error = model.fit_error, uncertainty = math.sqrt(u * u + ur * ur),
-              extrapolated = ext or extrapolates(pts, target)}
+              extrapolated = ext or extrapolates(pts, target),
+              low = sum * ratio * math.max(1 - math.sqrt(rlo ^ 2 + (1 - rl / ratio) ^ 2), 0),
+              high = sum * ratio * (1 + math.sqrt(rhi ^ 2 + (rh / ratio - 1) ^ 2)),
+              coverage = COVERAGE}
           end
         end
       end
     end
-    each(target, "per-rank compute time, max, fitted directly (s)",
-         stat("rank:compute", "value", "max"))
+    if reference(index)["rank:compute"] then -- not in an Extra-P file of another tool
+      each(target, "per-rank compute time, max, fitted directly (s)",
+           stat("rank:compute", "value", "max"))
+    end
 
     for i = 1, math.min(TOP, #intervals) do
       local key, name = intervals[i], "interval " .. short(intervals[i])

@@ -1,37 +1,61 @@
 -- The seed's policy (seed 000): aggregate first, then fit. The maximum over ranks of the
 -- per-rank compute time is modelled with ScalaExtrap's four models against p alone.
--- Kept for comparison: the default policy models each interval separately.
+-- Kept for comparison: the default policy models each interval separately. Runs without a
+-- per-rank compute time (an Extra-P file of another tool) have every per-rank metric
+-- ("region/metric") modelled the same way.
 
-local function compute_max(run)
+local function rank_rows(run)
+  local rows = {}
   for _, m in ipairs(run:metrics()) do
-    if m.kind == "rank" and m.key == "compute" then return m.value.max end
+    if m.kind == "rank" then rows[m.key] = m end
   end
+  return rows
 end
 
 tardy.policy("scalaextrap", function(ctx)
   local family = tardy.get_family("scalaextrap")
-  local points, lo, hi = {}, math.huge, -math.huge
+  local keys, seen, compute = {}, {}, false
   for _, run in ipairs(ctx.runs) do
-    local v = compute_max(run)
-    if v then
-      points[#points + 1] = {x = {p = run.p}, y = v}
-      lo, hi = math.min(lo, run.p), math.max(hi, run.p)
+    for key in pairs(rank_rows(run)) do
+      if key == "compute" then compute = true end
+      if not seen[key] then seen[key] = true; keys[#keys + 1] = key end
     end
   end
-  local out = {}
-  local model, why = nil, "no runs"
-  if #points >= family.min_points then model, why = family.fit(points) end
-  if not model then
-    out.note = "scalaextrap policy: no prediction (" .. (why or "too few runs") .. ")"
-    return out
-  end
-  for _, target in ipairs(ctx.targets) do
-    if target.p then
-      out[#out + 1] = {target = target, metric = "max per-rank compute time (s)",
-        value = model.predict(target), family = "scalaextrap",
-        model = model.kind .. ": " .. model.formula,
-        extrapolated = target.p < lo or target.p > hi}
+  if compute then keys = {"compute"} end
+  table.sort(keys)
+  local out, notes = {}, {}
+  for _, key in ipairs(keys) do
+    local points, lo, hi = {}, math.huge, -math.huge
+    for _, run in ipairs(ctx.runs) do
+      local m = rank_rows(run)[key]
+      local v = m and m.value and m.value.max
+      if v then
+        points[#points + 1] = {x = {p = run.p}, y = v}
+        lo, hi = math.min(lo, run.p), math.max(hi, run.p)
+      end
     end
+    local metric = key == "compute" and "max per-rank compute time (s)" or key .. ", max per rank"
+    local model, why = nil, "no runs"
+    if #points >= family.min_points then
+      model, why = family.fit(points)
+    elseif #points > 0 then
+      why = string.format("too few runs: needs %d, has %d", family.min_points, #points)
+    end
+    if not model then
+      notes[#notes + 1] = (compute and "" or metric .. ": ") .. (why or "too few runs")
+    else
+      for _, target in ipairs(ctx.targets) do
+        if target.p then
+          out[#out + 1] = {target = target, metric = metric,
+            value = model.predict(target), family = "scalaextrap",
+            model = model.kind .. ": " .. model.formula,
+            extrapolated = target.p < lo or target.p > hi}
+        end
+      end
+    end
+  end
+  if #notes > 0 then
+    out.note = "scalaextrap policy: no prediction (" .. table.concat(notes, "; ") .. ")"
   end
   return out
 end)

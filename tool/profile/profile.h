@@ -84,6 +84,8 @@ struct prof_prediction {
     double value;
     double fit_error;    /* error on the fitted runs (SMAPE, %) */
     double uncertainty;  /* relative uncertainty from cross-validation (%) */
+    double low, high;    /* the prediction interval (NAN when the policy gives none) */
+    double coverage;     /* its nominal coverage (%), e.g. 80 */
     int extrapolated;    /* the target lies outside the fitted range */
 };
 
@@ -162,6 +164,17 @@ int profile_write(struct profile *p, const char *dir, char *err, size_t errlen);
 
 /* Serialize p into a malloc'd string (caller frees); NULL when memory is short. */
 char *profile_to_json(const struct profile *p);
+
+/* The predictions of p as a document of their own (`tardy predict --json`, schema
+ * "tardy-predictions", docs/lua-api.md): where the runs came from, the policy, the targets,
+ * the predictions (as in a profile, with low, high and coverage) and the note. Caller frees;
+ * NULL when memory is short. */
+struct predictions_source {
+    const char *kind;    /* "store" or "extrap" */
+    const char *path, *program, *policy, *targets;
+    int runs;
+};
+char *predictions_to_json(const struct profile *p, const struct predictions_source *src);
 
 /* Read a profile file into p (initialised by the caller). Returns 0, or -1 with a message
  * naming the file and the problem in err. */

@@ -316,6 +316,11 @@ static json_t *predictions_json(const struct profile *p)
             json_object_set_new(o, "fit_error_pct", json_real(q->fit_error));
         if (isfinite(q->uncertainty))
             json_object_set_new(o, "uncertainty_pct", json_real(q->uncertainty));
+        if (isfinite(q->low) && isfinite(q->high) && isfinite(q->coverage)) {
+            json_object_set_new(o, "low", json_real(q->low));
+            json_object_set_new(o, "high", json_real(q->high));
+            json_object_set_new(o, "coverage", json_real(q->coverage));
+        }
         json_array_append_new(arr, o);
     }
     return arr;
@@ -346,6 +351,25 @@ char *profile_to_json(const struct profile *p)
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
     json_decref(ids);
+    return text;
+}
+
+char *predictions_to_json(const struct profile *p, const struct predictions_source *src)
+{
+    json_t *root = json_object(), *source = json_object();
+    json_object_set_new(root, "schema", json_string("tardy-predictions"));
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(source, src->kind ? src->kind : "store", json_string(src->path ? src->path : ""));
+    json_object_set_new(source, "runs", json_integer(src->runs));
+    json_object_set_new(source, "program", json_string(src->program ? src->program : ""));
+    json_object_set_new(root, "source", source);
+    json_object_set_new(root, "policy", json_string(src->policy ? src->policy : ""));
+    json_object_set_new(root, "targets", json_string(src->targets ? src->targets : ""));
+    json_object_set_new(root, "predictions", predictions_json(p));
+    if (p->prediction_note)
+        json_object_set_new(root, "note", json_string(p->prediction_note));
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(root);
     return text;
 }
 
@@ -749,6 +773,11 @@ static void read_predictions(struct profile *p, json_t *root)
         json_t *fe = json_object_get(o, "fit_error_pct"), *un = json_object_get(o, "uncertainty_pct");
         q->fit_error = fe ? json_number_value(fe) : NAN;
         q->uncertainty = un ? json_number_value(un) : NAN;
+        json_t *lo = json_object_get(o, "low"), *hi = json_object_get(o, "high"),
+               *cov = json_object_get(o, "coverage");
+        q->low = lo && hi && cov ? json_number_value(lo) : NAN;
+        q->high = lo && hi && cov ? json_number_value(hi) : NAN;
+        q->coverage = lo && hi && cov ? json_number_value(cov) : NAN;
         q->extrapolated = json_is_true(json_object_get(o, "extrapolated"));
     }
 }

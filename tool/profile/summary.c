@@ -576,24 +576,21 @@ void summary_predictions(const struct profile *p, struct strbuf *out)
         sb_printf(out, "%s\n", p->prediction_note);
     if (!p->npredictions)
         return;
-    sb_printf(out, "%-18s %12s %8s %8s  %-12s %s\n", "target", "predicted", "fit err",
-              "+/-", "family", "metric (model)");
-    struct strbuf label;
-    sb_init(&label);
+    sb_printf(out, "%-18s %12s %8s %21s  %-12s %s\n", "target", "predicted", "fit err",
+              "interval (coverage)", "family", "metric (model)");
     for (int i = 0; i < p->npredictions; i++) {
         const struct prof_prediction *q = &p->predictions[i];
-        char fe[16] = "-", un[16] = "-";
+        char fe[16] = "-", iv[64] = "-";
         if (isfinite(q->fit_error))
             snprintf(fe, sizeof fe, "%.1f%%", q->fit_error);
-        if (isfinite(q->uncertainty))
-            snprintf(un, sizeof un, "%.1f%%", q->uncertainty);
-        label.len = 0;
-        sb_printf(&label, "%s (%s)%s", q->metric, q->model, q->extrapolated ? " [extrapolated]" : "");
-        size_t start = out->len;
-        sb_printf(out, "%-18s %12.6g %8s %8s  %-12s ", q->target, q->value, fe, un, q->family);
-        finish_line(out, start, &label);
+        if (isfinite(q->low) && isfinite(q->high))
+            snprintf(iv, sizeof iv, "%.3g..%.3g(%.0f%%)", q->low, q->high, q->coverage);
+        else if (isfinite(q->uncertainty))
+            snprintf(iv, sizeof iv, "+/-%.1f%%", q->uncertainty);
+        /* the metric and model in full: a name cut at the width cannot be found again */
+        sb_printf(out, "%-18s %12.6g %8s %21s  %-12s %s (%s)%s\n", q->target, q->value, fe, iv,
+                  q->family, q->metric, q->model, q->extrapolated ? " [extrapolated]" : "");
     }
-    sb_free(&label);
 }
 
 void summary_write(const struct profile *p, int top, struct strbuf *out)

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Build the corpus of `make bench-predict` in bench/predict/ (kept in the repo; rerun only to
+renew it): Extra-P text files, each with a line "# holdout NAME" naming the parameter whose
+largest value the benchmark holds out and predicts from the smaller ones ("corner": the one
+point where every parameter is largest, from all the others).
+  seed000_*.txt     seed 000's three series (docs/design.md 3.2)
+  synth_p.txt       scaling laws of p with multiplicative noise, 3 repetitions per point
+  synth_pn.txt      laws of p and n, the largest p row held out
+  synth_pn_corner.txt  the same, the corner (largest p, largest n) held out
+  real_*.txt        the bundled examples run here at several sizes and rank counts
+                    (`python3 bench/predict_corpus.py real`, needs the build and mpiexec)"""
+import glob
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "predict")
+B = os.environ.get("B", "build")
+MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.mpich")
+
+SEED = (("POISSON_MPI", (64, 128, 256, 512, 1024), (7938954, 4676880, 2818114, 2040480, 1131380)),
+        ("NPB-IS", (64, 128, 256, 512, 1024), (644250437, 388778762, 224377159, 125488511, 138804152)),
+        ("LULESH", (216, 343, 512, 729, 1000), (366978974, 428496307, 492032255, 553775812, 627985822)))
+
+LAWS_P = {
+    "amdahl": lambda p: 2 + 300 / p,
+    "p_log_p": lambda p: 5 + 0.2 * p * math.log2(p),
+    "linear": lambda p: 40 + 3 * p,
+    "sqrt": lambda p: 1 + 0.5 * p ** 0.5,
+    "log": lambda p: 3 + 2 * math.log2(p),
+    "inverse_sqrt": lambda p: 0.2 + 50 / p ** 0.5,
+    "constant": lambda p: 7.0,
+    "quadratic_small": lambda p: 100 + 0.05 * p * p,
+}
+LAWS_PN = {
+    "n2_over_p": lambda p, n: n * n / p,
+    "n_log_n_plus_log_p": lambda p, n: 0.3 * n * math.log2(n) + 0.02 * math.log2(p) * n * math.log2(n),
+    "n_over_p_plus_log_p": lambda p, n: 5 + n / p + 0.4 * math.log2(p),
+    "n_plus_p": lambda p, n: 10 + 0.01 * n + 0.5 * p,
+    "n_times_log_p": lambda p, n: 2 + 0.001 * n * math.log2(p),
+}
+
+
+def write(name, params, points, series, holdout, note):
+    with open(os.path.join(OUT, name), "w") as f:
+        f.write("# %s\n# holdout %s\n" % (note, holdout))
+        f.write("PARAMETER %s\n" % " ".join(params))
+        f.write("POINTS %s\n" % " ".join(
+            ("(%s)" % " ".join("%.17g" % v for v in pt)) if len(params) > 1 else "%.17g" % pt[0]
+            for pt in points))
+        for (region, metric), rows in sorted(series.items()):
+            f.write("REGION %s\nMETRIC %s\n" % (region, metric))
+            for reps in rows:
+                f.write("DATA %s\n" % " ".join("%.10g" % v for v in reps))
+
+
+def synthetic():
+    for name, ps, ts in SEED:
+        write("seed000_%s.txt" % name, ["p"], [(p,) for p in ps],
+              {(name, "delta_time_max"): [[t] for t in ts]}, "p",
+              "seed 000, table 3: max per-rank delta-time sum (us)")
+    rng = random.Random(13)
+
+    def noisy(v):
+        return v * math.exp(rng.gauss(0, 0.03))  # multiplicative noise, 3% log-normal
+    ps = (2, 4, 8, 16, 32, 64, 128)
+    write("synth_p.txt", ["p"], [(p,) for p in ps],
+          {(law, "time"): [[noisy(f(p)) for _ in range(3)] for p in ps] for law, f in LAWS_P.items()},
+          "p", "laws of p, 3% log-normal noise, 3 repetitions")
+    pts = [(p, n) for p in (2, 4, 8, 16, 32, 64) for n in (64, 128, 256, 512, 1024)]
+    data = {(law, "time"): [[noisy(f(p, n)) for _ in range(3)] for p, n in pts]
+            for law, f in LAWS_PN.items()}
+    write("synth_pn.txt", ["p", "n"], pts, data, "p",
+          "laws of p and n, 3% log-normal noise, 3 repetitions; the largest p row held out")
+    write("synth_pn_corner.txt", ["p", "n"], pts, data, "corner",
+          "the same; the (largest p, largest n) point held out, all others known")
+
+
+def real():
+    """jacobi and bucketsort at several sizes (1 and 2 ranks), 3 repetitions each."""
+    lib = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
+    tardy = os.path.abspath(os.path.join(B, "bin", "tardy"))
+    cases = (("jacobi", [os.path.join(B, "examples", "jacobi")], (96, 128, 192, 256, 320, 384), "100"),
+             ("bucketsort", [os.path.join(B, "examples", "bucketsort")],
+              (16384, 32768, 65536, 131072, 262144, 524288), "20"))
+    for name, cmd, sizes, iters in cases:
+        work = tempfile.mkdtemp(prefix="tardy-corpus-")
+        try:
+            store = os.path.join(work, "store")
+            for rep in range(3):
+                for ranks in (1, 2):
+                    for n in sizes:
+                        e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
+                        e.update({"LD_PRELOAD": lib, "TARDY_SUMMARY": "none", "TARDY_STORE": store,
+                                  "TARDY_PARAMS": "n=%d" % n})
+                        subprocess.run([MPIEXEC, "-n", str(ranks)] + cmd + [str(n), iters], env=e,
+                                       check=True, capture_output=True)
+            path = os.path.join(work, "x.txt")
+            subprocess.run([tardy, "export-extrap", "--store", store, "-o", path], check=True,
+                           capture_output=True)
+            keep(path, os.path.join(OUT, "real_%s.txt" % name), name)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def keep(src, dst, name):
+    """The time metrics of the export (means and maxima over ranks) with names of another tool,
+    so the default policy predicts each as a series."""
+    out, region, metric, skip = [], None, None, True
+    for line in open(src):
+        if line.startswith(("PARAMETER", "POINTS")):
+            out.append(line)
+        elif line.startswith("REGION"):
+            region = line[7:].strip()
+        elif line.startswith("METRIC"):
+            metric = line[7:].strip()
+            skip = metric not in ("time_mean", "time_max", "mean", "max") or \
+                not (region.startswith("ranks/compute") or " => " in region or "@" in region)
+            if not skip:
+                clean = region.replace("@", " at ").replace(" => ", " to ").replace("/", "_")
+                out.append("REGION %s\nMETRIC %s\n" % (clean, metric))
+        elif line.startswith("DATA") and not skip:
+            out.append(line)
+    with open(dst, "w") as f:
+        f.write("# %s here at 1 and 2 ranks, 6 sizes, 3 repetitions; tardy's time metrics\n"
+                "# holdout n\n" % name)
+        f.writelines(out)
+
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    if sys.argv[1:] == ["real"]:
+        real()
+    else:
+        synthetic()

@@ -1,0 +1,143 @@
+"""Predictions a user can trust: the help of `tardy predict`, its JSON document, intervals,
+repetitions of Extra-P input, the scalaextrap policy on Extra-P input and the notes that apply
+to it, tardy.pmnf over three parameters."""
+import json
+import os
+import subprocess
+import tempfile
+
+from run import B, Room, expect
+
+room = Room("predict")
+TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
+
+
+def tardy(args):
+    return subprocess.run(["timeout", "120", TARDY] + args, capture_output=True, text=True)
+
+
+def extrap_file(text):
+    fd, path = tempfile.mkstemp(suffix=".txt", prefix="extrap-")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
+
+
+def test_help():
+    for args in (["predict", "--help"], ["help", "predict"], ["predict", "-h"]):
+        p = tardy(args)
+        expect(p.returncode == 0 and p.stdout.startswith("usage: tardy predict") and
+               "--extrap" in p.stdout and "80%" in p.stdout, "%s: %s %s" % (args, p.stdout, p.stderr))
+    p = tardy(["help"])
+    expect("help [options|predict]" in p.stdout, p.stdout)
+    p = tardy(["predict", "--at", "p=4"])
+    expect(p.returncode == 2 and "usage: tardy predict" in p.stderr, p.stderr)
+
+
+# Amdahl's law with 3 repetitions per point, one of them 10x slow: the median ignores it
+AMDAHL = "".join("DATA %r %r %r\n" % (2 + 64.0 / p, 10 * (2 + 64.0 / p), 1.01 * (2 + 64.0 / p))
+                 for p in (2, 4, 8, 16, 32))
+LONG = "region_" + "x" * 120
+
+
+def test_json_document():
+    path = extrap_file("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION solve\nMETRIC time\n" + AMDAHL +
+                       "REGION %s\nMETRIC time\n" % LONG + AMDAHL)
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=128", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        doc = json.loads(p.stdout)
+        expect(doc["schema"] == "tardy-predictions" and doc["version"] == 1 and
+               doc["source"] == {"extrap": path, "runs": 5, "program": path} and
+               doc["policy"] == "default" and doc["targets"] == "p=128", "document: %s" % doc)
+        expect("run" not in doc and "mpi" not in doc, "a whole profile: %s" % list(doc))
+        # no note about per-rank compute time, which Extra-P input of another tool lacks
+        expect("note" not in doc, "note: %s" % doc.get("note"))
+        q = {x["metric"]: x for x in doc["predictions"]}["solve/time, max per rank"]
+        want = 1.01 * (2 + 64.0 / 128)  # the median repetition (the mean would be 4x larger)
+        expect(abs(q["value"] - want) <= 1e-6 * want, "median of repetitions: %s" % q)
+        expect(q["coverage"] == 80 and q["low"] <= q["value"] <= q["high"], "interval: %s" % q)
+        p = tardy(["predict", "--extrap", path, "--at", "p=128"])
+        expect(p.returncode == 0 and LONG + "/time, max per rank" in p.stdout and
+               "(80%)" in p.stdout, "summary: %s" % p.stdout)
+    finally:
+        os.unlink(path)
+
+
+def test_scalaextrap_extrap():
+    path = extrap_file("PARAMETER p\nPOINTS 64 128 256 512\nREGION poisson\nMETRIC time\n"
+                       "DATA 7938954\nDATA 4676880\nDATA 2818114\nDATA 2040480\n")
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=1024", "--policy", "scalaextrap",
+                   "--json"])
+        expect(p.returncode == 0, p.stderr)
+        q = json.loads(p.stdout)["predictions"]
+        expect(len(q) == 1 and abs(q[0]["value"] - 1606645.3) <= 1, "seed 000 POISSON_MPI: %s" % q)
+    finally:
+        os.unlink(path)
+
+
+def test_no_number():
+    """A trend that reverses: the runs rise, then fall steeply; no number is printed where
+    the models that fit disagree wildly or fall below zero, and the note says why."""
+    path = extrap_file("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION r\nMETRIC time\n"
+                       "DATA 10\nDATA 30\nDATA 40\nDATA 20\nDATA 2\n")
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=4096", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        doc = json.loads(p.stdout)
+        expect(not doc["predictions"] and "no prediction at p=4096" in doc.get("note", ""),
+               "reversing trend: %s" % doc)
+    finally:
+        os.unlink(path)
+
+
+PMNF_API = r"""
+-- tardy.pmnf on three parameters with a mixed law: the model, its forward-chaining error and
+-- the near-best range at a target beyond the data, as one prediction
+tardy.policy("pmnf_api", function(ctx)
+  local pts = {}
+  for _, p in ipairs({2, 4, 8, 16, 32}) do
+    for _, a in ipairs({2, 4, 8, 16, 32}) do
+      for _, b in ipairs({2, 4, 8, 16}) do
+        local noise = 1 + 0.01 * math.sin(p * 7 + a * 3 + b)
+        pts[#pts + 1] = {x = {p = p, a = a, b = b}, y = (7 + 3 * a * b / p + 2 * b) * noise}
+      end
+    end
+  end
+  local m = assert(tardy.pmnf(pts))
+  local t = {p = 64, a = 64, b = 32}
+  local v = m.predict(t)
+  local lo, hi = m.range(t)
+  assert(#m.params == 3, "params: " .. #m.params)
+  assert(type(m.extrap_error) == "number" and m.extrap_error >= 0, "extrap_error")
+  assert(lo <= v and v <= hi, "range " .. lo .. " " .. v .. " " .. hi)
+  return {{target = t, metric = "law", value = v, family = "pmnf", model = m.formula,
+           low = lo, high = hi, coverage = 80}}
+end)
+"""
+
+
+def test_pmnf_api():
+    fd, script = tempfile.mkstemp(suffix=".lua", prefix="pmnf-api-")
+    with os.fdopen(fd, "w") as f:
+        f.write(PMNF_API)
+    path = extrap_file("PARAMETER p\nPOINTS 2 4 8\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n")
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=64", "--lua", script, "--policy",
+                   "pmnf_api", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        q = json.loads(p.stdout)["predictions"][0]
+        want = 7 + 3 * 64 * 32 / 64.0 + 2 * 32
+        expect(abs(q["value"] - want) <= 0.05 * want, "three parameters: %s, want %g" % (q, want))
+        expect(q["low"] <= q["value"] <= q["high"] and q["coverage"] == 80, "interval: %s" % q)
+    finally:
+        os.unlink(path)
+        os.unlink(script)
+
+
+room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", test_pmnf_api)
+room.case("cli/tardy predict --help, tardy help predict", test_help)
+room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
+room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
+room.case("lua/no number where the runs cannot support one", test_no_number)
