@@ -46,27 +46,46 @@ static void relative_weights(const double *y, int n, double *w)
         w[i] = positive ? 1.0 / (y[i] * y[i]) : 1.0;
 }
 
+/* The weighted moments of points (t_i, y_i) for the line c0 + c1 t: weight sum, weighted
+ * means, centred sums of squares and products. */
+struct moments {
+    double sw, tm, ym, sxx, sxy;
+};
+
+static struct moments line_moments(const double *t, const double *y, const double *w, int n)
+{
+    struct moments s = {0};
+    for (int i = 0; i < n; i++) {
+        s.sw += w[i];
+        s.tm += w[i] * t[i];
+        s.ym += w[i] * y[i];
+    }
+    s.tm /= s.sw;
+    s.ym /= s.sw;
+    for (int i = 0; i < n; i++) {
+        s.sxx += w[i] * (t[i] - s.tm) * (t[i] - s.tm);
+        s.sxy += w[i] * (t[i] - s.tm) * (y[i] - s.ym);
+    }
+    return s;
+}
+
+/* The slope is determined: t varies beyond rounding. */
+static int line_defined(const struct moments *s)
+{
+    return s->sxx > 1e-300 * (s->tm * s->tm + 1) * s->sw;
+}
+
 /* Leave-one-out predictions of y ≈ c0 + c1 t by weighted least squares, in closed form (the
  * hat matrix: the left-out residual is e_i / (1 - h_i)); -1 when t is constant. */
 static int loo_line(const double *t, const double *y, const double *w, int n, double *pred)
 {
-    double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        sw += w[i];
-        tm += w[i] * t[i];
-        ym += w[i] * y[i];
-    }
-    tm /= sw;
-    ym /= sw;
-    for (int i = 0; i < n; i++) {
-        sxx += w[i] * (t[i] - tm) * (t[i] - tm);
-        sxy += w[i] * (t[i] - tm) * (y[i] - ym);
-    }
-    if (!(sxx > 1e-300 * (tm * tm + 1) * sw) || !isfinite(sxx))
+    struct moments s = line_moments(t, y, w, n);
+    if (!line_defined(&s) || !isfinite(s.sxx))
         return -1;
-    double c1 = sxy / sxx, c0 = ym - c1 * tm;
+    double c1 = s.sxy / s.sxx, c0 = s.ym - c1 * s.tm;
     for (int i = 0; i < n; i++) {
-        double fit = c0 + c1 * t[i], h = w[i] * (1.0 / sw + (t[i] - tm) * (t[i] - tm) / sxx);
+        double fit = c0 + c1 * t[i];
+        double h = w[i] * (1.0 / s.sw + (t[i] - s.tm) * (t[i] - s.tm) / s.sxx);
         if (h >= 1 - 1e-12)
             return -1; /* a point that alone determines the slope */
         pred[i] = y[i] - (y[i] - fit) / (1 - h);
@@ -389,22 +408,11 @@ static int line_on(struct pmnf_model *m, const double *x, const double *y, int n
     if (rows < 2)
         return FIT_EINPUT;
     relative_weights(yy, rows, w);
-    double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < rows; i++) {
-        sw += w[i];
-        tm += w[i] * t[i];
-        ym += w[i] * yy[i];
-    }
-    tm /= sw;
-    ym /= sw;
-    for (int i = 0; i < rows; i++) {
-        sxx += w[i] * (t[i] - tm) * (t[i] - tm);
-        sxy += w[i] * (t[i] - tm) * (yy[i] - ym);
-    }
-    if (m->nterms && !(sxx > 1e-300 * (tm * tm + 1) * sw))
+    struct moments st = line_moments(t, yy, w, rows);
+    if (m->nterms && !line_defined(&st))
         return FIT_ESINGULAR;
-    m->c[1] = m->nterms ? sxy / sxx : 0;
-    m->c[0] = ym - m->c[1] * tm;
+    m->c[1] = m->nterms ? st.sxy / st.sxx : 0;
+    m->c[0] = st.ym - m->c[1] * st.tm;
     return FIT_OK;
 }
 
