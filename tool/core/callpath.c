@@ -319,6 +319,44 @@ uint32_t cs_capture(void *ra, const void *sp)
     return id;
 }
 
+int cs_stack(uintptr_t *pc, int max, int after_signal, uintptr_t fault_pc)
+{
+    unw_context_t ctx;
+    unw_cursor_t cur;
+    uintptr_t ip[CS_MAX_DEPTH + 32];
+    int sig[CS_MAX_DEPTH + 32];
+    int n = 0, k = 0, start = 0;
+    if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0)
+        return 0;
+    while (n < CS_MAX_DEPTH + 32 && unw_step(&cur) > 0) {
+        unw_word_t w;
+        unw_get_reg(&cur, UNW_REG_IP, &w);
+        ip[n] = (uintptr_t)w;
+        sig[n++] = unw_is_signal_frame(&cur) > 0;
+    }
+    if (after_signal) {
+        /* The interrupted frame: the one at the signal's program counter; else the one
+         * libunwind marks as reached through the signal frame. */
+        start = -1;
+        for (int i = 0; i < n && start < 0; i++)
+            if (fault_pc && ip[i] == fault_pc)
+                start = i;
+        for (int i = 0; i < n && start < 0; i++)
+            if (sig[i])
+                start = i;
+        if (start < 0)
+            return 0;
+    } else {
+        while (start < n && (in_tool(ip[start]) || in_mpi_library(ip[start])))
+            start++;
+    }
+    for (int i = start; i < n && k < max; i++, k++)
+        /* Return addresses point after their call and the symbolizer takes one off; the
+         * interrupted instruction's own address gets one added to stay on it. */
+        pc[k] = ip[i] + (after_signal && i == start);
+    return k;
+}
+
 uint32_t cs_count(void)
 {
     return atomic_load_explicit(&cs.count, memory_order_acquire);

@@ -337,3 +337,18 @@ void collect_names_close(struct names *nm)
     sym_close(nm->sym);
     free(nm);
 }
+
+char *collect_path_text(const uintptr_t *pcs, int n)
+{
+    struct symbolizer *sym = sym_open();
+    struct strbuf sb;
+    sb_init(&sb);
+    n = application_frames(sym, pcs, n);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            sb_puts(&sb, ";");
+        sym_frame(sym, pcs[i], &sb);
+    }
+    sym_close(sym);
+    return sb.data ? sb.data : strdup("");
+}

@@ -23,6 +23,10 @@ struct names *collect_names_open(void);
 const char *collect_site_name(struct names *nm, uint64_t site, struct strbuf *into);
 void collect_names_close(struct names *nm);
 
+/* The application's frames among return addresses pcs[0..n), symbolized as a call path
+ * "function file:line;function file:line" (malloc'd; NULL when memory is short). */
+char *collect_path_text(const uintptr_t *pcs, int n);
+
 /* ---- reduce.c ----
  * The reduction at finalize: every rank's rows are merged up a binomial tree (log2 P rounds)
  * on the tool's private communicator. A rank holds only its own rows and those merged from
