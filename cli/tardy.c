@@ -3,6 +3,7 @@
  *   tardy predict (--store DIR | --extrap FILE) --at TARGETS [--lua FILE] [--policy NAME]
  *                 [--json]                   (JSON: the profile format, predictions only)
  *   tardy export-extrap --store DIR [-o FILE]
+ *   tardy merge FILES|DIR [-o OUT.json] [--top N]   (cli/merge.c)
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
 #include <stdio.h>
@@ -25,9 +26,14 @@ static const char usage[] =
     "                                  from the runs in a store or an Extra-P text file\n"
     "  export-extrap --store DIR [-o FILE]\n"
     "                                  write the store's metrics in Extra-P's text format\n"
+    "  merge FILES|DIR [-o OUT.json] [--top N]\n"
+    "                                  merge the partial profiles a job left when it died\n"
+    "                                  (DIR: its *.partial.json) into one, and summarize it\n"
     "  help [options]                  this text, or the TARDY_* run-time options\n"
     "  version                         print the version\n"
     "To profile a program: tardy-run -- mpiexec -n 4 ./app args\n";
+
+int cmd_merge(int argc, char **argv); /* cli/merge.c */
 
 static int cmd_report(int argc, char **argv)
 {
@@ -218,6 +224,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "predict"))
         return cmd_predict(argc - 2, argv + 2);
+    if (!strcmp(cmd, "merge"))
+        return cmd_merge(argc - 2, argv + 2);
     if (!strcmp(cmd, "export-extrap"))
         return cmd_export_extrap(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

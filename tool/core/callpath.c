@@ -346,6 +346,14 @@ int cs_stack(uintptr_t *pc, int max, int after_signal, uintptr_t fault_pc)
                 start = i;
         if (start < 0)
             return 0;
+        /* A signal inside MPI (or tardy): the application's frames are what tells where. */
+        int app = start;
+        while (app < n && (in_tool(ip[app]) || in_mpi_library(ip[app])))
+            app++;
+        if (app < n && app > start) {
+            start = app;
+            after_signal = 0; /* a return address now, not the interrupted instruction */
+        }
     } else {
         while (start < n && (in_tool(ip[start]) || in_mpi_library(ip[start])))
             start++;

@@ -45,6 +45,7 @@
 
 #include "tool/base/base.h"
 #include "tool/core/core.h"
+#include "tool/memory/memory.h"
 #include "tool/report/report.h"
 #include "tool/waits/waits.h"
 
@@ -105,6 +106,11 @@ static int write_partial(struct prof_stop *st)
     double wall = clk_now() - pt.t_start;
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    /* What tardy allocates now is not the MPI library's: charge it to no call site. */
+    struct ev_thread *self = ev_self;
+    uint64_t site = self ? self->mem_site : 0;
+    if (self)
+        self->mem_site = 0;
     st->rank = pt.rank;
     st->time = when;
     st->wall = wall;
@@ -127,6 +133,8 @@ static int write_partial(struct prof_stop *st)
     p->stops = NULL;
     p->nstops = 0;
     rowset_free(&p->rows);
+    if (self)
+        self->mem_site = site;
     if (rc == 0)
         pt.written = 1;
     return rc;
@@ -156,7 +164,13 @@ static void __attribute__((noreturn)) child_write(int sig, void *uc)
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     for (int i = 0; i < NSIGNALS; i++)
         sigaction(pt_signals[i], &dfl, NULL);
+    /* Out of the job's process group: a launcher that kills the group once a rank is gone
+     * (Hydra does) would end this copy before it has written. */
+    setsid();
+    struct sigaction ign = {.sa_handler = SIG_IGN};
+    sigaction(SIGPIPE, &ign, NULL);
     alarm(PT_WAIT_S + 5);
+    mem_stop();
     uintptr_t pcs[PT_FRAMES];
     uintptr_t fault_pc = 0;
 #if defined(__x86_64__)
@@ -377,6 +391,7 @@ void pt_abort(int errorcode, void *ra)
     if (!pt.started || pt.finished || atomic_exchange(&pt.dying, 1))
         return;
     atomic_store(&ev_on, 0);
+    mem_stop();
     uintptr_t pcs[PT_FRAMES];
     int n = cs_stack(pcs, PT_FRAMES, 0, 0);
     char *where = n > 0 ? collect_path_text(pcs, n) : NULL;
