@@ -1977,5 +1977,8 @@ def main():
     return 1 if results["failed"] else 0
 
 
+import abort_cases  # noqa: E402  jobs that die (issue 17), tests/abort_cases.py
+CASES.extend(abort_cases.cases(sys.modules[__name__]))
+
 if __name__ == "__main__":
     sys.exit(main())
