@@ -22,8 +22,8 @@
  *    (SIG_IGN) get no handler. A handler the program installs after MPI_Init replaces
  *    tardy's: that signal then leaves no partial profile (snapshots still do).
  *  - SIGKILL and node failures give no warning: TARDY_SNAPSHOT=S rewrites the partial
- *    profile at the first MPI call after every S seconds. A thread that sleeps (blocking all
- *    signals) makes it due by clearing ev_on and setting ev_due; the wrapper's guard is
+ *    profile at the first MPI call after every S seconds (at multiples of S on the wall clock,
+ *    the same moment on every rank). A thread that sleeps (blocking all signals) makes it due by clearing ev_on and setting ev_due; the wrapper's guard is
  *    already on its unlikely branch then, so a call costs nothing extra between snapshots
  *    and nothing at all without TARDY_SNAPSHOT.
  * Every file is written under a temporary name and renamed over this rank's partial
@@ -307,14 +307,18 @@ static void snapshot_now(void)
     pthread_mutex_unlock(&pt.lock);
 }
 
+/* Snapshots fall due at multiples of the period on the wall clock, so the ranks of a job
+ * (clocks kept in step by NTP) write at about the same moment: a rank writing stalls its
+ * neighbours once per period, not once per rank per period. */
 static void *snapshot_timer(void *arg)
 {
     (void)arg;
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
     for (;;) {
-        next.tv_sec += pt.period;
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+        struct timespec now, next;
+        clock_gettime(CLOCK_REALTIME, &now);
+        next.tv_sec = (now.tv_sec / pt.period + 1) * pt.period;
+        next.tv_nsec = 0;
+        while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &next, NULL) == EINTR)
             ;
         pthread_mutex_lock(&pt.lock);
         int done = pt.finished;
