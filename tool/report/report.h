@@ -15,6 +15,11 @@
  * when memory ran out (rs then holds what fit). */
 int collect_rank(struct rowset *rs, int rank, double wall, int memory);
 
+/* on: collect_rank keeps its symbolizer and call-path names for the next collection (the
+ * snapshots of TARDY_SNAPSHOT: symbolizing anew each time was most of their cost); off:
+ * release them. Paths stay named as they were first symbolized. */
+void collect_keep_names(int on);
+
 /* Call-site strings ("MPI_Send@frames", as in the profile's rows) for other modules at
  * finalize: open, name sites (valid until the next call), close. */
 struct names;

@@ -376,8 +376,10 @@ void pt_start(struct profile *meta, int rank, double t_start, int memory, int la
     pt.started = 1;
     if (cfg.partial)
         install_handlers();
-    if (pt.period)
+    if (pt.period) {
+        collect_keep_names(1);
         start_timer();
+    }
 }
 
 void pt_collect(int on)
@@ -422,6 +424,7 @@ void pt_finish(void)
         pthread_join(pt.timer, NULL);
         pt.timer_running = 0;
     }
+    collect_keep_names(0);
     if (pt.started) {
         remove_handlers();
         char path[PATH_MAX];
