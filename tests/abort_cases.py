@@ -101,7 +101,8 @@ def cases(ns):
             expect(rc == baseline(argv, ranks) == 3, "exit %d under tardy: %s" % (rc, err[-800:]))
             files, profs = partials(d)
             mine = [p for p in profs if p["partial"]["stopped"][0]["reason"] == "abort"]
-            expect(len(mine) == 1, "abort profiles: %d of %d files" % (len(mine), len(files)))
+            expect(len(mine) == 1, "abort profiles: %d of %d files; in %s: %s; stderr: %s"
+                   % (len(mine), len(files), d, os.listdir(d), err[-1500:]))
             s = mine[0]["partial"]["stopped"][0]
             expect(s["rank"] == 1 and s["code"] == 3, "stop %s" % s)
             where = "dies.c:%d" % line_of("abort here")
@@ -122,7 +123,8 @@ def cases(ns):
             expect(rc == base, "exit %d under tardy, %d without: %s" % (rc, base, err[-800:]))
             files, profs = partials(d)
             mine = [p for p in profs if p["partial"]["stopped"][0]["reason"] == "signal"]
-            expect(len(mine) == 1, "crash profiles: %d of %d" % (len(mine), len(files)))
+            expect(len(mine) == 1, "crash profiles: %d of %d; exit %d; in %s: %s; stderr: %s"
+                   % (len(mine), len(files), rc, d, os.listdir(d), err[-1500:]))
             s = mine[0]["partial"]["stopped"][0]
             expect(s["signal"] == "SIGSEGV" and s["code"] == 11 and s["rank"] == 1, "stop %s" % s)
             first = s["where"].split(";")[0]
