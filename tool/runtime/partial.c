@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -61,7 +62,6 @@ static struct {
     int rank, memory, layer;
     double t_start;
     char dir[PATH_MAX / 2], name[256];
-    int written;            /* a partial profile of this rank exists */
     struct profile meta;    /* metadata; rows and stops are filled per write */
     struct sigaction old[NSIGNALS];
     int installed[NSIGNALS];
@@ -135,8 +135,6 @@ static int write_partial(struct prof_stop *st)
     rowset_free(&p->rows);
     if (self)
         self->mem_site = site;
-    if (rc == 0)
-        pt.written = 1;
     return rc;
 }
 
@@ -154,6 +152,17 @@ static void short_path(const char *where, char *out, size_t len)
             break;
         f = end ? end + 1 : NULL;
     }
+}
+
+/* In the forked copy: a fault while unwinding the interrupted stack (libunwind reading a frame
+ * of the MPI library's or another tool's it cannot describe) comes back here, and the profile
+ * is written without the call path. */
+static sigjmp_buf unwind_fault;
+
+static void on_unwind_fault(int sig)
+{
+    (void)sig;
+    siglongjmp(unwind_fault, 1);
 }
 
 /* The forked copy of a process that got sig: write, tell, and leave without running any of
@@ -178,7 +187,24 @@ static void __attribute__((noreturn)) child_write(int sig, void *uc)
 #elif defined(__aarch64__)
     fault_pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.pc;
 #endif
-    int n = cs_stack(pcs, PT_FRAMES, 1, fault_pc);
+    /* The signal being handled (and its handler's mask) is blocked here: a fault while it
+     * is blocked would end this copy at once, so they are unblocked for the guard. */
+    struct sigaction guard = {.sa_handler = on_unwind_fault}, old_segv, old_bus;
+    sigset_t faults;
+    sigemptyset(&faults);
+    sigaddset(&faults, SIGSEGV);
+    sigaddset(&faults, SIGBUS);
+    sigprocmask(SIG_UNBLOCK, &faults, NULL);
+    volatile int n = 0;
+    if (sigsetjmp(unwind_fault, 1) == 0) {
+        sigaction(SIGSEGV, &guard, &old_segv);
+        sigaction(SIGBUS, &guard, &old_bus);
+        n = cs_stack(pcs, PT_FRAMES, 1, fault_pc);
+    } else {
+        n = 0;
+    }
+    sigaction(SIGSEGV, &old_segv, NULL);
+    sigaction(SIGBUS, &old_bus, NULL);
     char *where = n > 0 ? collect_path_text(pcs, n) : NULL;
     struct prof_stop st = {.reason = (char *)"signal", .code = sig, .signal = (char *)sig_name(sig),
                            .where = where};
@@ -228,6 +254,38 @@ static void pass_on(int sig, siginfo_t *si, void *uc, int k)
     raise(sig); /* blocked while this handler runs: delivered, by default, when it returns */
 }
 
+/* One line on stderr from the handler, with write(2) only: the writer (the forked copy)
+ * ended by signal (or, with signal 0, was killed after PT_WAIT_S seconds). */
+static void writer_failed(int signal)
+{
+    char line[160] = "tardy[rank ";
+    size_t n = strlen(line);
+    char digits[16];
+    int k = 0;
+    unsigned r = pt.rank >= 0 ? (unsigned)pt.rank : 0;
+    do
+        digits[k++] = (char)('0' + r % 10);
+    while ((r /= 10) && k < 15);
+    while (k)
+        line[n++] = digits[--k];
+    const char *tail = signal ? "]: the partial profile's writer failed (signal " :
+                                "]: the partial profile's writer hung; it was stopped";
+    for (const char *c = tail; *c; c++)
+        line[n++] = *c;
+    if (signal) {
+        r = (unsigned)signal;
+        do
+            digits[k++] = (char)('0' + r % 10);
+        while ((r /= 10) && k < 15);
+        while (k)
+            line[n++] = digits[--k];
+        line[n++] = ')';
+    }
+    line[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, n);
+    (void)w;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
@@ -244,11 +302,14 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
             long waited = 0;
             for (;;) {
                 pid_t w = waitpid(c, &status, WNOHANG);
+                if (w == c && WIFSIGNALED(status))
+                    writer_failed(WTERMSIG(status));
                 if (w == c || (w < 0 && errno != EINTR))
                     break;
                 if (waited >= PT_WAIT_S * 200L) {
                     kill(c, SIGKILL);
                     waitpid(c, &status, 0);
+                    writer_failed(0);
                     break;
                 }
                 nanosleep(&tick, NULL);
@@ -427,10 +488,10 @@ void pt_finish(void)
     collect_keep_names(0);
     if (pt.started) {
         remove_handlers();
+        /* Also a file the forked writer made when the program's own handler let it go on. */
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", pt.dir, pt.name);
-        if (pt.written)
-            unlink(path);
+        unlink(path);
     }
     profile_free(&pt.meta);
 }

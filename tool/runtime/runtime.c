@@ -110,6 +110,10 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     fill_metadata(&meta, 0);
     atomic_store(&ev_on, rt.layer);
     pt_start(&meta, tardy_rank, rt.t_start, rt.memory, rt.layer);
+    /* The metadata and the handlers above are tardy's start-up, not the program's compute:
+     * its first interval starts here. */
+    if (ev_self)
+        ev_self->last_leave = clk_now();
 }
 
 void rt_abort(int errorcode, void *ra)
