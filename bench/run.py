@@ -4,8 +4,8 @@ in one invocation, peak RSS, RSS after 10^5 and 10^6 calls, MPI_Init with and wi
 init hook, the reduction at finalize at 8 ranks, the cost of malloc/free outside MPI, the
 effect of a control variable written through TARDY_CVARS, and the predictions
 (bench/predict.py): their error against a real run, and their cost for 1,000 intervals x 10
-runs. Not a test: prints figures and ratios. BENCH_ONLY=predict, cvars, init or waits runs
-only those rows."""
+runs, and the cost of partial-profile snapshots. Not a test: prints figures and ratios.
+BENCH_ONLY=predict, cvars, init, waits or snapshot runs only those rows."""
 import os
 import statistics
 import subprocess
@@ -173,6 +173,48 @@ def main():
               "PASS" if added <= 0.2 else "MISS"))
 
 
+def snapshot_rows():
+    """Snapshots (TARDY_SNAPSHOT, issue 17): an 8-rank halo exchange (micro's ring: Isend,
+    Irecv, Waitall with both neighbours), tardy without and with TARDY_SNAPSHOT=1 in
+    alternating runs; the per-rank time spent writing snapshots, from the profile's
+    snapshot_time metric; and what that makes of TARDY_SNAPSHOT=60."""
+    import glob
+    import json
+    import shutil
+    rounds, n = max(3, PAIRS // 2), int(os.environ.get("BENCH_SNAPSHOT_N", "1500"))
+    per_call = {0: [], 1: []}
+    per_snap, counts = [], []
+    for _ in range(rounds):
+        for snap in (0, 1):
+            work = tempfile.mkdtemp(prefix="tardy-bench-")
+            env = {"TARDY_PROFILE": work}
+            if snap:
+                env["TARDY_SNAPSHOT"] = "1"
+            t = launch("ring", n, 8, True, env, quiet=True)[0]
+            per_call[snap].append(t)
+            if snap:
+                prof = json.load(open(glob.glob(os.path.join(work, "tardy-*.json"))[0]))
+                count = prof["ranks"]["snapshots"]
+                spent = prof["ranks"]["snapshot_time"]
+                counts.append(count["sum"] / count["ranks"])
+                if count["sum"]:
+                    per_snap.append(spent["sum"] / count["sum"])
+            shutil.rmtree(work, ignore_errors=True)
+    base, snap = statistics.median(per_call[0]), statistics.median(per_call[1])
+    cost = statistics.median(per_snap) if per_snap else float("nan")
+    print("8-rank halo exchange (ring, %d iterations, 2 cores), tardy without and with "
+          "TARDY_SNAPSHOT=1, median of %d alternating runs: %.1f vs %.1f ns per call "
+          "(%+.2f%%, %.1f snapshots per rank per run)" % (
+              n, rounds, base, snap, 100 * (snap - base) / base, statistics.median(counts)))
+    # what the job lost per snapshot, all ranks' stalls included (8 ranks share 2 cores here)
+    job = (snap - base) * 1e-9 * 3 * n / max(statistics.median(counts), 1)
+    print("  one snapshot (collect, symbolize, write, rename) takes %.2f ms per rank (median): "
+          "%.4f%% of wall time at TARDY_SNAPSHOT=60 with a core per rank (target <= 0.1%%: "
+          "%s); the job lost %.1f ms per snapshot here: %.3f%% at TARDY_SNAPSHOT=60" % (
+              cost * 1e3, 100 * cost / 60, "PASS" if cost / 60 <= 0.001 else "MISS",
+              job * 1e3, 100 * job / 60))
+
+
 def cvar_rows():
     """A control variable written after MPI_Init through TARDY_CVARS (MPICH's allreduce
     algorithm) against the same value set in the environment before MPI_Init and against the
@@ -206,11 +248,15 @@ if __name__ == "__main__":
     if os.environ.get("BENCH_ONLY") == "waits":
         wait_rows()
         sys.exit(0)
+    if os.environ.get("BENCH_ONLY") == "snapshot":
+        snapshot_rows()
+        sys.exit(0)
     if os.environ.get("BENCH_ONLY") == "init":
         init_rows()
         sys.exit(0)
     if os.environ.get("BENCH_ONLY") != "predict":
         main()
+        snapshot_rows()
         cvar_rows()
     import predict
     predict.main()

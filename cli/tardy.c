@@ -3,6 +3,7 @@
  *   tardy predict (--store DIR | --extrap FILE) --at TARGETS [--lua FILE] [--policy NAME]
  *                 [--json]                   (JSON: a "tardy-predictions" document)
  *   tardy export-extrap --store DIR [-o FILE]
+ *   tardy merge FILES|DIR [-o OUT.json] [--top N]   (cli/merge.c)
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "merge.h"
 #include "tool/base/base.h"
 #include "lua/engine.h"
 #include "predict/predict.h"
@@ -25,6 +27,9 @@ static const char usage[] =
     "                                  from the runs in a store or an Extra-P text file\n"
     "  export-extrap --store DIR [-o FILE]\n"
     "                                  write the store's metrics in Extra-P's text format\n"
+    "  merge FILES|DIR [-o OUT.json] [--top N]\n"
+    "                                  merge the partial profiles a job left when it died\n"
+    "                                  (DIR: its *.partial.json) into one, and summarize it\n"
     "  help [options|predict]          this text, the TARDY_* run-time options, or how to\n"
     "                                  predict (also: tardy predict --help)\n"
     "  version                         print the version\n"
@@ -243,6 +248,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "predict"))
         return cmd_predict(argc - 2, argv + 2);
+    if (!strcmp(cmd, "merge"))
+        return cmd_merge(argc - 2, argv + 2);
     if (!strcmp(cmd, "export-extrap"))
         return cmd_export_extrap(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -171,6 +171,8 @@ struct cfg {
     int waits_sample;    /* TARDY_WAITS_SAMPLE: exchange at every Nth collective per comm */
     int waits_hotspot;   /* TARDY_WAITS_HOTSPOT: % of a late rank's time to be a hotspot */
     int waits_resync_ms; /* TARDY_WAITS_RESYNC_MS: clock resynchronisation period, 0 none */
+    int partial;         /* TARDY_PARTIAL: partial profile on MPI_Abort and signals */
+    int snapshot;        /* TARDY_SNAPSHOT: seconds between partial-profile snapshots, 0 off */
     const char *test_clock_shift; /* TARDY_TEST_CLOCK_SHIFT: "rank:seconds[:rate]" (tests) */
 };
 

@@ -82,6 +82,14 @@ static const struct option options[] = {
     {"TARDY_WAITS_RESYNC_MS", OPT_INT, "0", 0, 86400000, FIELD(waits_resync_ms),
      "resynchronise the clocks about every N ms, inside collectives on communicators of "
      "every world rank (0: never)"},
+    {"TARDY_PARTIAL", OPT_BOOL, "1", 0, 1, FIELD(partial),
+     "a rank that dies early (MPI_Abort; SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT; SIGTERM, "
+     "SIGINT, SIGXCPU, SIGUSR1) writes its partial profile to TARDY_PROFILE's directory"},
+    /* The signal handlers cost nothing per MPI call; a snapshot costs one rank-local write
+     * per period (README "When a job dies" has the measurement). */
+    {"TARDY_SNAPSHOT", OPT_INT, "0", 0, 86400 * 365, FIELD(snapshot),
+     "every N seconds, each rank rewrites its partial profile at its next MPI call, for "
+     "deaths no signal announces (SIGKILL, node failure); 0: never"},
     {"TARDY_TEST_CLOCK_SHIFT", OPT_STRING, "", 0, 0, FIELD(test_clock_shift),
      "testing only: rank:seconds[:rate] shifts that rank's clock, drifting at rate s/s"},
 };

@@ -104,6 +104,12 @@ static int in_text(const struct text *t, uintptr_t pc)
     return 0;
 }
 
+/* pc is in a tool's code (tardy's, or a QMPI tool stacked with it) or the MPI library's. */
+static int in_tools_or_mpi(uintptr_t pc)
+{
+    return in_text(&cs.tool_text, pc) || in_text(&cs.mpi_text, pc);
+}
+
 int cs_init(int depth, int max_paths)
 {
     cs.depth = depth;
@@ -187,7 +193,7 @@ static uint32_t insert(uint64_t h, uint64_t idx, const uintptr_t *pc, int n)
 static int app_start(const unw_word_t *ip, int n)
 {
     int i = 0;
-    while (i < n && (in_text(&cs.tool_text, ip[i]) || in_text(&cs.mpi_text, ip[i])))
+    while (i < n && in_tools_or_mpi(ip[i]))
         i++;
     return i < n ? i : -1;
 }
@@ -309,6 +315,52 @@ uint32_t cs_capture(void *ra, const void *sp)
         }
     }
     return id;
+}
+
+int cs_stack(uintptr_t *pc, int max, int after_signal, uintptr_t fault_pc)
+{
+    unw_context_t ctx;
+    unw_cursor_t cur;
+    uintptr_t ip[CS_MAX_DEPTH + 32];
+    int sig[CS_MAX_DEPTH + 32];
+    int n = 0, k = 0, start = 0;
+    if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0)
+        return 0;
+    while (n < CS_MAX_DEPTH + 32 && unw_step(&cur) > 0) {
+        unw_word_t w;
+        unw_get_reg(&cur, UNW_REG_IP, &w);
+        ip[n] = (uintptr_t)w;
+        sig[n++] = unw_is_signal_frame(&cur) > 0;
+    }
+    if (after_signal) {
+        /* The interrupted frame: the one at the signal's program counter; else the one
+         * libunwind marks as reached through the signal frame. */
+        start = -1;
+        for (int i = 0; i < n && start < 0; i++)
+            if (fault_pc && ip[i] == fault_pc)
+                start = i;
+        for (int i = 0; i < n && start < 0; i++)
+            if (sig[i])
+                start = i;
+        if (start < 0)
+            return 0;
+        /* A signal inside MPI (or tardy): the application's frames are what tells where. */
+        int app = start;
+        while (app < n && in_tools_or_mpi(ip[app]))
+            app++;
+        if (app < n && app > start) {
+            start = app;
+            after_signal = 0; /* a return address now, not the interrupted instruction */
+        }
+    } else {
+        while (start < n && in_tools_or_mpi(ip[start]))
+            start++;
+    }
+    for (int i = start; i < n && k < max; i++, k++)
+        /* Return addresses point after their call and the symbolizer takes one off; the
+         * interrupted instruction's own address gets one added to stay on it. */
+        pc[k] = ip[i] + (after_signal && i == start);
+    return k;
 }
 
 uint32_t cs_count(void)

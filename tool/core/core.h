@@ -59,9 +59,19 @@ struct ev_thread *ev_thread_attach(void);
 uint32_t ev_callpath(void *ra, const void *sp);
 void ev_leave(struct ev_call *c);
 
+/* Work due at the next MPI call (a snapshot of the profile, TARDY_SNAPSHOT): whoever makes it
+ * due sets ev_due and clears ev_on, so the guard below takes its unlikely branch at the next
+ * call, which runs ev_due_hook once (it turns collection back on). Nothing is added to the
+ * path of a call while nothing is due. */
+extern atomic_int ev_due;
+extern void (*ev_due_hook)(void);
+/* Run the due work (one caller wins); returns whether collection is on for layers again. */
+int ev_run_due(int layers);
+
 static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra, int layers)
 {
-    if (__builtin_expect(!(atomic_load_explicit(&ev_on, memory_order_relaxed) & layers), 0))
+    if (__builtin_expect(!(atomic_load_explicit(&ev_on, memory_order_relaxed) & layers), 0) &&
+        (!atomic_load_explicit(&ev_due, memory_order_relaxed) || !ev_run_due(layers)))
         return 0;
     struct ev_thread *t = ev_self;
     if (__builtin_expect(!t, 0) && !(t = ev_thread_attach()))
@@ -130,6 +140,15 @@ void cs_fini(void);
  * above ra (the mpi_f08 bindings calling the C entry points) are skipped too. ra NULL (QMPI
  * functions): the path starts above the MPI library's frames and other tools'. */
 uint32_t cs_capture(void *ra, const void *sp);
+
+/* The return addresses of the current thread's stack, innermost first, into pc[0..max);
+ * returns how many. after_signal: only the code a signal interrupted, from the frame at
+ * fault_pc (the program counter in the signal's context; 0 when unknown: the frame libunwind
+ * marks as interrupted by a signal) outwards; otherwise the frames above tardy's and the MPI
+ * library's own. Not async-signal-safe in general (the
+ * unwinder may allocate on first use): called in a forked copy of a dying process, or in
+ * normal context. */
+int cs_stack(uintptr_t *pc, int max, int after_signal, uintptr_t fault_pc);
 
 /* Number of ids handed out so far (ids are 0 .. cs_count()-1). */
 uint32_t cs_count(void);

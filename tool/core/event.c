@@ -10,6 +10,8 @@
 /* The state other rooms read (core.h): whether and which calls count, the collection epoch,
  * this thread's state. */
 atomic_int ev_on;
+atomic_int ev_due;
+void (*ev_due_hook)(void);
 atomic_uint ev_epoch;
 _Thread_local struct ev_thread *ev_self;
 
@@ -39,6 +41,13 @@ struct ev_thread *ev_thread_attach(void)
     pthread_mutex_unlock(&ev.lock);
     ev_self = t;
     return t;
+}
+
+int ev_run_due(int layers)
+{
+    if (atomic_exchange(&ev_due, 0) && ev_due_hook)
+        ev_due_hook();
+    return (atomic_load_explicit(&ev_on, memory_order_relaxed) & layers) != 0;
 }
 
 uint32_t ev_callpath(void *ra, const void *sp)

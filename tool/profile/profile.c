@@ -187,6 +187,14 @@ void profile_init(struct profile *p)
 
 void profile_free(struct profile *p)
 {
+    free(p->run_id);
+    for (int i = 0; i < p->nstops; i++) {
+        free(p->stops[i].reason);
+        free(p->stops[i].signal);
+        free(p->stops[i].where);
+        free(p->stops[i].time);
+    }
+    free(p->stops);
     free(p->program);
     for (int i = 0; i < p->argc; i++)
         free(p->argv[i]);
@@ -272,4 +280,65 @@ const char *site_frames(const char *site)
 {
     const char *at = strchr(site, '@');
     return at ? at + 1 : "";
+}
+
+int profile_merge_rows(struct profile *into, const struct profile *from)
+{
+    for (size_t i = 0; i < from->rows.n; i++) {
+        const struct prof_row *r = &from->rows.rows[i];
+        struct prof_row *t = rowset_get(&into->rows, r->kind, r->a, r->b);
+        if (!t)
+            return -1;
+        prof_nums_merge(&t->n, &r->n);
+    }
+    return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+int profile_add_stop(struct profile *p, const struct prof_stop *s)
+{
+    struct prof_stop *n = realloc(p->stops, (size_t)(p->nstops + 1) * sizeof *n);
+    if (!n)
+        return -1;
+    p->stops = n;
+    n[p->nstops] = (struct prof_stop){s->rank, dup_or_null(s->reason), s->code,
+                                      dup_or_null(s->signal), dup_or_null(s->where),
+                                      dup_or_null(s->time), s->wall};
+    p->nstops++;
+    return 0;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    int x = ((const struct prof_stop *)a)->rank, y = ((const struct prof_stop *)b)->rank;
+    return (x > y) - (x < y);
+}
+
+void profile_sort_stops(struct profile *p)
+{
+    if (p->nstops > 1)
+        qsort(p->stops, (size_t)p->nstops, sizeof *p->stops, by_rank);
+}
+
+void profile_missing_ranks(const struct profile *p, struct strbuf *out)
+{
+    int next = 0; /* first rank not yet accounted for */
+    size_t start = out->len;
+    for (int i = 0; i <= p->nstops; i++) {
+        int r = i < p->nstops ? p->stops[i].rank : p->ranks;
+        if (r > next) {
+            if (out->len > start)
+                sb_puts(out, ",");
+            if (r - 1 > next)
+                sb_printf(out, "%d-%d", next, r - 1);
+            else
+                sb_printf(out, "%d", next);
+        }
+        if (r + 1 > next)
+            next = r + 1;
+    }
 }

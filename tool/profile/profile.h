@@ -97,8 +97,20 @@ struct prof_cvar {
     char *before;       /* the value before tardy's first write, or NULL */
 };
 
+/* Why one rank's data ends early (a partial profile): the rank, what stopped it and when. */
+struct prof_stop {
+    int rank;
+    char *reason;  /* "abort", "signal", "snapshot" (still running at the last snapshot) */
+    int code;      /* MPI_Abort's error code, or the signal number */
+    char *signal;  /* "SIGSEGV", ... for reason "signal", else NULL */
+    char *where;   /* the call path where it happened ("fn file:line;fn file:line"), or NULL */
+    char *time;    /* UTC, "2026-11-25T17:01:02Z" */
+    double wall;   /* seconds since MPI_Init */
+};
+
 struct profile {
     /* run metadata */
+    char *run_id;             /* the same in every file of one job (NULL in old profiles) */
     char *program;            /* path of the executable */
     char **argv;              /* arguments after the program */
     int argc;
@@ -124,6 +136,12 @@ struct profile {
     struct prof_cvar *cvars;
     int ncvars;
     char *mpit_note;
+    /* partial profiles (docs/profile-schema.md "partial"): the ranks whose data is here and
+     * why each stopped; the ranks of 0..ranks-1 not listed are missing. partial == 0: a
+     * complete profile, reduced over every rank at MPI_Finalize. */
+    int partial;
+    struct prof_stop *stops;
+    int nstops;
 };
 
 void red_stat_one(struct red_stat *s, double v, int rank);
@@ -146,6 +164,20 @@ void profile_free(struct profile *p);
  * when an entry is not key=value. */
 int profile_set_params(struct profile *p, const char *text, char *err, size_t errlen);
 
+/* Add the rows of from into into, as the reduction at finalize merges ranks' rows. Returns
+ * 0, or -1 when memory ran out. */
+int profile_merge_rows(struct profile *into, const struct profile *from);
+
+/* Append a copy of stop s to p->stops; -1 when memory ran out. */
+int profile_add_stop(struct profile *p, const struct prof_stop *s);
+
+/* Sort p->stops by rank. */
+void profile_sort_stops(struct profile *p);
+
+/* Append the ranks of 0..p->ranks-1 that have no stop as ranges "2-5,7" (nothing when none
+ * is missing). p->stops must be sorted by rank. */
+void profile_missing_ranks(const struct profile *p, struct strbuf *out);
+
 /* Value of a ROW_RANK metric (NULL when absent). */
 const struct red_stat *profile_rank_metric(const struct profile *p, const char *name);
 
@@ -162,8 +194,15 @@ const char *site_frames(const char *site);
  * Returns 0 and stores the path in p->path; -1 with a message in err. */
 int profile_write(struct profile *p, const char *dir, char *err, size_t errlen);
 
-/* Serialize p into a malloc'd string (caller frees); NULL when memory is short. */
-char *profile_to_json(const struct profile *p);
+/* Write p to exactly dir/name, atomically: a temporary file in dir, then rename(2) over any
+ * earlier version (for rank-local partial profiles, rewritten at each snapshot). Returns 0
+ * and stores the path in p->path; -1 with a message in err. */
+int profile_write_as(struct profile *p, const char *dir, const char *name, char *err,
+                     size_t errlen);
+
+/* Serialize p into a malloc'd string (caller frees); NULL when memory is short. A partial
+ * profile's stops are sorted by rank first. */
+char *profile_to_json(struct profile *p);
 
 /* The predictions of p as a document of their own (`tardy predict --json`, schema
  * "tardy-predictions", docs/lua-api.md): where the runs came from, the policy, the targets,
@@ -186,6 +225,10 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen);
  * columns. */
 /* Append the summary of p, at most top rows per table. */
 void summary_write(const struct profile *p, int top, struct strbuf *out);
+
+/* Append the section on a partial profile: the ranks that contributed and why they stopped,
+ * the ranks missing (nothing when p is complete). */
+void summary_partial(const struct profile *p, int top, struct strbuf *out);
 
 /* Append only the predictions section (nothing when p has none). */
 void summary_predictions(const struct profile *p, struct strbuf *out);

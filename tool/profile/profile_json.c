@@ -150,6 +150,31 @@ static json_t *run_json(const struct profile *p)
 {
     json_t *o = run_json_base(p);
     json_object_set_new(o, "interface", json_string(p->interface ? p->interface : "PMPI"));
+    if (p->run_id)
+        json_object_set_new(o, "run_id", json_string(p->run_id));
+    return o;
+}
+
+static json_t *partial_json(const struct profile *p)
+{
+    json_t *stops = json_array();
+    for (int i = 0; i < p->nstops; i++) {
+        const struct prof_stop *s = &p->stops[i];
+        json_t *o = json_pack("{s:i,s:s,s:i,s:s,s:f}", "rank", s->rank, "reason",
+                              s->reason ? s->reason : "?", "code", s->code, "time",
+                              s->time ? s->time : "", "wall", s->wall);
+        if (s->signal)
+            json_object_set_new(o, "signal", json_string(s->signal));
+        if (s->where)
+            json_object_set_new(o, "where", json_string(s->where));
+        json_array_append_new(stops, o);
+    }
+    struct strbuf miss;
+    sb_init(&miss);
+    profile_missing_ranks(p, &miss);
+    json_t *o = json_pack("{s:i,s:o,s:s}", "ranks_present", p->nstops, "stopped", stops,
+                          "missing", miss.data ? miss.data : "");
+    sb_free(&miss);
     return o;
 }
 
@@ -326,13 +351,17 @@ static json_t *predictions_json(const struct profile *p)
     return arr;
 }
 
-char *profile_to_json(const struct profile *p)
+char *profile_to_json(struct profile *p)
 {
     json_t *paths = json_array(), *ids = json_object();
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string(PROFILE_SCHEMA));
     json_object_set_new(root, "version", json_integer(PROFILE_VERSION));
     json_object_set_new(root, "run", run_json(p));
+    if (p->partial) {
+        profile_sort_stops(p);
+        json_object_set_new(root, "partial", partial_json(p));
+    }
     json_object_set_new(root, "mpi", rows_json(p, ROW_MPI, paths, ids));
     json_object_set_new(root, "intervals", rows_json(p, ROW_INTERVAL, paths, ids));
     json_object_set_new(root, "ranks", ranks_json(p));
@@ -431,6 +460,49 @@ int profile_write(struct profile *p, const char *dir, char *err, size_t errlen)
     snprintf(err, errlen, "cannot name the profile %s: %s", final, strerror(errno));
     unlink(tmp);
     return -1;
+}
+
+int profile_write_as(struct profile *p, const char *dir, const char *name, char *err,
+                     size_t errlen)
+{
+    char tmp[PATH_MAX], final[PATH_MAX];
+    char *text = profile_to_json(p);
+    if (!text) {
+        snprintf(err, errlen, "out of memory while building the profile");
+        return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s/.tardy-partial-XXXXXX", dir);
+    snprintf(final, sizeof final, "%s/%s", dir, name);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+        free(text);
+        return -1;
+    }
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    free(text);
+    /* No fsync: a snapshot must not stall the rank on the file system; rename alone makes
+     * readers see the old file or the new one, never half of one. */
+    if (off < len || write(fd, "\n", 1) != 1 || close(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    chmod(tmp, 0644);
+    if (rename(tmp, final) != 0) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, final, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    free(p->path);
+    p->path = strdup(final);
+    return 0;
 }
 
 /* ---- reading ----------------------------------------------------------------------------- */
@@ -735,6 +807,7 @@ static void read_run(struct reader *rd, struct profile *p, json_t *run)
     p->clock = str_of(run, "clock");
     p->start_time = str_of(run, "start_time");
     p->interface = str_of(run, "interface");
+    p->run_id = str_of(run, "run_id");
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(run, "params"), key, v) {
@@ -751,6 +824,42 @@ static void read_run(struct reader *rd, struct profile *p, json_t *run)
                                                                       : "");
         p->nparams++;
     }
+}
+
+static void read_partial(struct reader *rd, struct profile *p, json_t *o)
+{
+    if (!o)
+        return;
+    json_t *stops = json_object_get(o, "stopped"), *s;
+    size_t i;
+    if (!json_is_object(o) || !json_is_array(stops)) {
+        bad(rd, "\"partial\" is not an object with a \"stopped\" array");
+        return;
+    }
+    p->partial = 1;
+    json_array_foreach(stops, i, s) {
+        json_t *rank = json_object_get(s, "rank");
+        const char *reason = json_string_value(json_object_get(s, "reason"));
+        if (!json_is_integer(rank) || json_integer_value(rank) < 0 ||
+            json_integer_value(rank) >= p->ranks || !reason) {
+            bad(rd, "partial.stopped has an entry without a rank in 0..run.ranks-1 or a reason");
+            return;
+        }
+        struct prof_stop st = {
+            .rank = (int)json_integer_value(rank),
+            .reason = (char *)reason,
+            .code = (int)json_integer_value(json_object_get(s, "code")),
+            .signal = (char *)json_string_value(json_object_get(s, "signal")),
+            .where = (char *)json_string_value(json_object_get(s, "where")),
+            .time = (char *)json_string_value(json_object_get(s, "time")),
+            .wall = json_number_value(json_object_get(s, "wall")),
+        };
+        if (profile_add_stop(p, &st) < 0) {
+            bad(rd, "out of memory");
+            return;
+        }
+    }
+    profile_sort_stops(p);
 }
 
 static void read_predictions(struct profile *p, json_t *root)
@@ -839,6 +948,8 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
         bad(&rd, "profile version not supported by this tardy");
     if (!rd.failed)
         read_run(&rd, p, json_object_get(root, "run"));
+    if (!rd.failed)
+        read_partial(&rd, p, json_object_get(root, "partial"));
     if (!rd.failed)
         read_counter_meta(p, json_object_get(root, "counters"));
     if (!rd.failed)

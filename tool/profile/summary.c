@@ -593,9 +593,58 @@ void summary_predictions(const struct profile *p, struct strbuf *out)
     }
 }
 
+void summary_partial(const struct profile *p, int top, struct strbuf *out)
+{
+    if (!p->partial)
+        return;
+    char title[120];
+    snprintf(title, sizeof title, "PARTIAL profile: %d of %d ranks contributed", p->nstops,
+             p->ranks);
+    heading(out, title);
+    struct strbuf miss;
+    sb_init(&miss);
+    profile_missing_ranks(p, &miss);
+    if (miss.len)
+        sb_printf(out, "missing   ranks %.*s (no partial profile: killed without a snapshot, "
+                       "or the file is not among the inputs)\n",
+                  (int)(miss.len > 300 ? 300 : miss.len), miss.data);
+    sb_free(&miss);
+    /* The stops that are not a plain snapshot first: what made the job end. */
+    int shown = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < p->nstops && shown < top; i++) {
+            const struct prof_stop *s = &p->stops[i];
+            int snap = s->reason && !strcmp(s->reason, "snapshot");
+            if (snap != pass)
+                continue;
+            shown++;
+            sb_printf(out, "rank %-5d ", s->rank);
+            if (s->signal)
+                sb_printf(out, "%s (signal %d)", s->signal, s->code);
+            else if (s->reason && !strcmp(s->reason, "abort"))
+                sb_printf(out, "MPI_Abort(code %d)", s->code);
+            else if (snap)
+                sb_puts(out, "last snapshot");
+            else
+                sb_puts(out, s->reason ? s->reason : "?");
+            sb_printf(out, " at %s, %.3f s after MPI_Init\n", s->time ? s->time : "?", s->wall);
+            if (s->where && *s->where) {
+                struct strbuf w;
+                sb_init(&w);
+                sb_puts(&w, s->where);
+                for (char *f = strtok(w.data, ";"); f && out->len < 1 << 20; f = strtok(NULL, ";"))
+                    sb_printf(out, "            at %s\n", f);
+                sb_free(&w);
+            }
+        }
+    if (shown < p->nstops)
+        sb_printf(out, "(%d more ranks)\n", p->nstops - shown);
+}
+
 void summary_write(const struct profile *p, int top, struct strbuf *out)
 {
     header(p, out);
+    summary_partial(p, top, out);
     mpi_table(p, top, out);
     interval_table(p, top, out);
     rank_section(p, out);

@@ -262,10 +262,53 @@ static void peer_metrics(struct gather *g, int rank)
     rank_metric(g, "max_bytes_one_partner", max_peer, rank);
 }
 
+/* The names kept between collections (snapshots): the symbolizer and every call path's
+ * string, grown as new paths appear. */
+static struct names kept;
+static int keeping;
+
+void collect_keep_names(int on)
+{
+    keeping = on;
+    if (on)
+        return;
+    for (uint32_t i = 0; kept.path && i < kept.npaths; i++)
+        free(kept.path[i]);
+    free(kept.path);
+    sym_close(kept.sym);
+    memset(&kept, 0, sizeof kept);
+}
+
+static int kept_names(void)
+{
+    if (!kept.path)
+        kept.sym = sym_open();
+    uint32_t n = cs_count();
+    if (!kept.path || n > kept.npaths) {
+        char **np = realloc(kept.path, (n ? n : 1) * sizeof *np);
+        if (!np)
+            return -1;
+        for (uint32_t i = kept.path ? kept.npaths : 0; i < n; i++)
+            np[i] = NULL;
+        if (!kept.path && !n)
+            np[0] = NULL;
+        kept.path = np;
+        kept.npaths = n;
+    }
+    return 0;
+}
+
 int collect_rank(struct rowset *rs, int rank, double wall, int memory)
 {
-    struct names nm = {.sym = sym_open(), .npaths = cs_count()};
-    nm.path = calloc(nm.npaths ? nm.npaths : 1, sizeof *nm.path);
+    struct names own = {0}, *nmp = &own;
+    if (keeping && kept_names() == 0) {
+        nmp = &kept;
+    } else {
+        own.sym = sym_open();
+        own.npaths = cs_count();
+        own.path = calloc(own.npaths ? own.npaths : 1, sizeof *own.path);
+    }
+    struct names nm = *nmp;
     struct gather g = {.nm = &nm, .rs = rs};
     sb_init(&g.a);
     sb_init(&g.b);
@@ -296,10 +339,14 @@ int collect_rank(struct rowset *rs, int rank, double wall, int memory)
         rank_metric(&g, "mpi_memory_untracked_allocs", (double)mem_untracked(), rank);
     }
 out:
-    for (uint32_t i = 0; nm.path && i < nm.npaths; i++)
-        free(nm.path[i]);
-    free(nm.path);
-    sym_close(nm.sym);
+    if (nmp == &kept) {
+        kept = nm; /* the strings made this time stay */
+    } else {
+        for (uint32_t i = 0; nm.path && i < nm.npaths; i++)
+            free(nm.path[i]);
+        free(nm.path);
+        sym_close(nm.sym);
+    }
     sb_free(&g.a);
     sb_free(&g.b);
     tab_free(&g.peers);
@@ -338,4 +385,22 @@ void collect_names_close(struct names *nm)
     free(nm->path);
     sym_close(nm->sym);
     free(nm);
+}
+
+char *collect_path_text(const uintptr_t *pcs, int n)
+{
+    /* One symbolizer at a time (sym_open's is static): the kept one when there is one. */
+    int own = !(keeping && kept.path);
+    struct symbolizer *sym = own ? sym_open() : kept.sym;
+    struct strbuf sb;
+    sb_init(&sb);
+    n = application_frames(sym, pcs, n);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            sb_puts(&sb, ";");
+        sym_frame(sym, pcs[i], &sb);
+    }
+    if (own)
+        sym_close(sym);
+    return sb.data ? sb.data : strdup("");
 }

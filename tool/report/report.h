@@ -15,6 +15,11 @@
  * when memory ran out (rs then holds what fit). */
 int collect_rank(struct rowset *rs, int rank, double wall, int memory);
 
+/* on: collect_rank keeps its symbolizer and call-path names for the next collection (the
+ * snapshots of TARDY_SNAPSHOT: symbolizing anew each time was most of their cost); off:
+ * release them. Paths stay named as they were first symbolized. */
+void collect_keep_names(int on);
+
 /* Call-site strings ("MPI_Send@frames", as in the profile's rows) for other modules at
  * finalize: open, name sites (valid until the next call), close. */
 struct names;
@@ -22,6 +27,10 @@ struct strbuf;
 struct names *collect_names_open(void);
 const char *collect_site_name(struct names *nm, uint64_t site, struct strbuf *into);
 void collect_names_close(struct names *nm);
+
+/* The application's frames among return addresses pcs[0..n), symbolized as a call path
+ * "function file:line;function file:line" (malloc'd; NULL when memory is short). */
+char *collect_path_text(const uintptr_t *pcs, int n);
 
 /* ---- reduce.c ----
  * The reduction at finalize: every rank's rows are merged up a binomial tree (log2 P rounds)

@@ -1,5 +1,6 @@
 /* Start and finish of the tool in one process. */
 #include "runtime.h"
+#include "partial.h"
 
 #include <limits.h>
 #include <math.h>
@@ -32,6 +33,7 @@ static struct {
     MPI_Comm comm;          /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
     double t_start;
     char start_time[32];
+    char run_id[40];        /* rank 0's, the same on every rank: names this job's files */
 } rt = {.comm = MPI_COMM_NULL};
 
 void rt_prepare(unsigned fn, void *ra)
@@ -56,6 +58,7 @@ void rt_prepare(unsigned fn, void *ra)
 }
 
 static int describe_job(struct profile *p, char *why, size_t len);
+static void fill_metadata(struct profile *p, int warn);
 
 void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_leave)
 {
@@ -78,6 +81,13 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     own_Comm_dup(MPI_COMM_WORLD, &rt.comm);
     time_t now = time(NULL);
     strftime(rt.start_time, sizeof rt.start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    host[strcspn(host, ".")] = '\0';
+    snprintf(rt.run_id, sizeof rt.run_id, "%lx-%.20s-%d", (unsigned long)now, host,
+             (int)getpid());
+    own_Bcast(rt.run_id, sizeof rt.run_id, MPI_CHAR, 0, rt.comm);
+    rt.run_id[sizeof rt.run_id - 1] = '\0';
     rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
     ws_init(rt.comm);
     char *settings = NULL;
@@ -95,19 +105,30 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
         return;
     ev_record(fn, ra, t_enter, t_leave);
     rt.layer = qm_active() ? EV_QMPI : EV_PMPI;
+    struct profile meta;
+    profile_init(&meta);
+    fill_metadata(&meta, 0);
     atomic_store(&ev_on, rt.layer);
+    pt_start(&meta, tardy_rank, rt.t_start, rt.memory, rt.layer);
+    /* The metadata and the handlers above are tardy's start-up, not the program's compute:
+     * its first interval starts here. */
+    if (ev_self)
+        ev_self->last_leave = clk_now();
+}
+
+void rt_abort(int errorcode, void *ra)
+{
+    if (rt.started && !rt.finished && cfg.enable)
+        pt_abort(errorcode, ra);
 }
 
 void rt_pcontrol(int level)
 {
     if (!rt.started || rt.finished || !cfg.enable)
         return;
-    if (level == 0) {
-        atomic_store(&ev_on, 0);
-    } else {
+    if (level != 0)
         atomic_fetch_add(&ev_epoch, 1);
-        atomic_store(&ev_on, rt.layer);
-    }
+    pt_collect(level != 0);
 }
 
 /* The command line of this process, from /proc (argv as the program got it). */
@@ -177,7 +198,7 @@ static int count_hosts(void)
     return (int)(-HOST_BITS * log(1.0 - (double)set / HOST_BITS) + 0.5);
 }
 
-static void fill_metadata(struct profile *p)
+static void fill_metadata(struct profile *p, int warn)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING], ver[16], host[256];
     int len = 0, v = 0, sv = 0;
@@ -210,7 +231,8 @@ static void fill_metadata(struct profile *p)
     if (ctr_note())
         p->counter_note = strdup(ctr_note());
     char err[256];
-    if (profile_set_params(p, cfg.params, err, sizeof err) < 0)
+    p->run_id = strdup(rt.run_id);
+    if (profile_set_params(p, cfg.params, err, sizeof err) < 0 && warn)
         tardy_warn("TARDY_PARAMS: %s; parameters after it are not recorded", err);
 }
 
@@ -245,6 +267,8 @@ void rt_finish(void *ra)
 {
     if (!rt.started || rt.finished)
         return;
+    if (cfg.enable)
+        pt_finish(); /* no snapshot from here on */
     struct ev_call c;
     if (ev_enter(&c, TARDY_FN_MPI_Finalize, ra, EV_ANY)) {
         ev_started(&c);
@@ -261,13 +285,15 @@ void rt_finish(void *ra)
     if (cfg.enable && (collect_rank(&p.rows, tardy_rank, wall, rt.memory) < 0 ||
                        ws_rows(&p.rows, tardy_rank) < 0))
         tardy_warn("out of memory while collecting; the profile lacks some of this rank's rows");
+    if (cfg.enable)
+        pt_rows(&p.rows);
     red_tree(&p.rows, rt.comm);
     ws_resolve(&p.rows, rt.comm);
     red_rank_histogram(ev_rank_compute(), rt.comm, &p.rank_hist_lo, &p.rank_hist_hi,
                        p.rank_hist);
     p.hosts = count_hosts();
     if (tardy_rank == 0 && cfg.enable) {
-        fill_metadata(&p);
+        fill_metadata(&p, 1);
         emit(&p);
     }
     profile_free(&p);

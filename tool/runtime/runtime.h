@@ -16,6 +16,10 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
  * MPI_COMM_WORLD. Safe to call twice. */
 void rt_finish(void *ra);
 
+/* MPI_Abort(comm, errorcode) was called from ra: this rank writes its partial profile
+ * before the abort goes through. */
+void rt_abort(int errorcode, void *ra);
+
 /* MPI_Pcontrol(level): 0 stops collection, anything else resumes it. */
 void rt_pcontrol(int level);
 
