@@ -234,12 +234,14 @@ static void fill_more(struct profile *p)
     p->cvars[1].value = strdup("16384");
     p->npredictions = 2;
     p->predictions = calloc(2, sizeof *p->predictions);
-    p->predictions[0] = (struct prof_prediction){strdup("p=1024"), strdup("compute (max)"),
-                                                 strdup("pmnf"), strdup("1 + 2 * p^(1)"),
-                                                 2049.0, 1.5, 0.25, 1};
-    p->predictions[1] = (struct prof_prediction){strdup("p=2"), strdup("mpi (max)"),
-                                                 strdup("amdahl"), strdup("0.5 + 8/p"), 4.5,
-                                                 NAN, NAN, 0};
+    p->predictions[0] = (struct prof_prediction){
+        .target = strdup("p=1024"), .metric = strdup("compute (max)"), .family = strdup("pmnf"),
+        .model = strdup("1 + 2 * p^(1)"), .value = 2049.0, .fit_error = 1.5,
+        .uncertainty = 0.25, .low = 1900.5, .high = 2210.25, .coverage = 80, .extrapolated = 1};
+    p->predictions[1] = (struct prof_prediction){
+        .target = strdup("p=2"), .metric = strdup("mpi (max)"), .family = strdup("amdahl"),
+        .model = strdup("0.5 + 8/p"), .value = 4.5, .fit_error = NAN, .uncertainty = NAN,
+        .low = NAN, .high = NAN, .coverage = 0, .extrapolated = 0};
     p->prediction_note = strdup("one metric had too few runs");
     p->rank_hist_lo = 2;
     p->rank_hist_hi = 5;

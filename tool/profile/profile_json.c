@@ -807,7 +807,8 @@ static void read_run(struct reader *rd, struct profile *p, json_t *run)
     p->clock = str_of(run, "clock");
     p->start_time = str_of(run, "start_time");
     p->interface = str_of(run, "interface");
-    p->run_id = str_of(run, "run_id");
+    const char *run_id = json_string_value(json_object_get(run, "run_id"));
+    p->run_id = run_id ? strdup(run_id) : NULL; /* profiles before partial ones have none */
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(run, "params"), key, v) {
