@@ -83,24 +83,32 @@ static void add_text(const struct dl_phdr_info *info, struct text *t)
     }
 }
 
-static int collect_ranges(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    (void)arg;
-    if (!info->dlpi_name || !info->dlpi_name[0])
-        return 0;
-    if (is_mpi_library(info->dlpi_name))
-        add_text(info, &cs.mpi_text);
-    else if (mentions(info, "QMPI_Register_tool_name"))
-        add_text(info, &cs.tool_text);
-    return 0;
-}
-
 static int in_text(const struct text *t, uintptr_t pc)
 {
     for (int i = 0; i < t->n; i++)
         if (pc >= t->range[i].lo && pc < t->range[i].hi)
             return 1;
+    return 0;
+}
+
+/* The object holds this very code: tardy's library (preloaded or linked). */
+static int holds_tardy(const struct dl_phdr_info *info)
+{
+    struct text t = {0};
+    add_text(info, &t);
+    return in_text(&t, (uintptr_t)holds_tardy);
+}
+
+static int collect_ranges(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    if (!info->dlpi_name || !info->dlpi_name[0]) /* the program (tardy linked in: its code) */
+        return 0;
+    if (is_mpi_library(info->dlpi_name))
+        add_text(info, &cs.mpi_text);
+    else if (holds_tardy(info) || mentions(info, "QMPI_Register_tool_name"))
+        add_text(info, &cs.tool_text); /* tardy names no QMPI call where mpi.h lacks QMPI */
     return 0;
 }
 
