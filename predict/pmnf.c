@@ -475,8 +475,10 @@ static int evaluate(struct pmnf_model *m, const double *x, const double *y, int 
             below += use[i] && !seen;
         }
         struct pmnf_model f = *m;
-        if (below < 3 || (m->nterms <= 1 ? line_on(&f, x, y, n, use)
-                                         : fit_coefficients(&f, x, y, n, use, NULL, NULL)) != FIT_OK)
+        int rc = below < 3 ? FIT_EINPUT
+                 : m->nterms <= 1 ? line_on(&f, x, y, n, use)
+                                  : fit_coefficients(&f, x, y, n, use, NULL, NULL);
+        if (rc != FIT_OK)
             continue;
         for (int i = 0; i < n; i++)
             if (!use[i]) {

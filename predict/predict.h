@@ -127,9 +127,9 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out);
 
 /* Read an Extra-P text file as runs: one run per point (p taken from a parameter named p,
  * else 1; the other parameters become run parameters); the value of a region/metric pair is
- * the median of its repetitions (a mean lets one slow repetition move it). Regions and metrics written by extrap_write go back to their
- * rows, and a run gets no row where present is 0 at its point (so predictions from an export
- * equal those from the store); any other pair becomes the per-rank metric "region/metric".
+ * the median of its repetitions (a mean lets one slow repetition move it). Regions and
+ * metrics written by extrap_write go back to their rows, and a run gets no row where present
+ * is 0 at its point (so predictions from an export equal those from the store); any other pair becomes the per-rank metric "region/metric".
  * Returns the number of runs (array in *runs, free with store_free), or -1 with
  * "file:line: problem" in err. */
 int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen);

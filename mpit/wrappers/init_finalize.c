@@ -1,5 +1,6 @@
 /* The hand-written entry points: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort and
- * MPI_Pcontrol, in C and Fortran. They start and finish the runtime around the library's own calls. */
+ * MPI_Pcontrol, in C and Fortran. They start and finish the runtime around the library's own
+ * calls. */
 #include <mpi.h>
 #include <stddef.h>
 

@@ -23,9 +23,10 @@
  *    tardy's: that signal then leaves no partial profile (snapshots still do).
  *  - SIGKILL and node failures give no warning: TARDY_SNAPSHOT=S rewrites the partial
  *    profile at the first MPI call after every S seconds (at multiples of S on the wall clock,
- *    the same moment on every rank). A thread that sleeps (blocking all signals) makes it due by clearing ev_on and setting ev_due; the wrapper's guard is
- *    already on its unlikely branch then, so a call costs nothing extra between snapshots
- *    and nothing at all without TARDY_SNAPSHOT.
+ *    the same moment on every rank). A thread that sleeps (blocking all signals) makes it
+ *    due by clearing ev_on and setting ev_due; the wrapper's guard is already on its
+ *    unlikely branch then, so a call costs nothing extra between snapshots and nothing at
+ *    all without TARDY_SNAPSHOT.
  * Every file is written under a temporary name and renamed over this rank's partial
  * profile, so a reader sees the previous snapshot or the new file, never half of one. */
 #include "partial.h"
