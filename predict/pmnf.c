@@ -341,7 +341,7 @@ static int best_terms(const double *x, int np, int d, const double *y, int n,
         memset(se2, 0, sizeof se2);
         score_terms(xs, ys, n, opt, score, se2);
     }
-    int order[8], m = rank_terms(score, se2, nterms(opt), order, max);
+    int order[2 * NEXP * 3], m = rank_terms(score, se2, nterms(opt), order, max);
     for (int i = 0; i < m; i++)
         out[i] = term_at(order[i]);
     return m;

@@ -40,6 +40,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -166,8 +168,60 @@ static void on_unwind_fault(int sig)
     siglongjmp(unwind_fault, 1);
 }
 
-/* The forked copy of a process that got sig: write, tell, and leave without running any of
- * the program's exit code. */
+/* The forked copy's work, in two parts on two stacks (below): the interrupted call path,
+ * and then its names and the file. */
+static struct {
+    int sig, n;
+    uintptr_t pcs[PT_FRAMES];
+} child;
+
+/* Name the call path, write the file, tell, and leave without running any of the program's
+ * exit code. */
+static void __attribute__((noreturn)) child_finish(void)
+{
+    int sig = child.sig;
+    char *where = child.n > 0 ? collect_path_text(child.pcs, child.n) : NULL;
+    struct prof_stop st = {.reason = (char *)"signal", .code = sig,
+                           .signal = (char *)sig_name(sig), .where = where};
+    if (write_partial(&st) == 0) {
+        char path[400];
+        short_path(where, path, sizeof path);
+        if (is_fatal(sig))
+            tardy_warn("crashed with %s at %s; partial profile %s", sig_name(sig),
+                       *path ? path : "(no call path)", pt.meta.path);
+        else
+            tardy_warn("stopped by %s %.1f s after MPI_Init; partial profile %s",
+                       sig_name(sig), st.wall, pt.meta.path);
+    }
+    free(where);
+    _exit(0);
+}
+
+/* The copy starts on the stack the signal's handler had, which may be a small alternate
+ * signal stack (SA_ONSTACK; the MPI library's UCX installs one). The unwinding must run
+ * there (the signal's frame is on it), but libdw's line tables need far more stack (a copy
+ * naming its path there faulted about 1 in 8 times): the rest moves to a stack of its own,
+ * mapped with the system call itself (not through tardy's mmap, whose tables the
+ * interrupted thread may hold). */
+#define PT_STACK (16u << 20)
+
+static void __attribute__((noreturn)) finish_on_own_stack(void)
+{
+    void *stack = (void *)syscall(SYS_mmap, NULL, (size_t)PT_STACK, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    ucontext_t here, there;
+    if (stack != MAP_FAILED && getcontext(&there) == 0) {
+        there.uc_stack.ss_sp = stack;
+        there.uc_stack.ss_size = PT_STACK;
+        there.uc_link = NULL;
+        makecontext(&there, (void (*)(void))child_finish, 0);
+        swapcontext(&here, &there); /* child_finish never comes back */
+    }
+    child_finish();
+}
+
+/* The forked copy of a process that got sig: the call path the signal interrupted, then the
+ * rest on a stack of its own. */
 static void __attribute__((noreturn)) child_write(int sig, void *uc)
 {
     /* A fault here must end this copy, not enter the handler again. */
@@ -181,7 +235,6 @@ static void __attribute__((noreturn)) child_write(int sig, void *uc)
     sigaction(SIGPIPE, &ign, NULL);
     alarm(PT_WAIT_S + 5);
     mem_stop();
-    uintptr_t pcs[PT_FRAMES];
     uintptr_t fault_pc = 0;
 #if defined(__x86_64__)
     fault_pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -196,31 +249,17 @@ static void __attribute__((noreturn)) child_write(int sig, void *uc)
     sigaddset(&faults, SIGSEGV);
     sigaddset(&faults, SIGBUS);
     sigprocmask(SIG_UNBLOCK, &faults, NULL);
-    volatile int n = 0;
+    child.sig = sig;
     if (sigsetjmp(unwind_fault, 1) == 0) {
         sigaction(SIGSEGV, &guard, &old_segv);
         sigaction(SIGBUS, &guard, &old_bus);
-        n = cs_stack(pcs, PT_FRAMES, 1, fault_pc);
+        child.n = cs_stack(child.pcs, PT_FRAMES, 1, fault_pc);
     } else {
-        n = 0;
+        child.n = 0;
     }
     sigaction(SIGSEGV, &old_segv, NULL);
     sigaction(SIGBUS, &old_bus, NULL);
-    char *where = n > 0 ? collect_path_text(pcs, n) : NULL;
-    struct prof_stop st = {.reason = (char *)"signal", .code = sig, .signal = (char *)sig_name(sig),
-                           .where = where};
-    if (write_partial(&st) == 0) {
-        char path[400];
-        short_path(where, path, sizeof path);
-        if (is_fatal(sig))
-            tardy_warn("crashed with %s at %s; partial profile %s", sig_name(sig),
-                       *path ? path : "(no call path)", pt.meta.path);
-        else
-            tardy_warn("stopped by %s %.1f s after MPI_Init; partial profile %s",
-                       sig_name(sig), st.wall, pt.meta.path);
-    }
-    free(where);
-    _exit(0);
+    finish_on_own_stack();
 }
 
 static int slot_of(int sig)
