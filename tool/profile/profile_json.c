@@ -408,15 +408,17 @@ static const char *base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-int profile_write(struct profile *p, const char *dir, char *err, size_t errlen)
+/* p as JSON in a new file of dir named from prefix (mode 0644; synced when sync is set),
+ * its name in tmp[PATH_MAX]. Returns 0, or -1 with the problem in err and no file left. */
+static int write_temp(struct profile *p, const char *dir, const char *prefix, int sync,
+                      char *tmp, char *err, size_t errlen)
 {
-    char tmp[PATH_MAX], final[PATH_MAX], stamp[32];
     char *text = profile_to_json(p);
     if (!text) {
         snprintf(err, errlen, "out of memory while building the profile");
         return -1;
     }
-    snprintf(tmp, sizeof tmp, "%s/.tardy-profile-XXXXXX", dir);
+    snprintf(tmp, PATH_MAX, "%s/%s-XXXXXX", dir, prefix);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
@@ -431,12 +433,20 @@ int profile_write(struct profile *p, const char *dir, char *err, size_t errlen)
         off += (size_t)w;
     }
     free(text);
-    if (off < len || write(fd, "\n", 1) != 1 || fsync(fd) != 0 || close(fd) != 0) {
+    if (off < len || write(fd, "\n", 1) != 1 || (sync && fsync(fd) != 0) || close(fd) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
         unlink(tmp);
         return -1;
     }
     chmod(tmp, 0644);
+    return 0;
+}
+
+int profile_write(struct profile *p, const char *dir, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX], final[PATH_MAX], stamp[32];
+    if (write_temp(p, dir, ".tardy-profile", 1, tmp, err, errlen) < 0)
+        return -1;
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
     /* link() fails when the name exists, so a profile is never overwritten. */
@@ -466,35 +476,11 @@ int profile_write_as(struct profile *p, const char *dir, const char *name, char 
                      size_t errlen)
 {
     char tmp[PATH_MAX], final[PATH_MAX];
-    char *text = profile_to_json(p);
-    if (!text) {
-        snprintf(err, errlen, "out of memory while building the profile");
-        return -1;
-    }
-    snprintf(tmp, sizeof tmp, "%s/.tardy-partial-XXXXXX", dir);
-    snprintf(final, sizeof final, "%s/%s", dir, name);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
-        free(text);
-        return -1;
-    }
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    free(text);
     /* No fsync: a snapshot must not stall the rank on the file system; rename alone makes
      * readers see the old file or the new one, never half of one. */
-    if (off < len || write(fd, "\n", 1) != 1 || close(fd) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        unlink(tmp);
+    if (write_temp(p, dir, ".tardy-partial", 0, tmp, err, errlen) < 0)
         return -1;
-    }
-    chmod(tmp, 0644);
+    snprintf(final, sizeof final, "%s/%s", dir, name);
     if (rename(tmp, final) != 0) {
         snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, final, strerror(errno));
         unlink(tmp);
