@@ -36,6 +36,20 @@ static int application_frames(struct symbolizer *sym, const uintptr_t *pcs, int 
     return n;
 }
 
+/* "function file:line;..." of the application's frames among pcs[0..n) (caller frees). */
+static char *frames_text(struct symbolizer *sym, const uintptr_t *pcs, int n)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    n = application_frames(sym, pcs, n);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            sb_puts(&sb, ";");
+        sym_frame(sym, pcs[i], &sb);
+    }
+    return sb.data ? sb.data : strdup("");
+}
+
 static const char *path_of(struct names *nm, uint32_t cp)
 {
     if (cp >= nm->npaths)
@@ -45,15 +59,7 @@ static const char *path_of(struct names *nm, uint32_t cp)
     if (!nm->path[cp]) {
         const uintptr_t *pcs;
         int n = cs_frames(cp, &pcs);
-        struct strbuf sb;
-        sb_init(&sb);
-        n = application_frames(nm->sym, pcs, n);
-        for (int i = 0; i < n; i++) {
-            if (i)
-                sb_puts(&sb, ";");
-            sym_frame(nm->sym, pcs[i], &sb);
-        }
-        nm->path[cp] = sb.data ? sb.data : strdup("");
+        nm->path[cp] = frames_text(nm->sym, pcs, n);
     }
     return nm->path[cp] ? nm->path[cp] : "";
 }
@@ -328,7 +334,7 @@ int collect_rank(struct rowset *rs, int rank, double wall, int memory)
     peer_metrics(&g, rank);
     mt_pvar_rows(rs, rank);
     mt_for_each_event(event_row, &(struct event_ctx){&g, rank});
-    for (int k = 0; k < ctr_count(); k++) {
+    for (int k = 0, nc = ctr_count(); k < nc; k++) {
         char name[300];
         snprintf(name, sizeof name, "counter:%s", ctr_name(k));
         rank_metric(&g, name, g.ctr_total[k], rank);
@@ -392,15 +398,8 @@ char *collect_path_text(const uintptr_t *pcs, int n)
     /* One symbolizer at a time (sym_open's is static): the kept one when there is one. */
     int own = !(keeping && kept.path);
     struct symbolizer *sym = own ? sym_open() : kept.sym;
-    struct strbuf sb;
-    sb_init(&sb);
-    n = application_frames(sym, pcs, n);
-    for (int i = 0; i < n; i++) {
-        if (i)
-            sb_puts(&sb, ";");
-        sym_frame(sym, pcs[i], &sb);
-    }
+    char *text = frames_text(sym, pcs, n);
     if (own)
         sym_close(sym);
-    return sb.data ? sb.data : strdup("");
+    return text;
 }
