@@ -130,6 +130,9 @@ $(B)/examples/%: examples/%.c
 export B MPICC MPICXX MPIFC MPIEXEC PYTHON CC LAPACK_LIBS
 check: all
 	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk check
+# the tests' programs only, for running some tests: python3 tests/run.py PREFIX...
+test-programs: all
+	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk programs
 qmpi-check: all
 	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk qmpi-check
 bench: all
@@ -157,5 +160,5 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples check qmpi-check bench bench-predict demo install clean FORCE
+.PHONY: all examples check test-programs qmpi-check bench bench-predict demo install clean FORCE
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -19,7 +19,9 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
            $(patsubst tests/mpi/%.cc,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.cc)) \
            $(F_BIN)
 
-check: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so
+programs: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so
+
+check: programs
 	@$(PYTHON) tests/run.py
 
 # Against an MPICH built with QMPI (ci/qmpi): the C programs, tardy attached as a QMPI tool,
@@ -89,4 +91,4 @@ $(B)/tests/mpi/%_f08: tests/mpi/%.F90
 	@mkdir -p $(dir $@)/fmod
 	@$(MPIFC) -g -O0 -DF08 -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
 
-.PHONY: check unit-only qmpi-check
+.PHONY: check programs unit-only qmpi-check

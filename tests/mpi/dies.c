@@ -4,7 +4,8 @@
  *   fpe          rank 1 raises SIGFPE (an integer division by zero)
  *   loop SECONDS every rank goes on with MPI_Allreduce for SECONDS (to be killed meanwhile);
  *                prints "looping" once all ranks are in the loop
- *   handler      as loop, with the program's own SIGTERM handler: it prints, then exits 7
+ *   handler      as loop, with the program's own handler of the termination signals (SIGTERM,
+ *                SIGINT, SIGXCPU, SIGUSR1): it prints, then exits 7
  * and otherwise ends normally. A third argument S (abort, crash, fpe): the ranks first run
  * MPI_Allreduce for S seconds (time for snapshots). */
 #include <mpi.h>
@@ -61,8 +62,12 @@ static void on_term(int sig)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    if (!strcmp(mode, "handler"))
+    if (!strcmp(mode, "handler")) {
         signal(SIGTERM, on_term);
+        signal(SIGINT, on_term);
+        signal(SIGXCPU, on_term);
+        signal(SIGUSR1, on_term);
+    }
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -121,11 +121,23 @@ int red_tree(struct rowset *rs, MPI_Comm comm)
     return rc;
 }
 
+int red_alone(MPI_Comm comm)
+{
+    int size;
+    return own_Comm_size(comm, &size) == MPI_SUCCESS && size == 1;
+}
+
 void red_rank_histogram(double v, MPI_Comm comm, double *lo, double *hi,
                         uint64_t bins[RANK_HIST_BINS])
 {
     double ends[2] = {-v, v}, all[2];
     MPI_Request r;
+    if (red_alone(comm)) {
+        *lo = *hi = v;
+        memset(bins, 0, RANK_HIST_BINS * sizeof *bins);
+        bins[0] = 1;
+        return;
+    }
     own_Iallreduce(ends, all, 2, MPI_DOUBLE, MPI_MAX, comm, &r);
     yw_wait(&r);
     *lo = -all[0];

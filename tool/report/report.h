@@ -41,6 +41,12 @@ char *collect_path_text(const uintptr_t *pcs, int n);
  * (the data of that subtree is then missing and a warning says so). */
 int red_tree(struct rowset *rs, MPI_Comm comm);
 
+/* comm has one rank: the reductions then make no MPI call, so tardy adds no progress of the
+ * library's after MPI_Finalize began (after a signal it handles itself, MPICH's SIGUSR1
+ * handler makes a singleton's next progress ask for a process manager it does not have, and
+ * wait for it forever). */
+int red_alone(MPI_Comm comm);
+
 /* Linear histogram of one per-rank value v over [min, max] of all ranks, into rank 0's
  * lo, hi and bins. */
 void red_rank_histogram(double v, MPI_Comm comm, double *lo, double *hi,

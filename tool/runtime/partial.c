@@ -73,11 +73,18 @@ static struct {
     int period;             /* seconds, 0: off */
     pthread_t timer;
     int timer_running;
-    pthread_mutex_t lock;   /* ev_on, wanted and finished between the timer, Pcontrol, hook */
+    pthread_mutex_t lock;   /* ev_on, wanted, finished, snap_pending between the threads */
+    pthread_cond_t wake;    /* the snapshot thread's: a snapshot collected, or pt_finish */
     int wanted;             /* collection is on (not under MPI_Pcontrol(0)) */
-    double snap_seconds;    /* time spent writing snapshots */
+    struct profile snap;    /* the snapshot being written: pt.meta's metadata, its own rows */
+    struct prof_stop snap_stop;
+    char snap_when[32];
+    int snap_pending;       /* collected, not written yet */
+    atomic_int snap_writing;
+    double snap_seconds;    /* the rank's time collecting snapshots */
+    double snap_write_seconds; /* the snapshot thread's time writing them */
     int snaps;
-} pt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} pt = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static const char *sig_name(int sig)
 {
@@ -100,15 +107,13 @@ static int is_fatal(int sig)
     return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
 }
 
-/* Collect this rank's rows and write them with stop st as this rank's partial profile.
- * Normal context only (or the forked copy). Returns 0, or -1 with a warning printed. */
-static int write_partial(struct prof_stop *st)
+/* Collect this rank's rows into p with stop st (its time string in when). Normal context only
+ * (or the forked copy). */
+static void collect_partial(struct profile *p, struct prof_stop *st, char when[32])
 {
-    char err[600], when[32];
-    struct profile *p = &pt.meta;
     double wall = clk_now() - pt.t_start;
     time_t now = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    strftime(when, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     /* What tardy allocates now is not the MPI library's: charge it to no call site. */
     struct ev_thread *self = ev_self;
     uint64_t site = self ? self->mem_site : 0;
@@ -130,15 +135,41 @@ static int write_partial(struct prof_stop *st)
     p->partial = 1;
     p->stops = st;
     p->nstops = 1;
-    rc = profile_write_as(p, pt.dir, pt.name, err, sizeof err);
+    if (self)
+        self->mem_site = site;
+}
+
+/* Write what collect_partial put in p as this rank's partial profile, and empty p. Returns 0,
+ * or -1 with a warning printed. */
+static int write_collected(struct profile *p)
+{
+    char err[600];
+    int rc = profile_write_as(p, pt.dir, pt.name, err, sizeof err);
     if (rc < 0)
         tardy_warn("no partial profile written: %s", err);
     p->stops = NULL;
     p->nstops = 0;
     rowset_free(&p->rows);
-    if (self)
-        self->mem_site = site;
     return rc;
+}
+
+/* The snapshot thread writes; a rank going down writes its own file: it sets dying first and
+ * then waits while the snapshot thread is inside its write, which looks at dying after
+ * saying so (both sequentially consistent), so a snapshot never lands over the file of an
+ * abort or a signal. The wait is bounded: the snapshot thread may need a lock the
+ * interrupted thread holds (malloc's). Async-signal-safe. */
+static void wait_for_snapshot_writer(void)
+{
+    struct timespec tick = {0, 1000000};
+    for (int k = 0; atomic_load(&pt.snap_writing) && k < 2000; k++)
+        nanosleep(&tick, NULL);
+}
+
+static int write_partial(struct prof_stop *st)
+{
+    char when[32];
+    collect_partial(&pt.meta, st, when);
+    return write_collected(&pt.meta);
 }
 
 /* "fn file:line < fn file:line" for the stderr line (at most 3 frames). */
@@ -333,6 +364,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     if (k < 0)
         return;
     if (!pt.finished && !atomic_exchange(&pt.dying, 1)) {
+        wait_for_snapshot_writer();
         pid_t c = _Fork();
         if (c == 0)
             child_write(sig, uc);
@@ -394,55 +426,88 @@ static void remove_handlers(void)
 
 /* ---- snapshots ---- */
 
+/* The rank's own thread only collects (tens of microseconds once the call paths are named);
+ * the snapshot thread builds the JSON and writes the file meanwhile (about 1 ms, and a rename
+ * over the previous file can wait for the file system), so a snapshot stalls the rank, and
+ * the neighbours waiting for it, no longer than the collection. A snapshot falls due only
+ * when the previous one is written. */
 static void snapshot_now(void)
 {
     pthread_mutex_lock(&pt.lock);
-    if (!pt.finished && !atomic_load(&pt.dying)) {
+    if (!pt.finished && !atomic_load(&pt.dying) && !pt.snap_pending) {
         double t0 = clk_now();
-        struct prof_stop st = {.reason = (char *)"snapshot"};
-        write_partial(&st);
+        pt.snap_stop = (struct prof_stop){.reason = (char *)"snapshot"};
+        collect_partial(&pt.snap, &pt.snap_stop, pt.snap_when);
+        pt.snap_pending = 1;
         pt.snap_seconds += clk_now() - t0;
         pt.snaps++;
+        pthread_cond_signal(&pt.wake);
     }
     atomic_store(&ev_on, pt.wanted && !pt.finished ? pt.layer : 0);
     pthread_mutex_unlock(&pt.lock);
 }
 
-/* Snapshots fall due at multiples of the period on the wall clock, so the ranks of a job
- * (clocks kept in step by NTP) write at about the same moment: a rank writing stalls its
- * neighbours once per period, not once per rank per period. */
-static void *snapshot_timer(void *arg)
+/* See wait_for_snapshot_writer. */
+static void write_snapshot(void)
 {
-    (void)arg;
-    for (;;) {
-        struct timespec now, next;
-        clock_gettime(CLOCK_REALTIME, &now);
-        next.tv_sec = (now.tv_sec / pt.period + 1) * pt.period;
-        next.tv_nsec = 0;
-        while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &next, NULL) == EINTR)
-            ;
-        pthread_mutex_lock(&pt.lock);
-        int done = pt.finished;
-        if (!done && pt.wanted) {
-            atomic_store(&ev_due, 1);
-            atomic_store(&ev_on, 0);
-        }
-        pthread_mutex_unlock(&pt.lock);
-        if (done)
-            return NULL;
+    double t0 = clk_now();
+    atomic_store(&pt.snap_writing, 1);
+    if (!atomic_load(&pt.dying)) {
+        write_collected(&pt.snap);
+    } else {
+        pt.snap.stops = NULL;
+        pt.snap.nstops = 0;
+        rowset_free(&pt.snap.rows);
     }
+    atomic_store(&pt.snap_writing, 0);
+    pt.snap_write_seconds += clk_now() - t0;
 }
 
-static void start_timer(void)
+/* Snapshots fall due at multiples of the period on the wall clock, so the ranks of a job
+ * (clocks kept in step by NTP) write at about the same moment: a rank writing stalls its
+ * neighbours once per period, not once per rank per period. The thread sleeps on pt.wake
+ * (CLOCK_REALTIME, the condition variable's default clock) until then, or until a collected
+ * snapshot waits to be written, or until pt_finish. */
+static void *snapshot_thread(void *arg)
+{
+    (void)arg;
+    struct timespec now, next = {0, 0};
+    pthread_mutex_lock(&pt.lock);
+    while (!pt.finished) {
+        if (pt.snap_pending) {
+            pthread_mutex_unlock(&pt.lock);
+            write_snapshot();
+            pthread_mutex_lock(&pt.lock);
+            pt.snap_pending = 0;
+            continue;
+        }
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (now.tv_sec >= next.tv_sec) {
+            if (next.tv_sec && pt.wanted) {
+                atomic_store(&ev_due, 1);
+                atomic_store(&ev_on, 0);
+            }
+            next.tv_sec = (now.tv_sec / pt.period + 1) * pt.period;
+        }
+        pthread_cond_timedwait(&pt.wake, &pt.lock, &next);
+    }
+    pthread_mutex_unlock(&pt.lock);
+    return NULL;
+}
+
+static void start_snapshots(void)
 {
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits it: no signal goes there */
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pt.snap = pt.meta; /* the metadata; rows, stop and path of its own */
+    pt.snap.path = NULL;
+    rowset_init(&pt.snap.rows);
     ev_due_hook = snapshot_now;
-    if (pthread_create(&pt.timer, &attr, snapshot_timer, NULL) == 0)
+    if (pthread_create(&pt.timer, &attr, snapshot_thread, NULL) == 0)
         pt.timer_running = 1;
     else
         tardy_warn("cannot start the snapshot thread; TARDY_SNAPSHOT is off");
@@ -479,7 +544,7 @@ void pt_start(struct profile *meta, int rank, double t_start, int memory, int la
         install_handlers();
     if (pt.period) {
         collect_keep_names(1);
-        start_timer();
+        start_snapshots();
     }
 }
 
@@ -499,6 +564,7 @@ void pt_abort(int errorcode, void *ra)
         return;
     atomic_store(&ev_on, 0);
     mem_stop();
+    wait_for_snapshot_writer();
     uintptr_t pcs[PT_FRAMES];
     int n = cs_stack(pcs, PT_FRAMES, 0, 0);
     char *where = n > 0 ? collect_path_text(pcs, n) : NULL;
@@ -519,11 +585,14 @@ void pt_finish(void)
     pthread_mutex_lock(&pt.lock);
     pt.finished = 1;
     atomic_store(&ev_due, 0);
+    pthread_cond_signal(&pt.wake);
     pthread_mutex_unlock(&pt.lock);
     if (pt.timer_running) {
-        pthread_cancel(pt.timer); /* clock_nanosleep is a cancellation point */
-        pthread_join(pt.timer, NULL);
+        pthread_join(pt.timer, NULL); /* after the snapshot it may be writing */
         pt.timer_running = 0;
+        free(pt.snap.path);
+        if (pt.snap_pending)
+            rowset_free(&pt.snap.rows);
     }
     collect_keep_names(0);
     if (pt.started) {
@@ -546,4 +615,7 @@ void pt_rows(struct rowset *rs)
     r = rowset_get(rs, ROW_RANK, "snapshot_time", NULL);
     if (r)
         red_stat_one(&r->n.time, pt.snap_seconds, pt.rank);
+    r = rowset_get(rs, ROW_RANK, "snapshot_write_time", NULL);
+    if (r)
+        red_stat_one(&r->n.time, pt.snap_write_seconds, pt.rank);
 }

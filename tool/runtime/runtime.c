@@ -187,6 +187,8 @@ static int count_hosts(void)
     memset(mine, 0, sizeof mine);
     unsigned bit = (unsigned)(h % HOST_BITS);
     mine[bit / 64] |= 1ull << (bit % 64);
+    if (red_alone(rt.comm))
+        return 1;
     MPI_Request r;
     own_Ireduce(mine, all, HOST_BITS / 64, MPI_UINT64_T, MPI_BOR, 0, rt.comm, &r);
     yw_wait(&r);
