@@ -1,5 +1,5 @@
 /* The hand-written entry points: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort and
- * MPI_Pcontrol, in C and Fortran. They start and finish the runtime around the library's own
+ * MPI_Pcontrol, in C and Fortran (MPICH's `use mpi` MPI_Abort calls the C one). They start and finish the runtime around the library's own
  * calls. */
 #include <mpi.h>
 #include <stddef.h>
@@ -109,9 +109,10 @@ void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
     *ierr = MPI_SUCCESS;
 }
 
-/* `use mpi_f08`: MPICH's and Open MPI's bindings call PMPI_Init and PMPI_Finalize directly.
- * ierror is optional there (NULL when absent). */
+/* `use mpi_f08`: MPICH's and Open MPI's bindings call PMPI_Init, PMPI_Finalize and (MPICH's)
+ * PMPI_Abort directly. ierror is optional there (NULL when absent). */
 void mpi_init_f08_(MPI_Fint *ierr);
+void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
 void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 void mpi_finalize_f08_(MPI_Fint *ierr);
 void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierr);
@@ -155,6 +156,16 @@ void mpi_finalize_f08_(MPI_Fint *ierr)
         next = (void (*)(MPI_Fint *))f08_next("mpi_finalize_f08_");
     rt_finish(__builtin_return_address(0));
     next(ierr);
+}
+
+/* comm: TYPE(MPI_Comm), one integer member, passed by reference. */
+void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    static void (*next)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+    if (!next)
+        next = (void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))f08_next("mpi_abort_f08_");
+    rt_abort(*errorcode, __builtin_return_address(0));
+    next(comm, errorcode, ierr);
 }
 
 void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierr)

@@ -16,16 +16,17 @@ from run import Room
 
 room = Room("partial")
 SRC = "tests/mpi/dies.c"
+F_SRC = "tests/mpi/dies_f.F90"
 
 
 def cases(ns):
     expect, binary, TARDY, LIB = ns.expect, ns.binary, ns.TARDY, ns.LIB
 
-    def line_of(marker):
-        for i, text in enumerate(open(SRC), 1):
+    def line_of(marker, src=SRC):
+        for i, text in enumerate(open(src), 1):
             if marker in text:
                 return i
-        raise AssertionError("no marker %r in %s" % (marker, SRC))
+        raise AssertionError("no marker %r in %s" % (marker, src))
 
     def env_for(d, tool, extra=None):
         e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
@@ -35,12 +36,12 @@ def cases(ns):
         e.update(extra or {})
         return e
 
-    def launch(argv, ranks, tool, extra=None, term_after=None, sig=signal.SIGTERM):
+    def launch(argv, ranks, tool, extra=None, term_after=None, sig=signal.SIGTERM, prog="dies"):
         """Run dies ARGV on ranks (0: no launcher) under timeout; with term_after, send sig
         to the launcher (or the process) that many seconds after it printed "looping".
         Returns (dir, returncode, stdout, stderr)."""
         d = tempfile.mkdtemp(prefix="tardy-dies-")
-        cmd = [binary("dies")] + argv
+        cmd = [binary(prog)] + argv
         if ranks:
             cmd = [ns.MPIEXEC, "-n", str(ranks)] + cmd
         p = subprocess.Popen(cmd, env=env_for(d, tool, extra), cwd=d, stdout=subprocess.PIPE,
@@ -92,8 +93,8 @@ def cases(ns):
         expect(calls >= 1000 * len(present), "merged profile has %s MPI_Allreduce calls" % calls)
         return out
 
-    def baseline(argv, ranks, extra=None, term_after=None, sig=signal.SIGTERM):
-        d, rc, out, err = launch(argv, ranks, False, extra, term_after, sig)
+    def baseline(argv, ranks, extra=None, term_after=None, sig=signal.SIGTERM, prog="dies"):
+        d, rc, out, err = launch(argv, ranks, False, extra, term_after, sig, prog)
         shutil.rmtree(d, ignore_errors=True)
         return rc
 
@@ -117,6 +118,25 @@ def cases(ns):
                    "no stderr line for the abort: %s" % err[-800:])
             present = list(range(ranks)) if snapshots else [1]
             check_merge(d, ranks, present, {1: "abort"})
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_abort_fortran(prog):
+        """MPI_Abort from Fortran (use mpi and use mpi_f08, whose binding calls PMPI_Abort
+        directly): the aborting rank's partial profile names the Fortran line."""
+        d, rc, out, err = launch(["3"], 2, True, prog=prog)
+        try:
+            base = baseline(["3"], 2, prog=prog)
+            expect(rc == base == 3, "exit %d under tardy, %d without: %s" % (rc, base, err[-800:]))
+            files, profs = partials(d)
+            mine = [p for p in profs if p["partial"]["stopped"][0]["reason"] == "abort"]
+            expect(len(mine) == 1, "abort profiles: %d of %d files; stderr: %s"
+                   % (len(mine), len(files), err[-1500:]))
+            s = mine[0]["partial"]["stopped"][0]
+            expect(s["rank"] == 1 and s["code"] == 3, "stop %s" % s)
+            where = "dies_f.F90:%d" % line_of("abort here", F_SRC)
+            expect(where in s["where"], "abort at %r, not %s" % (s["where"], where))
+            check_merge(d, 2, [1], {1: "abort"})
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
@@ -311,6 +331,9 @@ def cases(ns):
                     hydra(lambda n=n: test_term_launcher(n))))
         out.append(("partial/SIGKILL, snapshots -n %d" % n,
                     hydra(lambda n=n: test_kill_snapshots(n))))
+    for prog in ("dies_f", "dies_f_f08"):
+        out.append(("partial/abort from Fortran (%s) -n 2" % prog,
+                    hydra(lambda p=prog: test_abort_fortran(p))))
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGXCPU, signal.SIGUSR1):
         out.append(("partial/%s, no handler of the program's" % sig.name,
                     lambda s=sig: test_term_process("loop", s)))
