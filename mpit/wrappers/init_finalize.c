@@ -1,5 +1,5 @@
 /* The hand-written entry points: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort and
- * MPI_Pcontrol, in C and Fortran (MPICH's `use mpi` MPI_Abort calls the C one). They start and finish the runtime around the library's own
+ * MPI_Pcontrol, in C and Fortran. They start and finish the runtime around the library's own
  * calls. */
 #include <mpi.h>
 #include <stddef.h>
@@ -48,7 +48,7 @@ int MPI_Finalize(void)
 }
 
 /* MPI_Abort is not in mpit/mpi.spec (nothing to count): this rank's partial profile is
- * written first. MPICH's Fortran mpi_abort_ calls this C entry point. */
+ * written first. */
 int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     rt_abort(errorcode, __builtin_return_address(0));
@@ -68,10 +68,12 @@ void pmpi_init_(MPI_Fint *ierr) __attribute__((weak));
 void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
     __attribute__((weak));
 void pmpi_finalize_(MPI_Fint *ierr) __attribute__((weak));
+void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) __attribute__((weak));
 void mpi_init_(MPI_Fint *ierr);
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 void mpi_finalize_(MPI_Fint *ierr);
 void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr);
+void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
 
 void mpi_init_(MPI_Fint *ierr)
 {
@@ -101,6 +103,14 @@ void mpi_finalize_(MPI_Fint *ierr)
 {
     rt_finish(__builtin_return_address(0));
     pmpi_finalize_(ierr);
+}
+
+/* Open MPI's binding calls PMPI_Abort; MPICH's calls MPI_Abort, which then finds the partial
+ * profile written. */
+void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    rt_abort(*errorcode, __builtin_return_address(0));
+    pmpi_abort_(comm, errorcode, ierr);
 }
 
 void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
