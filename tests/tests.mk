@@ -28,7 +28,8 @@ check: programs
 # and a second QMPI tool to stack with it.
 QMPI_TESTS = mpi/p2p_counts counters/ mpit/ qmpi/ mpi/MPI_THREAD_MULTIPLE mpi/exit mpi/output \
              waits/accuracy waits/balanced waits/semantics hook/ waits/batched \
-             waits/piggybacks waits/1000 waits/one-sided
+             waits/piggybacks waits/1000 waits/one-sided "partial/abort -n 2" \
+             "partial/crash -n 2" "partial/SIGTERM to mpiexec -n 2" "partial/SIGKILL, snapshots -n 2"
 qmpi-check: $(filter-out %/cxx $(F_BIN),$(MPI_BIN)) \
             $(B)/tests/mpi/p2p_linked \
             $(B)/tests/qmpi/libqtool.so $(B)/tests/mpit/libfake_events.so
