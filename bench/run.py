@@ -5,7 +5,7 @@ init hook, the reduction at finalize at 8 ranks, the cost of malloc/free outside
 effect of a control variable written through TARDY_CVARS, and the predictions
 (bench/predict.py): their error against a real run, and their cost for 1,000 intervals x 10
 runs, and the cost of partial-profile snapshots. Not a test: prints figures and ratios.
-BENCH_ONLY=predict, cvars, init, waits or snapshot runs only those rows."""
+BENCH_ONLY=predict, cvars, init, waits, layouts or snapshot runs only those rows."""
 import os
 import statistics
 import subprocess
@@ -19,15 +19,15 @@ MICRO = os.path.abspath(os.path.join(B, "bench", "micro"))
 PAIRS = int(os.environ.get("BENCH_PAIRS", "10"))
 
 
-def launch(kind, n, ranks=2, tool=False, env=None, quiet=False):
+def launch(kind, n, ranks=2, tool=False, env=None, quiet=False, prefix=()):
     """The fields micro prints: ns per call, peak RSS (KiB), MPI_Finalize and MPI_Init (s);
-    quiet: a warning of tardy's fails."""
+    quiet: a warning of tardy's fails; prefix: a command mpiexec runs under."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
     e.update({"TARDY_PROFILE": "none", "TARDY_SUMMARY": "none"})
     if tool:
         e["LD_PRELOAD"] = LIB
     e.update(env or {})
-    cmd = ["timeout", "300", MPIEXEC, "-n", str(ranks), MICRO, kind, str(n)]
+    cmd = ["timeout", "300"] + list(prefix) + [MPIEXEC, "-n", str(ranks), MICRO, kind, str(n)]
     out = subprocess.run(cmd, env=e, capture_output=True, text=True)
     if out.returncode != 0 or (quiet and "tardy" in out.stderr):
         sys.exit("bench: %s failed: %s" % (" ".join(cmd), out.stderr[-500:]))
@@ -156,6 +156,7 @@ def main():
             ("malloc/free pair outside MPI", "malloc", 5000000, None, 5)):
         base, over, r0, r1 = pairs(kind, n, env=env)
         line(name, base, over, r0, r1, target)
+    layout_rows()
     wait_rows()
     print()
     small, big, plain = peak_rss(50000, True), peak_rss(500000, True), peak_rss(500000, False)
@@ -171,6 +172,30 @@ def main():
           "tardy (reduction, symbolization, profile): +%.3f s (target <= 0.2 s: %s)" % (
               statistics.median(fin0), statistics.median(fin1), added,
               "PASS" if added <= 0.2 else "MISS"))
+
+
+def layout_rows(layouts=16):
+    """The call-path cache whatever the layout (issue 15): address randomisation off (setarch
+    -R) and the environment padded in 8-byte steps, which moves the stack and so the cache's
+    keys; in each layout the ping-pong 12 frames deep without and with tardy. A cache whose
+    hot entries evict each other makes every call unwind (40x the cost, once in 20 layouts
+    with a direct-mapped cache)."""
+    if subprocess.run(["setarch", "-R", "true"], capture_output=True).returncode != 0:
+        print("layout rows: setarch -R is not available here; skipped")
+        return
+    with_tool, over = [], []
+    for k in range(layouts):
+        env = {"PAD": "x" * (8 * k + 1)}  # Hydra passes the environment on to the ranks
+        t0 = launch("deep", 50000, 2, False, env, prefix=("setarch", "-R"))[0]
+        t1 = launch("deep", 50000, 2, True, env, prefix=("setarch", "-R"))[0]
+        with_tool.append(t1)
+        over.append(t1 - t0)
+    med, worst = statistics.median(with_tool), max(with_tool)
+    print("ping-pong 12 frames deep, %d layouts (setarch -R, environment padded in 8-byte "
+          "steps), with tardy: %.1f ns per call median, %.1f worst (%.2fx the median; target "
+          "<= 1.5x: %s); tardy's share: %+.1f ns median, %+.1f worst" % (
+              layouts, med, worst, worst / med, "PASS" if worst <= 1.5 * med else "MISS",
+              statistics.median(over), max(over)))
 
 
 def snapshot_rows():
@@ -251,6 +276,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if os.environ.get("BENCH_ONLY") == "waits":
         wait_rows()
+        sys.exit(0)
+    if os.environ.get("BENCH_ONLY") == "layouts":
+        layout_rows()
         sys.exit(0)
     if os.environ.get("BENCH_ONLY") == "snapshot":
         snapshot_rows()

@@ -268,23 +268,43 @@ static uint32_t intern(const uintptr_t *pc, int n)
  * A hit is confirmed by re-reading the stack slots where the unwinder found each return
  * address: the same call site at the same stack position with the same return addresses in
  * the same slots is the same chain of callers (each frame's layout follows from its return
- * address), so a hit costs a few loads instead of an unwind (≈ 800 instructions). */
-#define CACHE_SETS 256
+ * address), so a hit costs a few loads instead of an unwind (≈ 800 instructions).
+ * Set-associative, CACHE_WAYS ways per set, the least recently used way replaced: with one
+ * way per set, two hot call sites whose keys fell into the same set (about 1 layout of the
+ * program in 20) evicted each other at every call, and every call unwound (40x the cost). */
+#define CACHE_SETS 64
+#define CACHE_WAYS 4
 struct cached {
     uintptr_t ra, sp;
     uint32_t id;
+    uint32_t used; /* the thread's call count at the last use (wraps after 2^32 calls: one
+                    * wrong choice of the way to replace then, no harm) */
     int n;
     uintptr_t slot[]; /* cs.depth slots */
 };
-static _Thread_local char *path_cache;
+static _Thread_local struct {
+    char *ways;
+    uint32_t clock;
+} path_cache;
 
-static struct cached *cache_entry(uintptr_t ra, uintptr_t sp)
+static size_t way_size(void)
 {
-    size_t size = sizeof(struct cached) + (size_t)cs.depth * sizeof(uintptr_t);
-    if (__builtin_expect(!path_cache, 0) && !(path_cache = calloc(CACHE_SETS, size)))
-        return NULL;
+    return sizeof(struct cached) + (size_t)cs.depth * sizeof(uintptr_t);
+}
+
+static struct cached *way(size_t set, int w)
+{
+    return (struct cached *)(path_cache.ways + (set * CACHE_WAYS + (size_t)w) * way_size());
+}
+
+/* The set of (ra, sp), or (size_t)-1 without a cache. */
+static size_t cache_set(uintptr_t ra, uintptr_t sp)
+{
+    if (__builtin_expect(!path_cache.ways, 0) &&
+        !(path_cache.ways = calloc(CACHE_SETS * CACHE_WAYS, way_size())))
+        return (size_t)-1;
     uintptr_t h = (ra ^ (sp * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-    return (struct cached *)(path_cache + ((h >> 40) % CACHE_SETS) * size);
+    return (h >> 40) % CACHE_SETS;
 }
 
 static int cache_hit(const struct cached *e, uintptr_t ra, uintptr_t sp)
@@ -298,6 +318,23 @@ static int cache_hit(const struct cached *e, uintptr_t ra, uintptr_t sp)
     return 1;
 }
 
+/* The way of set holding (ra, sp) (a hit: *hit = 1), else the way to replace. */
+static struct cached *cache_find(size_t set, uintptr_t ra, uintptr_t sp, int *hit)
+{
+    struct cached *oldest = way(set, 0);
+    for (int w = 0; w < CACHE_WAYS; w++) {
+        struct cached *e = way(set, w);
+        if (e->ra == ra && e->sp == sp) {
+            *hit = cache_hit(e, ra, sp);
+            return e;
+        }
+        if (e->used < oldest->used)
+            oldest = e;
+    }
+    *hit = 0;
+    return oldest;
+}
+
 uint32_t cs_capture(void *ra, const void *sp)
 {
     if (cs.depth == 0)
@@ -307,8 +344,13 @@ uint32_t cs_capture(void *ra, const void *sp)
         pc[0] = (uintptr_t)ra;
         return intern(pc, 1);
     }
-    struct cached *e = cache_entry((uintptr_t)ra, (uintptr_t)sp);
-    if (e && cache_hit(e, (uintptr_t)ra, (uintptr_t)sp))
+    size_t set = cache_set((uintptr_t)ra, (uintptr_t)sp);
+    int hit = 0;
+    struct cached *e = set != (size_t)-1 ? cache_find(set, (uintptr_t)ra, (uintptr_t)sp, &hit)
+                                         : NULL;
+    if (e)
+        e->used = ++path_cache.clock;
+    if (hit)
         return e->id;
     int n = unwind_from(ra, pc, slot);
     uint32_t id = intern(pc, n);
