@@ -5,7 +5,7 @@ init hook, the reduction at finalize at 8 ranks, the cost of malloc/free outside
 effect of a control variable written through TARDY_CVARS, and the predictions
 (bench/predict.py): their error against a real run, and their cost for 1,000 intervals x 10
 runs, and the cost of partial-profile snapshots. Not a test: prints figures and ratios.
-BENCH_ONLY=predict, cvars, init, waits, layouts or snapshot runs only those rows."""
+BENCH_ONLY=predict, cvars, init, waits, layouts, halo3d or snapshot runs only those rows."""
 import os
 import statistics
 import subprocess
@@ -158,6 +158,7 @@ def main():
         line(name, base, over, r0, r1, target)
     layout_rows()
     wait_rows()
+    halo3d_rows()
     print()
     small, big, plain = peak_rss(50000, True), peak_rss(500000, True), peak_rss(500000, False)
     print("peak RSS with tardy after 1e5 calls %.1f MiB, after 1e6 calls %.1f MiB (difference "
@@ -196,6 +197,44 @@ def layout_rows(layouts=16):
           "<= 1.5x: %s); tardy's share: %+.1f ns median, %+.1f worst" % (
               layouts, med, worst, worst / med, "PASS" if worst <= 1.5 * med else "MISS",
               statistics.median(over), max(over)))
+
+
+def halo3d_rows(pairs=3, ranks=8, side=16, steps=100):
+    """The communication of a LULESH-class code (issue 15): examples/halo3d, 26 neighbours
+    with small messages and one MPI_Allreduce per step, at 8 ranks, without tardy, with tardy
+    and with wait states on, in alternating rounds; wall time of the whole run (MPI_Init to
+    exit) and of the steps the program times itself. mpiP is not packaged for Debian: no
+    column for it here."""
+    import time
+    prog = os.path.abspath(os.path.join(B, "examples", "halo3d"))
+    setups = (("without tardy", None), ("tardy, wait states off", {"TARDY_WAITS": "0"}),
+              ("tardy, wait states on", {"TARDY_WAITS": "1"}))
+    wall, loop = {n: [] for n, _ in setups}, {n: [] for n, _ in setups}
+    for _ in range(pairs):
+        for name, env in setups:
+            e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
+            e.update({"TARDY_PROFILE": "none", "TARDY_SUMMARY": "none"})
+            if env is not None:
+                e["LD_PRELOAD"] = LIB
+                e.update(env)
+            t0 = time.monotonic()
+            out = subprocess.run(["timeout", "600", MPIEXEC, "-n", str(ranks), prog, str(side),
+                                  str(steps)], env=e, capture_output=True, text=True)
+            wall[name].append(time.monotonic() - t0)
+            if out.returncode != 0 or (env is not None and "tardy" in out.stderr):
+                sys.exit("bench: halo3d failed (%s): %s" % (name, out.stderr[-500:]))
+            loop[name].append(float(out.stdout.split()[-2]))
+    base_w, base_l = statistics.median(wall["without tardy"]), statistics.median(loop["without tardy"])
+    off_w = statistics.median(wall["tardy, wait states off"])
+    print("3-D halo, 26 neighbours + MPI_Allreduce per step (examples/halo3d %d %d), %d ranks on "
+          "2 cores, median of %d alternating rounds:" % (side, steps, ranks, pairs))
+    for name, _env in setups:
+        w, l = statistics.median(wall[name]), statistics.median(loop[name])
+        print("  %-24s wall %7.3f s (%.3fx)   steps %7.3f s (%.3fx)" % (
+            name, w, w / base_w, l, l / base_l))
+    on_w = statistics.median(wall["tardy, wait states on"])
+    print("  wait states on against off: %.3fx wall (target <= 1.03x: %s)" % (
+        on_w / off_w, "PASS" if on_w <= 1.03 * off_w else "MISS"))
 
 
 def snapshot_rows():
@@ -276,6 +315,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if os.environ.get("BENCH_ONLY") == "waits":
         wait_rows()
+        sys.exit(0)
+    if os.environ.get("BENCH_ONLY") == "halo3d":
+        halo3d_rows()
         sys.exit(0)
     if os.environ.get("BENCH_ONLY") == "layouts":
         layout_rows()
