@@ -1,17 +1,23 @@
-/* The wait states' arithmetic without MPI: the ledger (ws_led_add), the root-cause shares of
- * H-CWP-DM (ws_shares), the clock model's fit (clock_fit_add). Values worked out by hand. */
+/* The wait states' arithmetic without MPI: the ledger (ws_led_add) and its sections
+ * (ws_led_sync, ws_led_since), the root-cause shares of H-CWP-DM (ws_shares), the clock
+ * model's fit (clock_fit_add). Values worked out by hand. */
 #include "check.h"
 #include "tool/waits/ws_data.h"
 
-/* A late record with enter time e and the regions (key, seconds) given. */
+/* A ledger of one section with the regions (key, seconds) given. */
+static struct ws_led regions(int n, const uint64_t *keys, const double *t)
+{
+    struct ws_led l;
+    ws_led_reset(&l);
+    for (int i = 0; i < n; i++)
+        ws_led_add(&l, keys[i], t[i]);
+    return l;
+}
+
+/* A late record of rank 1 with those regions. */
 static struct ws_msg late(int n, const uint64_t *keys, const double *t)
 {
-    struct ws_msg m = {.e = 1, .rank = 1, .nreg = n};
-    for (int i = 0; i < n; i++) {
-        m.reg[i] = (struct ws_reg){keys[i], t[i]};
-        m.total += t[i];
-    }
-    return m;
+    return (struct ws_msg){.e = 1, .rank = 1, .led = regions(n, keys, t)};
 }
 
 static double share_of(const struct ws_share *sh, int n, uint64_t key)
@@ -22,35 +28,129 @@ static double share_of(const struct ws_share *sh, int n, uint64_t key)
     return -1;
 }
 
-static int find(const struct ws_reg *led, int n, uint64_t key)
+static int find(const struct ws_led *l, uint64_t key)
 {
-    for (int i = 0; i < n; i++)
-        if (led[i].key == key)
+    for (int i = 0; i < l->nreg; i++)
+        if (l->reg[i].key == key)
             return 1;
     return 0;
 }
 
+/* The time of key in l since its last synchronisation with peer (-1 when not there). */
+static double since(const struct ws_led *l, int peer, uint64_t key, double *total)
+{
+    struct ws_reg r[WS_K];
+    int n = ws_led_since(l, peer, r, total, NULL);
+    for (int i = 0; i < n; i++)
+        if (r[i].key == key)
+            return r[i].t;
+    return -1;
+}
+
 static void ledger(void)
 {
-    struct ws_reg led[WS_K];
-    int n = 0;
-    double total = 0;
-    ws_led_add(led, &n, &total, 10, 1.0);
-    ws_led_add(led, &n, &total, 10, 0.5); /* the same region accumulates */
-    CHECK(n == 1 && led[0].key == 10);
-    CHECK_NEAR(led[0].t, 1.5, 1e-15);
+    struct ws_led l;
+    ws_led_reset(&l);
+    ws_led_add(&l, 10, 1.0);
+    ws_led_add(&l, 10, 0.5); /* the same region accumulates */
+    CHECK(l.nreg == 1 && l.reg[0].key == 10);
+    CHECK_NEAR(l.reg[0].t, 1.5, 1e-15);
     for (uint64_t k = 1; k < WS_K; k++)
-        ws_led_add(led, &n, &total, 100 + k, 2.0 + (double)k);
-    CHECK(n == WS_K);
+        ws_led_add(&l, 100 + k, 2.0 + (double)k);
+    CHECK(l.nreg == WS_K);
     /* full: a larger region replaces the smallest (key 10, 1.5 s); a smaller one is dropped
      * from the regions but not from the total */
-    ws_led_add(led, &n, &total, 999, 0.1);
-    CHECK(n == WS_K);
-    CHECK(find(led, n, 10) && !find(led, n, 999));
-    ws_led_add(led, &n, &total, 500, 50.0);
-    CHECK(find(led, n, 500) && !find(led, n, 10));
+    ws_led_add(&l, 999, 0.1);
+    CHECK(l.nreg == WS_K);
+    CHECK(find(&l, 10) && !find(&l, 999));
+    ws_led_add(&l, 500, 50.0);
+    CHECK(find(&l, 500) && !find(&l, 10));
     /* total: 1.5 + (3 + 4 + ... + 9) + 0.1 + 50 */
+    double total;
+    since(&l, -1, 500, &total);
     CHECK_NEAR(total, 1.5 + 42.0 + 0.1 + 50.0, 1e-12);
+}
+
+static void sections(void)
+{
+    /* A 4 s, message to rank 0, B 1 s: rank 0 sees B only, rank 2 both (it last synchronised
+     * at the collective that began the ledger) */
+    struct ws_led l;
+    double total;
+    ws_led_reset(&l);
+    ws_led_add(&l, 0xA, 4.0);
+    ws_led_sync(&l, ws_rank_bit(0), 1);
+    ws_led_add(&l, 0xB, 1.0);
+    CHECK(since(&l, 0, 0xA, &total) < 0 && since(&l, 0, 0xB, &total) == 1.0);
+    CHECK_NEAR(total, 1.0, 1e-15);
+    CHECK(since(&l, 2, 0xA, &total) == 4.0 && since(&l, 2, 0xB, &total) == 1.0);
+    CHECK_NEAR(total, 5.0, 1e-15);
+    /* that cut was a send to rank 0 (its regions may be chained), no cut for rank 2 */
+    struct ws_reg r[WS_K];
+    int sent;
+    ws_led_since(&l, 0, r, &total, &sent);
+    CHECK(sent == 1);
+    ws_led_since(&l, 2, r, &total, &sent);
+    CHECK(sent == 0);
+    /* the same region in two sections counts once with its whole time */
+    ws_led_add(&l, 0xA, 0.5);
+    CHECK(since(&l, 2, 0xA, &total) == 4.5 && since(&l, 0, 0xA, &total) == 0.5);
+    /* messages to ranks 3 and 4 with nothing between: one cut, both ranks begin there */
+    ws_led_sync(&l, ws_rank_bit(3), 1);
+    ws_led_sync(&l, ws_rank_bit(4), 1);
+    CHECK(l.nsec == 3);
+    ws_led_add(&l, 0xC, 2.0);
+    CHECK(since(&l, 3, 0xB, &total) < 0 && since(&l, 4, 0xC, &total) == 2.0);
+    /* full (4 sections after the cut for rank 5): the cut for rank 6 merges away the cut
+     * whose preceding section is the smallest, that of ranks 3 and 4 (rank 0's section,
+     * 1.5 s, against the collective's 4 s and ranks 3 and 4's 2 s): ranks 3 and 4 now begin
+     * at rank 0's cut and take its 1.5 s in addition */
+    ws_led_sync(&l, ws_rank_bit(5), 1);
+    ws_led_add(&l, 0xD, 1.0);
+    CHECK(l.nsec == WS_SECS);
+    ws_led_sync(&l, ws_rank_bit(6), 1);
+    CHECK(l.nsec == WS_SECS);
+    CHECK(since(&l, 6, 0xD, &total) < 0 && total == 0);
+    CHECK(since(&l, 5, 0xD, &total) == 1.0 && since(&l, 5, 0xC, &total) < 0);
+    CHECK(since(&l, 3, 0xB, &total) == 1.0 && since(&l, 3, 0xC, &total) == 2.0);
+    CHECK(since(&l, 0, 0xB, &total) == 1.0 && since(&l, 0, 0xA, &total) == 0.5);
+    CHECK(since(&l, 2, 0xA, &total) == 4.5);
+    CHECK_NEAR(total, 8.5, 1e-15);
+    /* a ledger never holds more sections than WS_SECS, whatever the number of cuts */
+    for (int r = 0; r < 1000; r++) {
+        ws_led_add(&l, 0xE, 0.001);
+        ws_led_sync(&l, ws_rank_bit(r), 1);
+    }
+    CHECK(l.nsec == WS_SECS && since(&l, 999, 0xE, &total) < 0);
+}
+
+static void chains(void)
+{
+    /* rank 1 sent A, then B after a send (chained), then C after a receive from this rank
+     * (not chained): in one call, B takes in A, C stands alone; another sender's message
+     * does not mix */
+    struct ws_chain c[WS_CHAINS];
+    int n = 0;
+    uint64_t keys[] = {0xA, 0xB, 0xC, 0xD};
+    struct ws_msg a = late(1, keys, (double[]){1.0});
+    struct ws_msg b = late(1, keys + 1, (double[]){2.0});
+    struct ws_msg cc = late(1, keys + 2, (double[]){3.0});
+    struct ws_msg d = late(1, keys + 3, (double[]){4.0});
+    d.rank = 2;
+    ws_chain_add(c, &n, &a, 0);
+    ws_chain_add(c, &n, &d, 1);
+    ws_chain_add(c, &n, &b, 1);
+    double total;
+    CHECK(n == 2 && since(&b.led, -1, 0xA, &total) == 1.0 && since(&b.led, -1, 0xD, &total) < 0);
+    CHECK_NEAR(total, 3.0, 1e-15);
+    ws_chain_add(c, &n, &cc, 0);
+    CHECK(since(&cc.led, -1, 0xA, &total) < 0 && total == 3.0);
+    /* more senders than WS_CHAINS: a new one takes a slot, never more */
+    for (int r = 10; r < 20; r++) {
+        d.rank = r;
+        ws_chain_add(c, &n, &d, 1);
+    }
+    CHECK(n == WS_CHAINS);
 }
 
 static void shares(void)
@@ -61,15 +161,15 @@ static void shares(void)
     uint64_t keys[] = {0xA, 0xB};
     double t[] = {3.0, 1.0};
     struct ws_msg m = late(2, keys, t);
-    struct ws_reg mine[] = {{0xA, 1.0}};
-    int n = ws_shares(mine, 1, 0.9, &m, sh);
+    struct ws_led mine = regions(1, keys, (double[]){1.0});
+    int n = ws_shares(&mine, 0, 0.9, &m, sh);
     CHECK(n == 2);
     CHECK_NEAR(share_of(sh, n, 0xA), 0.6, 1e-12);
     CHECK_NEAR(share_of(sh, n, 0xB), 0.3, 1e-12);
 
     /* this rank spent longer in every region: no excess explains the wait (key 0) */
-    struct ws_reg more[] = {{0xA, 5.0}, {0xB, 5.0}};
-    n = ws_shares(more, 2, 0.4, &m, sh);
+    struct ws_led more = regions(2, keys, (double[]){5.0, 5.0});
+    n = ws_shares(&more, 0, 0.4, &m, sh);
     CHECK(n == 1 && sh[0].key == 0);
     CHECK_NEAR(sh[0].cost, 0.4, 1e-15);
 
@@ -87,6 +187,23 @@ static void shares(void)
     CHECK_NEAR(share_of(sh, n, 0xA), 0.99, 1e-12);
     CHECK_NEAR(share_of(sh, n, 0xC), 0.005, 1e-12);
     ws_hotspot_permille = 10;
+
+    /* each side since the pair's last synchronisation: the late rank 1 ran A, sent to rank 0,
+     * ran B; rank 0 ran B too before it received from rank 1 (its own B is older than the
+     * message: no part of the interval), so B explains the whole wait; rank 2, with no
+     * message since the collective, shares it out over A and B */
+    struct ws_msg q = late(1, keys, t);
+    ws_led_sync(&q.led, ws_rank_bit(0), 1);
+    ws_led_add(&q.led, 0xB, 1.0);
+    struct ws_led p0 = regions(1, keys + 1, (double[]){1.0});
+    ws_led_sync(&p0, ws_rank_bit(1), 0);
+    n = ws_shares(&p0, 0, 0.5, &q, sh);
+    CHECK(n == 1 && sh[0].key == 0xB);
+    CHECK_NEAR(sh[0].cost, 0.5, 1e-15);
+    n = ws_shares(NULL, 2, 0.8, &q, sh);
+    CHECK(n == 2);
+    CHECK_NEAR(share_of(sh, n, 0xA), 0.6, 1e-12);
+    CHECK_NEAR(share_of(sh, n, 0xB), 0.2, 1e-12);
 }
 
 static void clock_fit(void)
@@ -122,6 +239,8 @@ static void clock_fit(void)
 int main(void)
 {
     ledger();
+    sections();
+    chains();
     shares();
     clock_fit();
     CHECK_DONE();

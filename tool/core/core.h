@@ -14,9 +14,9 @@
 
 /* ---- event.c ----
  * The event core behind every wrapper. A wrapper is thin:
- *     if (!ev_enter(&c, fn, ra)) return PMPI_X(...);     guard, call path
+ *     if (!ev_enter(&c, fn, ra)) return PMPI_X(...);     guard, enter time, call path
  *     ...annotations fill c.sent/c.recv/c.dest/c.src...
- *     ev_started(&c); rc = PMPI_X(...); ev_finished(&c);  enter and leave time
+ *     ev_started(&c); rc = PMPI_X(...); ev_finished(&c);  counters, leave time
  *     ev_leave(&c);                                       statistics, interval, peers
  * State is per thread; a nested MPI call (the library calling itself, or the tool's own
  * traffic) passes straight through. */
@@ -79,6 +79,9 @@ static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra, int layers)
     if (t->busy)
         return 0;
     t->busy = 1;
+    /* the enter time before any work of tardy's (the call path's walk takes microseconds):
+     * a wait of a few microseconds is measured from the program's call, not from tardy's */
+    c->t_enter = clk_now();
     c->th = t;
     c->fn = fn;
     c->cp = ev_callpath(ra, c);
@@ -92,7 +95,6 @@ static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra, int layers)
 static inline void ev_started(struct ev_call *c)
 {
     c->th->mem_site = SITE(c->fn, c->cp);
-    c->t_enter = clk_now();
     if (__builtin_expect(c->th->ctr != NULL, 0))
         ctr_enter(c->th->ctr);
 }

@@ -1,8 +1,9 @@
 /* Wait states of blocking collectives on intra-communicators, exchanged in batches: each call
  * keeps its enter and leave times and a snapshot of the ledger; every WS_BATCH calls on a
  * communicator (the same call on every rank) one MAX reduction of two 64-bit integers per
- * call finds each call's latest rank, and the late ranks' ledgers follow in one more
- * reduction only for the calls where somebody waited at least CAUSE_MIN. The waits are
+ * call (enter times at the clock's resolution) finds each call's latest rank, and the late
+ * ranks' ledgers follow in one more reduction only for the calls where somebody waited at
+ * least CAUSE_MIN. The waits are
  * exact, recorded a few calls late. Batches still open when their communicator is freed, and
  * at finalize, finish with one nonblocking exchange of the whole records. */
 #include "waits.h"
@@ -17,7 +18,7 @@
 
 #define WS_BATCH 32
 #define CAUSE_MIN 20e-6
-#define RANK_BITS 23
+#define NS_BITS 47      /* 2^47 ns (39 hours) from a batch's base at the finest tick */
 #define NONE INT64_MIN
 
 /* One collective call of this rank. */
@@ -30,6 +31,8 @@ struct entry {
 
 struct ws_batch {
     int n;
+    int rank_bits, shift; /* packed enter times: ranks' bits, tick 2^shift ns (0: unset) */
+    double base;          /* packed enter times count from here, the same on every rank */
     MPI_Comm comm;       /* the user's communicator (its ranks name the late one) */
     int64_t in[2 * WS_BATCH], out[2 * WS_BATCH];
     struct entry ent[WS_BATCH];
@@ -47,21 +50,33 @@ static struct {
     pthread_mutex_t lock;
 } closing = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Enter time in microseconds since init (41 bits), rounded to the nearest (truncated, every
- * late rank's time read 0.5 us early on average: a balanced 1-double Allreduce's waiting 2% of
- * its MPI time short), with the rank (23 bits): a MAX of these finds the latest rank (MAXLOC
- * of MPI_DOUBLE_INT costs 2.5x as much here). */
-static int64_t pack(double e, int rank)
+/* An enter time packed for the first reduction: ticks since the batch's base in the high
+ * bits, the rank in the low rank_bits (the fewest that hold the communicator's ranks); a MAX
+ * of these finds the latest rank (MAXLOC of MPI_DOUBLE_INT costs 2.5x as much here). The
+ * tick is the clock's nanosecond up to 2^16 ranks (2^47 of them: 39 hours from the base);
+ * each further bit of ranks doubles it. Rounded to the nearest tick: a coarser one (1 us)
+ * lost the waits under it, 25-30% of Wait at NxN instances in balanced runs. */
+static int64_t pack(const struct ws_batch *b, double e, int rank)
 {
-    double us = (e - ws_base) * 1e6 + 0.5;
-    int64_t t = us < 0 ? 0 : us > (double)(INT64_MAX >> RANK_BITS) ? INT64_MAX >> RANK_BITS
-                                                                      : (int64_t)us;
-    return t << RANK_BITS | rank;
+    double ticks = ldexp((e - b->base) * 1e9, -b->shift);
+    int64_t max = INT64_MAX >> b->rank_bits;
+    int64_t t = !(ticks > 0) ? 0 : ticks >= (double)max ? max : llrint(ticks);
+    return t << b->rank_bits | rank;
 }
 
-static double unpack(int64_t v)
+static double unpack(const struct ws_batch *b, int64_t v)
 {
-    return ws_base + (double)(v >> RANK_BITS) * 1e-6;
+    return b->base + ldexp((double)(v >> b->rank_bits), b->shift) * 1e-9;
+}
+
+/* The packing of a communicator of size ranks, from ws_base on. */
+static void scale(struct ws_batch *b, int size)
+{
+    b->rank_bits = 1;
+    while (b->rank_bits < 31 && (1 << b->rank_bits) < size)
+        b->rank_bits++;
+    b->shift = b->rank_bits + NS_BITS > 63 ? b->rank_bits + NS_BITS - 63 : 0;
+    b->base = ws_base;
 }
 
 /* Record the wait of entry t against the late record m (this thread's tables). */
@@ -74,7 +89,21 @@ static void record(struct ws_thread *w, const struct entry *t, const struct ws_m
     double wait = (m->e < t->l ? m->e : t->l) - t->e;
     /* a sampled exchange stands for ws_sample collectives */
     if (wait > 0 && m->rank != tardy_rank)
-        ws_record_led(w, t->site, t->pattern, wait * ws_sample, m, t->own.reg, t->own.nreg);
+        ws_record_led(w, t->site, t->pattern, wait * ws_sample, m, &t->own.led);
+}
+
+/* After an exchange of n calls: the next batch counts from the earliest enter of its last
+ * call that every rank entered as a peer (not a rooted one, whose root may leave before
+ * the others enter): each rank's next enter is later than its own there. */
+static void rebase(struct ws_batch *b, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        int64_t lo = b->out[2 * i + 1];
+        if (b->ent[i].kind != WS_LATE_BCAST && b->ent[i].kind != WS_EARLY_REDUCE && lo != NONE) {
+            b->base = unpack(b, -lo);
+            return;
+        }
+    }
 }
 
 /* The batch's exchange (blocking, collective over the shadow communicator). */
@@ -85,13 +114,13 @@ static void flush(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch
     own_Allreduce(b->in, b->out, 2 * n, MPI_INT64_T, MPI_MAX, sc->shadow);
     for (int i = 0; i < n; i++) {
         int64_t hi = b->out[2 * i], lo = b->out[2 * i + 1];
-        late[i] = (int)(hi & ((1 << RANK_BITS) - 1));
+        late[i] = (int)(hi & ((1ll << b->rank_bits) - 1));
         struct ws_msg *r = &b->rec[i];
         r->e = -INFINITY;
         if (hi == NONE || lo == NONE || late[i] >= sc->size)
             continue;
-        double early = unpack(b->ent[i].kind == WS_EARLY_REDUCE ? lo : -lo);
-        if (unpack(hi) - early < CAUSE_MIN)
+        double early = unpack(b, b->ent[i].kind == WS_EARLY_REDUCE ? lo : -lo);
+        if (unpack(b, hi) - early < CAUSE_MIN)
             continue;
         late[i] = -1 - late[i]; /* its ledger follows */
         need++;
@@ -112,13 +141,13 @@ static void flush(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch
             m = b->res[k++];
         } else {
             int none = b->out[2 * i] == NONE || late[i] >= sc->size;
-            m.e = none ? -INFINITY : unpack(b->out[2 * i]);
+            m.e = none ? -INFINITY : unpack(b, b->out[2 * i]);
             m.rank = none ? -1 : pr_world(b->comm, late[i]);
-            m.nreg = 0; /* too short a wait for root causes */
-            m.total = 0;
+            ws_led_reset(&m.led); /* too short a wait for root causes */
         }
         record(w, &b->ent[i], &m);
     }
+    rebase(b, n);
 }
 
 struct ws_batch *ws_batch_new(MPI_Comm comm)
@@ -136,6 +165,8 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
     if (atomic_load_explicit(&closing.n, memory_order_relaxed))
         ws_batch_drain(w, 0);
     struct entry *t = &b->ent[b->n];
+    if (!b->rank_bits)
+        scale(b, sc->size);
     int is_root = root == sc->rank, waiter = 1;
     double e = ws_corr(c->t_enter);
     int64_t *in = &b->in[2 * b->n];
@@ -146,15 +177,15 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
     /* in[0]: who can be late (NONE: not this rank); in[1]: -(min E), or the root's E */
     if (pattern == WS_LATE_BCAST) {
         waiter = !is_root;
-        in[0] = is_root ? pack(e, sc->rank) : NONE;
-        in[1] = is_root ? NONE : -pack(e, 0);
+        in[0] = is_root ? pack(b, e, sc->rank) : NONE;
+        in[1] = is_root ? NONE : -pack(b, e, 0);
     } else if (pattern == WS_EARLY_REDUCE) {
         waiter = is_root;
-        in[0] = is_root ? NONE : pack(e, sc->rank);
-        in[1] = is_root ? pack(e, 0) : NONE;
+        in[0] = is_root ? NONE : pack(b, e, sc->rank);
+        in[1] = is_root ? pack(b, e, 0) : NONE;
     } else {
-        in[0] = pack(e, sc->rank);
-        in[1] = -pack(e, 0);
+        in[0] = pack(b, e, sc->rank);
+        in[1] = -pack(b, e, 0);
     }
     if (in[0] == NONE)
         t->own.e = -INFINITY; /* cannot be the late one (the closing exchange) */

@@ -20,8 +20,7 @@ struct ws_group *ws_group_join(struct ws_thread *w)
             return NULL; /* the part is recorded on its own */
         g->left = 1; /* the call itself, until ws_settle */
         g->best_w = 0;
-        g->nled = w->nled;
-        memcpy(g->led, w->led, (size_t)w->nled * sizeof *w->led);
+        g->led = w->led;
         w->group = g;
     }
     g->left++;
@@ -40,9 +39,9 @@ void ws_group_put(struct ws_thread *w, struct ws_group *g, int pattern, double w
         return;
     if (g->best_w > 0 && g->site) {
         if (g->pattern == WS_LATE_SENDER)
-            ws_ls_hold(w, g->site, g->best_w, &g->best, g->led, g->nled);
+            ws_ls_hold(w, g->site, g->best_w, &g->best, &g->led);
         else
-            ws_record_led(w, g->site, g->pattern, g->best_w, &g->best, g->led, g->nled);
+            ws_record_led(w, g->site, g->pattern, g->best_w, &g->best, &g->led);
     }
     g->next = w->free_groups;
     w->free_groups = g;

@@ -16,7 +16,7 @@ static void record(struct ws_thread *w, struct ws_held *h, int pattern)
 }
 
 void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws_msg *m,
-                const struct ws_reg *led, int nled)
+                const struct ws_led *led)
 {
     struct ws_held *h = &w->held[w->held_next++ % WS_HELD];
     if (h->nsh)
@@ -25,7 +25,7 @@ void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws
     h->wait = wait;
     h->e_send = m->e;
     h->rank = m->rank;
-    h->nsh = ws_shares(led, nled, wait, m, h->sh);
+    h->nsh = ws_shares(led, tardy_rank, wait, m, h->sh);
     if (m->e > w->held_max)
         w->held_max = m->e;
 }

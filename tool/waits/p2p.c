@@ -46,16 +46,17 @@ static struct ws_wire *slot(struct ws_thread *w, MPI_Request **req)
     return &w->ring[i];
 }
 
-/* Post the piggyback of a send; a synchronous send also posts the receive of its answer
- * (returned, or NULL). */
+/* Post the piggyback of a send (the regions since the last synchronisation with dest, where
+ * a new section of the ledger then begins); a synchronous send also posts the receive of its
+ * answer (returned, or NULL). */
 static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Comm comm,
                            int dest, int tag, double e, unsigned fn)
 {
     MPI_Request *req;
     struct ws_wire *p = slot(w, &req);
-    int sync = is_sync_send(fn);
-    own_Isend(p, ws_wire_pack(w->led, w->nled, w->led_total, e, sync, p), MPI_BYTE, dest, tag,
-              sc->shadow, req);
+    int sync = is_sync_send(fn), peer = pr_world(comm, dest);
+    own_Isend(p, ws_wire_pack(&w->led, peer, e, sync, p), MPI_BYTE, dest, tag, sc->shadow, req);
+    ws_led_sync(&w->led, ws_rank_bit(peer), 1);
     if (!sync)
         return NULL;
     struct ws_ack *a = w->free_acks;
@@ -70,7 +71,7 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Co
     a->group = NULL;
     /* a nonblocking one's wait is known when its request completes */
     atomic_store_explicit(&a->held, fn != TARDY_FN_MPI_Ssend, memory_order_relaxed);
-    a->rank = pr_world(comm, dest);
+    a->rank = peer;
     own_Irecv(&a->in, (int)sizeof a->in, MPI_BYTE, dest, tag, sc->ack, &a->req);
     a->next = w->acks;
     w->acks = a;
@@ -211,7 +212,7 @@ static void answer(struct ws_thread *w, const struct ws_comm *sc, const struct w
 {
     MPI_Request *req;
     struct ws_wire *p = slot(w, &req);
-    own_Isend(p, ws_wire_pack(t->led, t->nled, t->led_total, t->e_post, 0, p), MPI_BYTE,
+    own_Isend(p, ws_wire_pack(&t->led, pr_world(t->comm, t->source), t->e_post, 0, p), MPI_BYTE,
               t->source, t->tag, sc->ack, req);
 }
 
@@ -223,9 +224,9 @@ static void close_call(struct ws_thread *w)
         ws_group_put(w, cw->group, cw->pattern, cw->best_w, &cw->best);
     } else if (cw->open && cw->best_w > 0) {
         if (cw->pattern == WS_LATE_SENDER)
-            ws_ls_hold(w, cw->site, cw->best_w, &cw->best, cw->led, cw->nled);
+            ws_ls_hold(w, cw->site, cw->best_w, &cw->best, &cw->led);
         else
-            ws_record_led(w, cw->site, cw->pattern, cw->best_w, &cw->best, cw->led, cw->nled);
+            ws_record_led(w, cw->site, cw->pattern, cw->best_w, &cw->best, &cw->led);
     }
     cw->open = 0;
 }
@@ -256,9 +257,9 @@ static void take(struct ws_thread *w, const struct ws_take *t)
     struct ws_wire p;
     struct ws_msg m;
     own_Recv(&p, (int)sizeof p, MPI_BYTE, t->source, t->tag, sc->shadow, MPI_STATUS_IGNORE);
-    int sync = ws_wire_unpack(&p, pr_world(t->comm, t->source), &m);
+    int flags = ws_wire_unpack(&p, pr_world(t->comm, t->source), &m);
     ws_ls_check(w, m.e);
-    if (sync)
+    if (flags & WS_WIRE_SYNC)
         answer(w, sc, t);
     if (!t->site)
         return;
@@ -267,9 +268,9 @@ static void take(struct ws_thread *w, const struct ws_take *t)
         close_call(w);
     if (!cw->open) {
         *cw = (struct ws_callwait){.open = 1, .call = t->call, .site = t->site,
-                                   .nled = t->nled, .group = t->group};
-        memcpy(cw->led, t->led, (size_t)t->nled * sizeof *t->led);
+                                   .group = t->group, .led = t->led};
     }
+    ws_chain_add(cw->chain, &cw->nchain, &m, flags & WS_WIRE_CHAIN);
     if (m.e > t->l)
         atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
     consider(cw, WS_LATE_SENDER, (m.e < t->l ? m.e : t->l) - t->e, &m);
@@ -325,7 +326,9 @@ int ws_takes_stash(struct ws_thread *w)
 }
 
 /* The end of a call: its largest wait is recorded (or joins the call's group, or waits for the
- * call's piggybacks still to be taken); after a synchronisation point the ledger starts over. */
+ * call's piggybacks still to be taken); after a synchronisation point with every rank of a
+ * group the ledger starts over; the own time of a call that received is waiting, in no
+ * ledger. */
 void ws_settle(struct ws_thread *w, uint64_t site, int record)
 {
     struct ws_group *g = w->group;
@@ -337,13 +340,15 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record)
     } else if (w->best_w > 0 && record && !ws_takes_stash(w)) {
         ws_record(w, site, w->best_pattern, w->best_w, &w->best);
     }
-    if (w->synced) {
-        w->nled = 0;
-        w->led_total = 0;
+    if (w->cut) /* after the call: each receive of it was judged against the ledger before */
+        ws_led_sync(&w->led, w->cut, 0);
+    if (w->synced)
+        ws_led_reset(&w->led);
+    if (w->synced || w->received)
         w->prev_site = 0; /* this call's own time belongs to the interval that ended */
-    }
     w->best_w = 0;
-    w->synced = 0;
+    w->synced = w->received = 0;
+    w->cut = 0;
     w->calls++;
 }
 
@@ -395,7 +400,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
         ws_unpost(w, posted);
         return;
     }
-    w->synced = 1;
+    w->received = 1;
     struct ws_take *t = next_take(w);
     t->blind = 0;
     t->comm = comm;
@@ -407,11 +412,10 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     t->e_post = e_post;
     t->e = ws_corr(c->t_enter);
     t->l = ws_corr(c->t_leave);
-    t->nled = w->nled;
-    t->led_total = w->led_total;
-    memcpy(t->led, w->led, (size_t)w->nled * sizeof *w->led);
+    t->led = w->led;
     t->other_w = 0;
     t->group = NULL;
+    w->cut |= ws_rank_bit(pr_world(comm, st->MPI_SOURCE));
     queue(w, posted, t);
 }
 

@@ -5,7 +5,6 @@
  * without blocking: an epoch is judged once they are in, at the latest at the next epoch. */
 #include "waits.h"
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +19,7 @@ enum { TAG_POST = 1, TAG_COMPLETE = 2 };
 struct cand {
     uint64_t site;
     double e, l;
-    int nled;
-    struct ws_reg led[WS_K];
+    struct ws_led led;
 };
 
 /* One side of the epochs of a window: access (origin) or exposure (target). */
@@ -135,7 +133,7 @@ static int judge(struct ws_epoch *ep, int force)
         atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
     struct ws_thread *w = ws_me();
     if (w)
-        ws_record_led(w, best->site, ep->pattern, wait, late, best->led, best->nled);
+        ws_record_led(w, best->site, ep->pattern, wait, late, &best->led);
     return 1;
 }
 
@@ -175,7 +173,7 @@ static void send(const struct ws_win *ww, struct ws_epoch *ep, struct ev_call *c
 {
     struct ws_msg *m = &ep->out;
     ws_fill(ws_me(), m, ws_corr(c->t_enter));
-    int bytes = (int)(offsetof(struct ws_msg, reg) + (size_t)m->nreg * sizeof m->reg[0]);
+    int bytes = (int)sizeof *m;
     for (int i = 0; i < ep->n; i++)
         own_Isend(m, bytes, MPI_BYTE, ep->peer[i], tag, ww->sc.shadow, &ep->rout[i]);
     ep->nout = ep->n;
@@ -195,9 +193,10 @@ static void waited(struct ev_call *c, MPI_Win win, int rc, int access)
         t->site = c->th && w ? SITE(c->fn, c->cp) : 0;
         t->e = ws_corr(c->t_enter);
         t->l = ws_corr(c->t_leave);
-        t->nled = w ? w->nled : 0;
         if (w)
-            memcpy(t->led, w->led, (size_t)t->nled * sizeof *t->led);
+            t->led = w->led;
+        else
+            ws_led_reset(&t->led);
         if (arrived(ep, 0))
             judge(ep, 0);
     }

@@ -52,6 +52,7 @@ struct ws_thread *ws_me(void)
     for (int i = 0; i < WS_RING; i++)
         w->ring_req[i] = MPI_REQUEST_NULL;
     w->held_max = -HUGE_VAL;
+    ws_led_reset(&w->led);
     pthread_mutex_lock(&threads.lock);
     w->next = threads.list;
     threads.list = w;
@@ -95,20 +96,18 @@ void ws_fold(struct ev_call *c)
     uint64_t key = site_key(w, site), last_key = site_key(w, t->last_site);
     /* the previous MPI call (when it was no synchronisation point), then the interval */
     if (prev == t->last_site)
-        ws_led_add(w->led, &w->nled, &w->led_total, last_key | WS_KEY_MPI,
-                   t->last_leave - w->prev_enter_before);
-    ws_led_add(w->led, &w->nled, &w->led_total, ws_key_pair(last_key, key),
-               c->t_enter - t->last_leave);
+        ws_led_add(&w->led, last_key | WS_KEY_MPI, t->last_leave - w->prev_enter_before);
+    ws_led_add(&w->led, ws_key_pair(last_key, key), c->t_enter - t->last_leave);
 }
 
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)
 {
     m->e = e;
     m->rank = tardy_rank;
-    m->nreg = w ? w->nled : 0;
-    m->total = w ? w->led_total : 0;
     if (w)
-        memcpy(m->reg, w->led, (size_t)w->nled * sizeof *w->led);
+        m->led = w->led;
+    else
+        ws_led_reset(&m->led);
 }
 
 static void add_cost(struct ws_thread *w, uint64_t k1, uint64_t region, double cost)
@@ -155,14 +154,14 @@ void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wa
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
                const struct ws_msg *m)
 {
-    ws_record_led(w, site, pattern, wait, m, w->led, w->nled);
+    ws_record_led(w, site, pattern, wait, m, &w->led);
 }
 
 void ws_record_led(struct ws_thread *w, uint64_t site, int pattern, double wait,
-                   const struct ws_msg *m, const struct ws_reg *led, int nled)
+                   const struct ws_msg *m, const struct ws_led *led)
 {
     struct ws_share sh[WS_K];
-    int n = ws_shares(led, nled, wait, m, sh);
+    int n = ws_shares(led, tardy_rank, wait, m, sh);
     ws_record_shares(w, site, pattern, wait, m->rank, sh, n);
 }
 

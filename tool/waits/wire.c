@@ -3,10 +3,12 @@
  * hotspot regions only. A region under the hotspot share of the ledger's total never takes
  * part in a root cause (thread.c), and every region sent is over that share of their own sum
  * too: the receiver takes the sum as the total and finds the same causes. The sender's rank
- * is not sent: the receiver knows it from the status. With one hotspot region (the common
- * case between synchronisation points) a piggyback is 24 bytes, which fits the short-message
- * path of MPICH over UCX (28 bytes). Collectives carry the whole record (struct ws_msg) as one
- * MPI datatype, and reduce with an operation that keeps the later record. */
+ * is not sent: the receiver knows it from the status. The sender knows the receiver, so it
+ * sends only the regions since its last synchronisation with it (sections.c). With one
+ * hotspot region (the common case between synchronisation points) a piggyback is 24 bytes,
+ * which fits the short-message path of MPICH over UCX (28 bytes). Collectives carry the whole
+ * record (struct ws_msg) as one MPI datatype, and reduce with an operation that keeps the
+ * later record. */
 #include "ws_data.h"
 
 #include <math.h>
@@ -16,7 +18,7 @@
 
 #define HEAD_BITS 8
 #define NREG_MASK 15
-#define SYNC_BIT 16
+#define FLAGS_SHIFT 4   /* WS_WIRE_* above the region count */
 #define T_MAX ((double)(INT64_MAX >> HEAD_BITS))
 
 double ws_base;
@@ -61,17 +63,19 @@ MPI_Op ws_later(void)
     return rec.later;
 }
 
-int ws_wire_pack(const struct ws_reg *led, int nled, double total, double e, int sync,
-                 struct ws_wire *p)
+int ws_wire_pack(const struct ws_led *led, int peer, double e, int sync, struct ws_wire *p)
 {
-    double ns = (e - ws_base) * 1e9;
+    double ns = (e - ws_base) * 1e9, total;
+    int chain;
     int64_t t = ns >= T_MAX ? (int64_t)T_MAX : ns <= -T_MAX ? -(int64_t)T_MAX : llrint(ns);
+    struct ws_reg since[WS_K];
+    int nled = ws_led_since(led, peer, since, &total, &chain), n = 0;
     double floor_t = total * ws_hotspot_permille / 1000.0;
-    int n = 0;
     for (int i = 0; i < nled; i++)
-        if (led[i].t >= floor_t)
-            p->reg[n++] = led[i];
-    p->eh = (int64_t)((uint64_t)t << HEAD_BITS) | n | (sync ? SYNC_BIT : 0);
+        if (since[i].t >= floor_t)
+            p->reg[n++] = since[i];
+    int flags = (sync ? WS_WIRE_SYNC : 0) | (chain ? WS_WIRE_CHAIN : 0);
+    p->eh = (int64_t)((uint64_t)t << HEAD_BITS) | n | flags << FLAGS_SHIFT;
     return (int)(sizeof p->eh + (size_t)n * sizeof *p->reg);
 }
 
@@ -82,10 +86,12 @@ int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m)
         n = 0;
     m->e = ws_base + (double)(p->eh >> HEAD_BITS) * 1e-9;
     m->rank = rank;
-    m->nreg = n;
-    memcpy(m->reg, p->reg, (size_t)n * sizeof *p->reg);
-    m->total = 0;
-    for (int i = 0; i < n; i++)
-        m->total += p->reg[i].t;
-    return (p->eh & SYNC_BIT) != 0;
+    ws_led_reset(&m->led);
+    m->led.nreg = n;
+    memcpy(m->led.reg, p->reg, (size_t)n * sizeof *p->reg);
+    for (int i = 0; i < n; i++) {
+        m->led.sec[i] = 0;
+        m->led.sec_t[0] += p->reg[i].t;
+    }
+    return (int)(p->eh >> FLAGS_SHIFT) & (WS_WIRE_SYNC | WS_WIRE_CHAIN);
 }

@@ -15,7 +15,8 @@
 /* enum ws_pattern, ws_pattern_name, ws_pattern_of: generated from mpit/mpi.spec */
 #include "ws_patterns.h"
 
-#define WS_K 8          /* regions a late rank ships (its top ones by time) */
+#define WS_K 8          /* regions a ledger keeps (its top ones by time) */
+#define WS_SECS 4       /* sections of a ledger: synchronisation points it tells apart */
 
 /* One region of the ledger: a rank-independent key and its own time in seconds. */
 struct ws_reg {
@@ -23,14 +24,28 @@ struct ws_reg {
     double t;
 };
 
+/* A rank's ledger of regions since its last collective (a synchronisation point with every
+ * rank), in sections that tell the waiting rank which regions came after its own last
+ * synchronisation with this one (H-CWP-DM, docs/design.md 3.6). Section 0 starts at the
+ * collective; each later one at a message sent to or received from the ranks of its mask
+ * (bit rank % 64). Regions are kept per section, the WS_K largest of all. */
+struct ws_led {
+    int32_t nreg, nsec;         /* nsec >= 1 (ws_led_reset) */
+    struct ws_reg reg[WS_K];
+    uint8_t sec[WS_K];          /* the section of each region */
+    uint64_t peers[WS_SECS];    /* the ranks each section begins a synchronisation with */
+    uint64_t sent[WS_SECS];     /* ... of those, the ones it only sent to (ws_led_since) */
+    double sec_t[WS_SECS];      /* time in each section, regions no longer kept included */
+};
+
 /* What travels with a message or through a collective exchange: the corrected enter time
- * of the late side's call, its world rank, and its ledger since its last sync point. */
+ * of the late side's call, its world rank, and its ledger (a message's: only the regions
+ * since the sender's last synchronisation with the receiver, in one section). */
 struct ws_msg {
     double e;
     int32_t rank;
-    int32_t nreg;
-    double total;        /* all region time in the ledger (hotspot threshold) */
-    struct ws_reg reg[WS_K];
+    int32_t spare;
+    struct ws_led led;
 };
 
 /* Is record a later than b (ties: the lower rank, so that the latest of many does not depend
@@ -60,11 +75,12 @@ struct ws_wire {
     struct ws_reg reg[WS_K];   /* the hotspot regions only */
 };
 extern double ws_base;   /* the reference time at init, the same on every rank */
-/* Encode the ledger led of nled regions (total: their time and that of regions it dropped)
+/* Encode the regions of ledger led since its last synchronisation with world rank peer,
  * with enter time e; returns the bytes to send. */
-int ws_wire_pack(const struct ws_reg *led, int nled, double total, double e, int sync,
-                 struct ws_wire *p);
-/* Decode into m, rank being the sender's world rank; returns the sync flag. */
+int ws_wire_pack(const struct ws_led *led, int peer, double e, int sync, struct ws_wire *p);
+#define WS_WIRE_SYNC 1    /* a synchronous send: answer it */
+#define WS_WIRE_CHAIN 2   /* its regions begin at the sender's last send to the receiver */
+/* Decode into m, rank being the sender's world rank; returns its WS_WIRE_* flags. */
 int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m);
 /* The record as one MPI datatype and the reduction keeping the later one (ws_later_than),
  * made at init (collective: every rank) and freed at finalize. */
@@ -134,35 +150,66 @@ uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key);   /* ws_region_key fro
 /* Regions under this share of a ledger's total (per mille) are no hotspot: never sent, never
  * a cause. */
 extern int ws_hotspot_permille;
-/* Add t seconds to region key of the ledger led (*nled regions, *total their time and that of
- * regions it dropped); a full ledger keeps its largest regions. Inline: every MPI call adds
- * twice with wait states on. */
-static inline void ws_led_add(struct ws_reg led[WS_K], int *nled, double *total, uint64_t key,
-                              double t)
+/* Add t seconds to region key in the newest section of ledger l; a full ledger keeps its
+ * largest regions. Inline: every MPI call adds twice with wait states on. */
+static inline void ws_led_add(struct ws_led *l, uint64_t key, double t)
 {
-    *total += t;
-    int min = 0;
-    for (int i = 0; i < *nled; i++) {
-        if (led[i].key == key) {
-            led[i].t += t;
+    int s = l->nsec - 1, min = 0;
+    l->sec_t[s] += t;
+    for (int i = 0; i < l->nreg; i++) {
+        if (l->reg[i].key == key && l->sec[i] == s) {
+            l->reg[i].t += t;
             return;
         }
-        if (led[i].t < led[min].t)
+        if (l->reg[i].t < l->reg[min].t)
             min = i;
     }
-    if (*nled < WS_K)
-        led[(*nled)++] = (struct ws_reg){key, t};
-    else if (t > led[min].t)
-        led[min] = (struct ws_reg){key, t};
+    if (l->nreg < WS_K)
+        min = l->nreg++;
+    else if (!(t > l->reg[min].t))
+        return;
+    l->reg[min] = (struct ws_reg){key, t};
+    l->sec[min] = (uint8_t)s;
 }
+/* ---- the ledger's sections (sections.c: no MPI) ---- */
+/* The bit of world rank r in the mask of a section. */
+static inline uint64_t ws_rank_bit(int r)
+{
+    return 1ull << ((unsigned)r & 63);
+}
+/* Empty ledger l: one section, begun at a synchronisation point with every rank. */
+void ws_led_reset(struct ws_led *l);
+/* Messages to (sent) or from the ranks of mask peers: a new section begins (when the ledger
+ * has WS_SECS, the two whose merging loses least become one). */
+void ws_led_sync(struct ws_led *l, uint64_t peers, int sent);
+/* The regions of l since its last synchronisation with world rank peer (-1: all), each key
+ * once, into out; *total: their time and that of regions l no longer keeps; *sent (may be
+ * NULL): that synchronisation was a message l's rank sent to peer. Returns how many. */
+int ws_led_since(const struct ws_led *l, int peer, struct ws_reg out[WS_K], double *total,
+                 int *sent);
+
+/* ---- messages in a row (chain.c: no MPI) ---- */
+/* A receiver's wait for a message began before it received the sender's previous ones when
+ * one call completes them all (a Waitall): the previous send was then no synchronisation
+ * point for it, and the regions before it count too. The call keeps, for its last
+ * WS_CHAINS senders, the regions their messages carried so far. */
+#define WS_CHAINS 4
+struct ws_chain {
+    int32_t rank, nreg;
+    struct ws_reg reg[WS_K];
+};
+/* Message m of the current call (chained: flagged WS_WIRE_CHAIN) takes in the regions of the
+ * same sender's earlier messages in the call, kept in c (*n of them), and is kept there. */
+void ws_chain_add(struct ws_chain c[WS_CHAINS], int *n, struct ws_msg *m, int chained);
 /* A region's share of one wait (key 0: no hotspot region explains it). */
 struct ws_share {
     uint64_t key;
     double cost;
 };
-/* The root-cause shares of a wait against late record m, from this rank's ledger led of nled
- * regions in the waiting call; returns how many (1 to WS_K). */
-int ws_shares(const struct ws_reg *led, int nled, double wait, const struct ws_msg *m,
+/* The root-cause shares of a wait of world rank me against late record m, with me's ledger
+ * mine in the waiting call (NULL: empty); each side's regions are those since its last
+ * synchronisation with the other. Returns how many (1 to WS_K). */
+int ws_shares(const struct ws_led *mine, int me, double wait, const struct ws_msg *m,
               struct ws_share out[WS_K]);
 
 /* ---- the clock model (clock_model.c: no MPI) ---- */
@@ -262,11 +309,11 @@ struct ws_ack {
  * sends, collective exchanges in flight, its receives' piggybacks when it has other parts. */
 struct ws_group {
     int left;                  /* parts still to come, and the call itself until it ends */
-    int pattern, nled;
+    int pattern;
     uint64_t site;             /* the call (0: do not record) */
     double best_w;
     struct ws_msg best;
-    struct ws_reg led[WS_K];   /* this rank's ledger in the call */
+    struct ws_led led;         /* this rank's ledger in the call */
     struct ws_group *next;     /* free list */
 };
 
@@ -292,9 +339,8 @@ struct ws_take {
     unsigned call;              /* the completing call (its number, ws_thread.calls) */
     uint64_t site;              /* the completing call, 0: do not record */
     double e_post, e, l;        /* corrected: when the receive was posted, the call's E and L */
-    int nled, other_pattern;
-    struct ws_reg led[WS_K];    /* this thread's ledger in that call, and its total */
-    double led_total;
+    int other_pattern;
+    struct ws_led led;          /* this thread's ledger in that call */
     double other_w;             /* the call's largest other wait (0: none), against other */
     struct ws_msg other;
     struct ws_group *group;     /* the call's group, when it has one */
@@ -325,19 +371,19 @@ void ws_recvq_fini(void);
 
 /* The largest wait of the call whose piggybacks are being taken. */
 struct ws_callwait {
-    int open, pattern, nled;
+    int open, pattern;
     unsigned call;
     uint64_t site;
     struct ws_group *group;     /* the call's group: the largest wait goes there */
     double best_w;
     struct ws_msg best;
-    struct ws_reg led[WS_K];
+    struct ws_led led;
+    struct ws_chain chain[WS_CHAINS];   /* the regions of its messages so far, by sender */
+    int nchain;
 };
 
 struct ws_thread {
-    struct ws_reg led[WS_K];
-    int nled;
-    double led_total;
+    struct ws_led led;
     uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
     struct ws_keyslot {
         uint64_t site, key;
@@ -355,7 +401,10 @@ struct ws_thread {
     MPI_Fint *fsts;             /* Fortran statuses in place of ignored ones (fortran.c) */
     int fsts_cap;
     double best_w;              /* largest wait seen in the current call */
-    int best_pattern, synced;
+    int best_pattern;
+    int synced;                 /* the current call synchronised with every rank of a group */
+    int received;               /* ... received a message (its own time is waiting) */
+    uint64_t cut;               /* ... received from these ranks (ws_rank_bit): cut at its end */
     struct ws_msg best;
     struct ws_icoll *deferred;  /* collective exchanges still in flight */
     struct ws_ack *acks;        /* answers to synchronous sends still in flight */

@@ -29,20 +29,20 @@ void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
                const struct ws_msg *m);
 void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
                       const struct ws_share *sh, int n);
-/* ws_record against the ledger led of nled regions (this rank's in the waiting call) instead
- * of the current one. */
+/* ws_record against the ledger led (this rank's in the waiting call) instead of the current
+ * one. */
 void ws_record_led(struct ws_thread *w, uint64_t site, int pattern, double wait,
-                   const struct ws_msg *m, const struct ws_reg *led, int nled);
+                   const struct ws_msg *m, const struct ws_led *led);
 
 void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg);
 extern atomic_ullong ws_violations;   /* clock condition violations */
 extern int ws_sample;   /* measure one in ws_sample collectives (fences, neighbourhood) */
 
 /* ---- Late Sender, wrong order (order.c) ---- */
-/* Hold a Late Sender wait, its causes against the ledger led of nled regions (the oldest
- * held one is recorded as Late Sender to make room). */
+/* Hold a Late Sender wait, its causes against the ledger led (the oldest held one is
+ * recorded as Late Sender to make room). */
 void ws_ls_hold(struct ws_thread *w, uint64_t site, double wait, const struct ws_msg *m,
-                const struct ws_reg *led, int nled);
+                const struct ws_led *led);
 /* A message sent at e_send (corrected) was received: held waits for later sends were in
  * the wrong order. */
 void ws_ls_reorder(struct ws_thread *w, double e_send);
