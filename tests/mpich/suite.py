@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 B = os.environ.get("B", "build")
 LIB = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.mpich")
-TIMEOUT = 60      # seconds per launch unless the testlist gives a timeLimit
+TIMEOUT = 180     # seconds per launch unless the testlist gives a timeLimit (as runtests)
 WAYS = {"none": None, "tardy": {}, "waits": {"TARDY_WAITS": "1"}}
 
 
