@@ -1,6 +1,6 @@
 # tardy — GNU make build. Objects go to build/, nothing is written into the source tree.
 #   make [V=1] [SANITIZER=address|undefined|thread] [MPI=mpich|openmpi]
-#   make check | bench | demo | install PREFIX=/usr/local | clean
+#   make check | check-mpich | bench | demo | install PREFIX=/usr/local | clean
 # Every tool and library below can be overridden on the command line.
 
 MPI        ?= mpich
@@ -139,6 +139,9 @@ test-programs: all
 	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk programs
 qmpi-check: all
 	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk qmpi-check
+# MPICH's own tests three ways (tests/mpich/suite.py), built once into a cache (ci/mpich-tests).
+check-mpich: all
+	$(Q)tree=$$(ci/mpich-tests | tail -1) && $(PYTHON) tests/mpich/suite.py "$$tree"
 bench: all
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk bench
 bench-predict: all
@@ -164,5 +167,5 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples check test-programs qmpi-check bench bench-predict demo install clean FORCE
+.PHONY: all examples check check-mpich test-programs qmpi-check bench bench-predict demo install clean FORCE
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

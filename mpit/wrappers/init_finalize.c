@@ -1,5 +1,5 @@
 /* The hand-written entry points: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort and
- * MPI_Pcontrol, in C and Fortran. They start and finish the runtime around the library's own
+ * MPI_Pcontrol, in C and Fortran, and MPI_Session_init in C. They start and finish the runtime around the library's own
  * calls. */
 #include <mpi.h>
 #include <stddef.h>
@@ -54,6 +54,14 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     rt_abort(errorcode, __builtin_return_address(0));
     return PMPI_Abort(comm, errorcode);
 }
+
+#if MPI_VERSION >= 4
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    rt_session();
+    return PMPI_Session_init(info, errhandler, session);
+}
+#endif
 
 int MPI_Pcontrol(const int level, ...)
 {

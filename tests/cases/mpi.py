@@ -200,3 +200,21 @@ room.case("mpi/exit without MPI_Finalize", lambda: test_exit("exit", 5))
 room.case("mpi/output unchanged", lambda: test_exit("print", 0))
 room.case("mpi/ranks outnumber CPUs -n 4: noted once", lambda: test_crowded_host(4))
 room.case("mpi/ranks outnumber CPUs -n 1: no note", lambda: test_crowded_host(1))
+
+
+def test_sessions(ranks):
+    """A program of the MPI 4 sessions model alone (no MPI_Init) runs as without tardy, which
+    tells once per process, on stderr, that it is not measured."""
+    @with_run([binary("sessions")], ranks, {"TARDY_WAITS": "1"})
+    def _(run):
+        if run.out.strip() == "no sessions":
+            raise Skip("mpi.h is older than MPI 4")
+        expect(run.rc == 0 and run.out == "ok %d\n" % ranks,
+               "exit %d: %r %s" % (run.rc, run.out, run.err[-800:]))
+        told = [l for l in run.err.splitlines() if "MPI_Session_init" in l]
+        expect(len(told) == ranks, "told %d times: %s" % (len(told), run.err[-800:]))
+
+
+for _n in (1, 2):
+    room.case("mpi/sessions model -n %d, not measured and told" % _n,
+              lambda n=_n: test_sessions(n))

@@ -440,6 +440,45 @@ room.case("waits/one-sided -n 2, rank 1's clock -0.3 s",
           lambda: test_waits_rma(2, {"TARDY_TEST_CLOCK_SHIFT": "1:-0.3"}))
 
 
+# A correct program is never changed by wait states (issue 14, item 3).
+def test_waits_outstanding(ranks):
+    """500 sends to self (Isend, Bsend; MPI_COMM_WORLD and MPI_COMM_SELF) before their
+    receives: once a hang (a ring of 64 piggybacks waited for receives to come); 100 large
+    Isends to a rank that sleeps 1 s first return at once, as without tardy (they waited for
+    the receiver)."""
+    @with_run([binary("waits_outstanding")], ranks, {"TARDY_WAITS": "1"})
+    def _(run):
+        expect(run.rc == 0 and run.out.startswith("ok ") and run.profile,
+               "exit %d: %s %s" % (run.rc, run.out[-300:], run.err[-800:]))
+        isend = float(run.out.split()[1])
+        expect(isend < 0.5, "100 Isends took %.3f s: they waited for the receiver" % isend)
+
+
+for _n in (1, 2):
+    room.case("waits/outstanding sends -n %d" % _n, lambda n=_n: test_waits_outstanding(n))
+
+
+def test_waits_free_pending(ranks):
+    """A communicator freed with a receive pending (MPICH's comm/cmfree2): the Late Sender wait
+    of 0.1 s in the MPI_Wait that completes it is measured (more than half of it: the barrier
+    may let rank 0 out first). Its piggyback was once left unreceived in the freed shadow: UCX
+    warned at finalize, and no wait was seen."""
+    src = "tests/mpi/waits_free_pending.c"
+    @with_run([binary("waits_free_pending")], ranks, {"TARDY_WAITS": "1"})
+    def _(run):
+        expect(run.rc == 0 and run.out == "ok\n" and run.profile,
+               "exit %d: %r %s" % (run.rc, run.out, run.err[-800:]))
+        expect("unexpected" not in run.err, "stderr: %s" % run.err[-800:])
+        rows = wait_rows(run.profile, "late_sender", "MPI_Wait", "fp_wait", src)
+        expect(len(rows) == 1 and 0.05 < rows[0]["time"]["sum"] < 0.2,
+               "late_sender at MPI_Wait: %s" % rows)
+
+
+for _n in (2, 3):
+    room.case("waits/communicator freed with a receive pending -n %d" % _n,
+              lambda n=_n: test_waits_free_pending(n))
+
+
 room.part("causes")  # run last (ORDER in tests/run.py)
 
 # Root causes over the pair's last synchronisation (tests/mpi/waits_causes.c, issue 14).

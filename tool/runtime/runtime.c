@@ -122,6 +122,14 @@ void rt_abort(int errorcode, void *ra)
         pt_abort(errorcode, ra);
 }
 
+void rt_session(void)
+{
+    static atomic_int warned;
+    if (!rt.started)
+        tardy_warn_once(&warned, "MPI_Session_init: programs are measured from MPI_Init on; "
+                        "one of the sessions model alone gets no profile");
+}
+
 void rt_pcontrol(int level)
 {
     if (!rt.started || rt.finished || !cfg.enable)

@@ -20,6 +20,10 @@ void rt_finish(void *ra);
  * before the abort goes through. */
 void rt_abort(int errorcode, void *ra);
 
+/* MPI_Session_init (MPI 4) was called: tardy starts in MPI_Init, so a program that only makes
+ * sessions is not measured; it is told so once, on stderr. */
+void rt_session(void);
+
 /* MPI_Pcontrol(level): 0 stops collection, anything else resumes it. */
 void rt_pcontrol(int level);
 

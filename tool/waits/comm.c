@@ -18,6 +18,10 @@
  * communicator ids in all, and they are the application's first. */
 #define WS_COMMS_MAX 128
 #define MSG_SLOTS 1024
+/* Shadows kept after their communicator was freed with receives pending, whose piggybacks
+ * are still to come: at most this many (beyond, they go at once, and those piggybacks stay
+ * unreceived, as MPI lets a freed communicator's pending messages be). */
+#define KEPT_MAX 16
 
 struct msg_slot {
     _Atomic uint64_t key;   /* message handle + 1, 0 empty, 1 removed */
@@ -32,6 +36,11 @@ static struct {
     pthread_mutex_t lock;
     struct msg_slot msg[MSG_SLOTS];
     atomic_int full_warned, msgs_warned;
+    struct kept {
+        unsigned gen;       /* 0: free */
+        MPI_Comm shadow, ack;
+    } kept[KEPT_MAX];
+    atomic_int nkept;
 } shadows = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct ws_comm *ws_comm_find(MPI_Comm comm)
@@ -134,6 +143,7 @@ int ws_comm_add(MPI_Comm comm)
             atomic_store(&slot->key, 1);
         free(nbuf);
         free(batch);
+        atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_COMMS], 1, memory_order_relaxed);
         tardy_warn_once(&shadows.full_warned, "too many communicators for wait-state tracking; "
                         "waits on further communicators are not measured");
         return -1;
@@ -156,20 +166,77 @@ int ws_comm_add(MPI_Comm comm)
     return 0;
 }
 
+/* Free the shadow communicators of s (the lock held), or, with keep, keep them by number
+ * while receives on them are pending (MPI completes those after MPI_Comm_free). */
+static void release(struct ws_comm *s, int keep)
+{
+    struct kept *k = NULL;
+    for (int i = 0; i < KEPT_MAX && !k && keep && ws_recvq_uses(s->gen); i++)
+        if (!shadows.kept[i].gen)
+            k = &shadows.kept[i];
+    if (k && s->shadow != MPI_COMM_NULL) {
+        *k = (struct kept){.gen = s->gen, .shadow = s->shadow, .ack = s->ack};
+        atomic_fetch_add(&shadows.nkept, 1);
+    } else {
+        if (s->shadow != MPI_COMM_NULL)
+            own_Comm_free(&s->shadow);
+        own_Comm_free(&s->ack);
+    }
+    s->shadow = s->ack = MPI_COMM_NULL;
+    free(s->nbuf);
+    free(s->batch);
+    s->batch = NULL;
+    s->nbuf = NULL;
+}
+
 void ws_comm_remove(MPI_Comm comm)
 {
     pthread_mutex_lock(&shadows.lock);
     struct ws_comm *s = ws_comm_find(comm);
     if (s) {
-        if (s->shadow != MPI_COMM_NULL)
-            own_Comm_free(&s->shadow);
-        own_Comm_free(&s->ack);
-        free(s->nbuf);
-        free(s->batch);
-        s->batch = NULL;
-        s->nbuf = NULL;
+        release(s, 1);
         atomic_store(&s->key, 1);
         atomic_fetch_sub(&shadows.live, 1);
+    }
+    pthread_mutex_unlock(&shadows.lock);
+}
+
+int ws_comm_pair(MPI_Comm comm, unsigned gen, MPI_Comm *shadow, MPI_Comm *ack)
+{
+    struct ws_comm *sc = ws_comm_find(comm);
+    if (sc && sc->gen == gen) {
+        *shadow = sc->shadow;
+        *ack = sc->ack;
+        return 0;
+    }
+    int found = -1;
+    if (!atomic_load_explicit(&shadows.nkept, memory_order_relaxed))
+        return -1;
+    pthread_mutex_lock(&shadows.lock);
+    for (int i = 0; i < KEPT_MAX && found < 0; i++)
+        if (shadows.kept[i].gen == gen) {
+            *shadow = shadows.kept[i].shadow;
+            *ack = shadows.kept[i].ack;
+            found = 1;
+        }
+    pthread_mutex_unlock(&shadows.lock);
+    return found;
+}
+
+void ws_comm_taken(unsigned gen)
+{
+    if (!atomic_load_explicit(&shadows.nkept, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&shadows.lock);
+    for (int i = 0; i < KEPT_MAX; i++) {
+        struct kept *k = &shadows.kept[i];
+        if (k->gen == gen && !ws_recvq_uses(gen)) {
+            pr_forget(k->shadow); /* its ranks were translated by the handle (p2p.c) */
+            own_Comm_free(&k->shadow);
+            own_Comm_free(&k->ack);
+            k->gen = 0;
+            atomic_fetch_sub(&shadows.nkept, 1);
+        }
     }
     pthread_mutex_unlock(&shadows.lock);
 }
@@ -178,17 +245,17 @@ void ws_comm_fini(void)
 {
     pthread_mutex_lock(&shadows.lock);
     for (int i = 0; i < COMM_SLOTS; i++) {
-        if (atomic_load(&shadows.comm[i].key) > 1) {
-            if (shadows.comm[i].shadow != MPI_COMM_NULL)
-                own_Comm_free(&shadows.comm[i].shadow);
-            own_Comm_free(&shadows.comm[i].ack);
-            free(shadows.comm[i].nbuf);
-            free(shadows.comm[i].batch);
-            shadows.comm[i].batch = NULL;
-            shadows.comm[i].nbuf = NULL;
-        }
+        if (atomic_load(&shadows.comm[i].key) > 1)
+            release(&shadows.comm[i], 0);
         atomic_store(&shadows.comm[i].key, 0);
     }
+    for (int i = 0; i < KEPT_MAX; i++)
+        if (shadows.kept[i].gen) {
+            own_Comm_free(&shadows.kept[i].shadow);
+            own_Comm_free(&shadows.kept[i].ack);
+            shadows.kept[i].gen = 0;
+        }
+    atomic_store(&shadows.nkept, 0);
     for (int i = 0; i < MSG_SLOTS; i++)
         atomic_store(&shadows.msg[i].key, 0);
     atomic_store(&shadows.live, 0);

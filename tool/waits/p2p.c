@@ -24,28 +24,6 @@ static int is_sync_send(unsigned fn)
     return fn == TARDY_FN_MPI_Ssend || fn == TARDY_FN_MPI_Issend || fn == TARDY_FN_MPI_Ssend_init;
 }
 
-/* Complete the sends of the ring (eager and long sent: returns at once). */
-void ws_ring_wait(struct ws_thread *w)
-{
-#pragma GCC diagnostic push /* GCC takes MPICH's MPI_STATUSES_IGNORE for a too-small array */
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-    own_Waitall(WS_RING, w->ring_req, MPI_STATUSES_IGNORE);
-#pragma GCC diagnostic pop
-}
-
-/* A ring slot for a small message of the protocol. Once per turn of the ring, one Waitall
- * completes the sends of the last turn (one call for WS_RING requests costs a fraction of
- * one Wait each). */
-static struct ws_wire *slot(struct ws_thread *w, MPI_Request **req)
-{
-    unsigned i = w->ring_pos++ % WS_RING;
-    if (!i)
-        ws_ring_wait(w);
-    w->ring_user[i] = MPI_REQUEST_NULL;
-    *req = &w->ring_req[i];
-    return &w->ring[i];
-}
-
 /* Post the piggyback of a send (the regions since the last synchronisation with dest, where
  * a new section of the ledger then begins); a synchronous send also posts the receive of its
  * answer (returned, or NULL). */
@@ -53,7 +31,7 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Co
                            int dest, int tag, double e, unsigned fn)
 {
     MPI_Request *req;
-    struct ws_wire *p = slot(w, &req);
+    struct ws_wire *p = ws_ring_slot(w, &req);
     int sync = is_sync_send(fn), peer = pr_world(comm, dest);
     own_Isend(p, ws_wire_pack(&w->led, peer, e, sync, p), MPI_BYTE, dest, tag, sc->shadow, req);
     ws_led_sync(&w->led, ws_rank_bit(peer), 1);
@@ -111,7 +89,7 @@ void ws_isent(struct ev_call *c, MPI_Request req, int rc)
     unsigned pb = w ? w->pb_pos : 0;
     if (pb) {
         if (rc == MPI_SUCCESS)
-            w->ring_user[(pb - 1) % WS_RING] = req;
+            ws_ring_user(w, pb, req);
         w->pb_pos = 0;
     }
     struct ws_ack *a = w ? w->sync_ack : NULL;
@@ -206,14 +184,14 @@ void ws_poll_acks(struct ws_thread *w, int final)
 
 /* ---- receives -------------------------------------------------------------------------- */
 
-/* Answer the synchronous send of queued receive t: when the receive was posted, with the
- * ledger of its call. */
-static void answer(struct ws_thread *w, const struct ws_comm *sc, const struct ws_take *t)
+/* Answer the synchronous send of queued receive t from world rank source: when the receive
+ * was posted, with the ledger of its call. */
+static void answer(struct ws_thread *w, MPI_Comm ack, const struct ws_take *t, int source)
 {
     MPI_Request *req;
-    struct ws_wire *p = slot(w, &req);
-    own_Isend(p, ws_wire_pack(&t->led, pr_world(t->comm, t->source), t->e_post, 0, p), MPI_BYTE,
-              t->source, t->tag, sc->ack, req);
+    struct ws_wire *p = ws_ring_slot(w, &req);
+    own_Isend(p, ws_wire_pack(&t->led, source, t->e_post, 0, p), MPI_BYTE, t->source, t->tag,
+              ack, req);
 }
 
 /* Record the largest wait of the call whose piggybacks were taken. */
@@ -243,24 +221,28 @@ static void consider(struct ws_callwait *cw, int pattern, double wait, const str
 /* Take the piggyback of queued receive t (Late Sender: the sender's enter time). */
 static void take(struct ws_thread *w, const struct ws_take *t)
 {
-    struct ws_comm *sc = ws_comm_find(t->comm);
-    if (!sc || sc->gen != t->gen) /* freed by another thread since */
+    MPI_Comm shadow, ack;
+    int kept = ws_comm_pair(t->comm, t->gen, &shadow, &ack);
+    if (kept < 0) /* gone: freed with too many receives pending */
         return;
     if (t->blind) { /* discarded whenever it comes: the receive may never be matched */
         static struct ws_wire discard;
         MPI_Request r;
-        if (own_Irecv(&discard, (int)sizeof discard, MPI_BYTE, t->source, t->tag, sc->shadow,
+        if (own_Irecv(&discard, (int)sizeof discard, MPI_BYTE, t->source, t->tag, shadow,
                       &r) == MPI_SUCCESS)
             own_Request_free(&r);
+        ws_comm_taken(t->gen);
         return;
     }
     struct ws_wire p;
     struct ws_msg m;
-    own_Recv(&p, (int)sizeof p, MPI_BYTE, t->source, t->tag, sc->shadow, MPI_STATUS_IGNORE);
-    int flags = ws_wire_unpack(&p, pr_world(t->comm, t->source), &m);
+    own_Recv(&p, (int)sizeof p, MPI_BYTE, t->source, t->tag, shadow, MPI_STATUS_IGNORE);
+    int source = pr_world(kept ? shadow : t->comm, t->source);
+    int flags = ws_wire_unpack(&p, source, &m);
     ws_ls_check(w, m.e);
     if (flags & WS_WIRE_SYNC)
-        answer(w, sc, t);
+        answer(w, ack, t, source);
+    ws_comm_taken(t->gen);
     if (!t->site)
         return;
     struct ws_callwait *cw = &w->cw;
@@ -394,9 +376,14 @@ static void queue(struct ws_thread *w, struct ws_posted *posted, const struct ws
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
                  double e_post, struct ws_posted *posted)
 {
-    struct ws_comm *sc = st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0 ? NULL
-                                                                        : ws_comm_find(comm);
-    if (!sc) {
+    /* a nonblocking receive's shadow is the one it was posted on (its communicator may be
+     * freed since, the shadow kept) */
+    struct ws_comm *sc = posted ? NULL : ws_comm_find(comm);
+    unsigned gen = posted ? posted->gen : sc ? sc->gen : 0;
+    MPI_Comm shadow, ack;
+    int kept;
+    if (st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0 || !gen ||
+        (kept = ws_comm_pair(comm, gen, &shadow, &ack)) < 0) {
         ws_unpost(w, posted);
         return;
     }
@@ -404,7 +391,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     struct ws_take *t = next_take(w);
     t->blind = 0;
     t->comm = comm;
-    t->gen = sc->gen;
+    t->gen = gen;
     t->source = st->MPI_SOURCE;
     t->tag = st->MPI_TAG;
     t->call = w->calls;
@@ -415,7 +402,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     t->led = w->led;
     t->other_w = 0;
     t->group = NULL;
-    w->cut |= ws_rank_bit(pr_world(comm, st->MPI_SOURCE));
+    w->cut |= ws_rank_bit(pr_world(kept ? shadow : comm, st->MPI_SOURCE));
     queue(w, posted, t);
 }
 
@@ -533,25 +520,21 @@ void ws_cancel(struct ev_call *c, MPI_Request req)
     struct ws_rq_ref ref;
     if (!w || req == MPI_REQUEST_NULL || ws_rq_find(req, &ref) == 0)
         return;
-    for (unsigned k = 1; k <= WS_RING && k <= w->ring_pos; k++) { /* newest first */
-        unsigned pos = w->ring_pos - k;
-        if (w->ring_user[pos % WS_RING] == req) {
-            struct ws_rq rq = {.kind = WS_RQ_CSEND, .pb = pos + 1, .pbw = w};
-            ws_rq_add(req, &rq);
-            return;
-        }
+    unsigned pb = ws_ring_find(w, req);
+    if (pb) {
+        struct ws_rq rq = {.kind = WS_RQ_CSEND, .pb = pb, .pbw = w};
+        ws_rq_add(req, &rq);
     }
 }
 
 void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq)
 {
     int cancelled = 0;
-    unsigned pb = rq->pb, i = (pb - 1) % WS_RING;
-    if (pb && rq->pbw == w && w->ring_pos - (pb - 1) <= WS_RING &&
-        w->ring_req[i] != MPI_REQUEST_NULL) {
+    MPI_Request *pr = rq->pbw == w ? ws_ring_req(w, rq->pb) : NULL;
+    if (pr && *pr != MPI_REQUEST_NULL) {
         MPI_Status st;
-        own_Cancel(&w->ring_req[i]);
-        own_Wait(&w->ring_req[i], &st);
+        own_Cancel(pr);
+        own_Wait(pr, &st);
         own_Test_cancelled(&st, &cancelled);
     }
     if (!cancelled) {

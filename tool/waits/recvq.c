@@ -109,6 +109,16 @@ struct ws_posted *ws_recvq_post(unsigned gen, int source, int tag)
     return p;
 }
 
+int ws_recvq_uses(unsigned gen)
+{
+    int n = 0;
+    pthread_mutex_lock(&q.lock);
+    for (const struct ws_posted *p = q.head; p && !n; p = p->next)
+        n = p->state == PENDING ? p->gen == gen : p->take.gen == gen;
+    pthread_mutex_unlock(&q.lock);
+    return n;
+}
+
 int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted **rel)
 {
     *rel = NULL;

@@ -21,6 +21,7 @@ struct slot {
 
 static struct slot *slots;
 static atomic_int rq_full_warned;
+atomic_uint ws_unmeasured[WS_UM_KINDS];
 atomic_int ws_rq_live;
 
 static uint64_t key_of(MPI_Request r)
@@ -46,6 +47,7 @@ int ws_rq_add(MPI_Request r, const struct ws_rq *rq)
             return 0;
         }
     }
+    atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_REQUESTS], 1, memory_order_relaxed);
     tardy_warn_once(&rq_full_warned, "more than %d requests pending; waits on further ones are "
                     "not measured", RQ_SLOTS);
     return -1;

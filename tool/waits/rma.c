@@ -102,6 +102,7 @@ void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc)
         if (ww)
             atomic_store(&ww->key, 1);
         free(batch);
+        atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_WINDOWS], 1, memory_order_relaxed);
         tardy_warn_once(&windows.full_warned, "too many windows for wait-state tracking; waits on "
                         "further windows are not measured");
         return;

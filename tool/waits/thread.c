@@ -42,6 +42,10 @@ struct ws_thread *ws_me(void)
     if (__builtin_expect(ws_self != NULL, 1))
         return ws_self;
     struct ws_thread *w = calloc(1, sizeof *w);
+    if (w && !(w->ring = ws_ring_new())) {
+        free(w);
+        w = NULL;
+    }
     if (!w) {
         tardy_warn_once(&threads.oom_warned,
                         "out of memory for wait-state tables; a thread's waits are lost");
@@ -49,8 +53,6 @@ struct ws_thread *ws_me(void)
     }
     tab_init(&w->rows, sizeof(struct ws_row), ws_row_init);
     tab_init(&w->costs, sizeof(struct ws_cost), ws_cost_init);
-    for (int i = 0; i < WS_RING; i++)
-        w->ring_req[i] = MPI_REQUEST_NULL;
     w->held_max = -HUGE_VAL;
     ws_led_reset(&w->led);
     pthread_mutex_lock(&threads.lock);

@@ -108,6 +108,10 @@ struct ws_comm {
     double t_look;
 };
 
+/* ---- objects past the bounded tables, whose waits are not measured (req.c) ---- */
+enum ws_unmeasured_kind { WS_UM_COMMS, WS_UM_WINDOWS, WS_UM_REQUESTS, WS_UM_KINDS };
+extern atomic_uint ws_unmeasured[WS_UM_KINDS];   /* counted, reported in the profile */
+
 /* ---- request table (req.c) ---- */
 enum ws_rq_kind { WS_RQ_RECV = 1, WS_RQ_PSEND, WS_RQ_PRECV, WS_RQ_ICOLL, WS_RQ_SSEND,
                   WS_RQ_CSEND };
@@ -253,6 +257,19 @@ extern int ws_resync;
  * over (collective over sc). Returns 1 when it looked. */
 int ws_clock_look(struct ws_comm *sc);
 
+/* ---- the ring of protocol sends (ring.c) ---- */
+struct ws_thread;
+struct ws_ring *ws_ring_new(void);   /* NULL: out of memory */
+/* The next slot of w's ring: its buffer and request (never waits for a receiver). */
+struct ws_wire *ws_ring_slot(struct ws_thread *w, MPI_Request **req);
+/* Piggyback pb (ring position + 1) is for the user's nonblocking send user. */
+void ws_ring_user(struct ws_thread *w, unsigned pb, MPI_Request user);
+/* The piggyback (position + 1) of the user's send user in the current ring (0: none), and
+ * the request of piggyback pb while it is there (NULL: retired or reused). */
+unsigned ws_ring_find(const struct ws_thread *w, MPI_Request user);
+MPI_Request *ws_ring_req(struct ws_thread *w, unsigned pb);
+void ws_ring_wait(struct ws_thread *w);   /* complete every protocol send in flight */
+
 /* ---- per-thread state (thread.c; its parts are used by the layers above) ---- */
 #define WS_RING 64
 #define WS_KEYS 16                      /* a power of two: the index is a hash's top 4 bits */
@@ -366,6 +383,8 @@ int ws_recvq_done(struct ws_posted *p, const struct ws_take *t, struct ws_posted
  * wildcard): returns the held ones it freed, as ws_recvq_done. */
 struct ws_posted *ws_recvq_drop(struct ws_posted *p);
 struct ws_posted *ws_recvq_flush(void);   /* every held one, in order (at finalize) */
+/* Is a receive on the shadow numbered gen pending or held (its piggyback still to come)? */
+int ws_recvq_uses(unsigned gen);
 void ws_recvq_free(struct ws_posted *chain);
 void ws_recvq_fini(void);
 
@@ -390,10 +409,9 @@ struct ws_thread {
     } keys[WS_KEYS];            /* keys of recent call sites (site 0: empty) */
     double prev_enter, prev_enter_before;
     struct table rows, costs;
-    struct ws_wire ring[WS_RING];
-    MPI_Request ring_req[WS_RING];
-    MPI_Request ring_user[WS_RING];   /* the user's nonblocking send each piggyback is for */
-    unsigned ring_pos, pb_pos;  /* pb_pos: ring position + 1 of the last send's piggyback */
+    struct ws_ring *ring, *retired;   /* protocol sends (ring.c): this turn's, older in flight */
+    unsigned ring_pos, ring_base;     /* positions: the next, the current ring's first */
+    unsigned pb_pos;            /* ring position + 1 of the last send's piggyback */
     struct ws_rq_ref *snap;
     int snap_n, snap_cap;
     MPI_Status *sts;

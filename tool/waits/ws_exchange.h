@@ -13,6 +13,12 @@ MPI_Comm ws_split(MPI_Comm comm, int rank);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
 int ws_comm_add(MPI_Comm comm);
 void ws_comm_remove(MPI_Comm comm);
+/* The shadow and answer communicators of shadow number gen of comm: the live ones, or those
+ * kept after comm was freed with receives pending. Returns 0 (live), 1 (kept: comm is no
+ * longer a valid handle) or -1 (gone). */
+int ws_comm_pair(MPI_Comm comm, unsigned gen, MPI_Comm *shadow, MPI_Comm *ack);
+/* A piggyback of shadow number gen was taken: kept shadows go once no receive needs them. */
+void ws_comm_taken(unsigned gen);
 void ws_comm_fini(void);
 void ws_comm_each(void (*fn)(struct ws_comm *sc));   /* every live one (at finalize) */
 struct ws_posted;

@@ -7,7 +7,6 @@
 #include "ws_exchange.h"
 
 /* ---- point-to-point (p2p.c): piggybacks sent, receives' piggybacks taken, calls settled ---- */
-void ws_ring_wait(struct ws_thread *w);   /* complete the piggyback sends in flight */
 /* Record the largest wait of the call at site, reset the ledger after a sync point. */
 void ws_settle(struct ws_thread *w, uint64_t site, int record);
 /* A receive on comm completed in call c (NULL th: quiet) with status st; e_post: when it was
