@@ -7,107 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WIDTH 100
-
-static void heading(struct strbuf *out, const char *title)
-{
-    size_t n = strlen(title) + 4;
-    sb_printf(out, "\n== %s ", title);
-    for (; n < WIDTH; n++)
-        sb_puts(out, "=");
-    sb_puts(out, "\n");
-}
-
-/* Seconds with a unit that keeps 3-4 significant digits. */
-static const char *fmt_time(double s, char *buf, size_t len)
-{
-    if (s >= 1.0)
-        snprintf(buf, len, "%.3f s", s);
-    else if (s >= 1e-3)
-        snprintf(buf, len, "%.3f ms", s * 1e3);
-    else
-        snprintf(buf, len, "%.3f us", s * 1e6);
-    return buf;
-}
-
-static const char *fmt_bytes(double b, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    while (b >= 1024 && u < 5) {
-        b /= 1024;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
-    return buf;
-}
-
-static const char *base_name(const char *path, size_t len, size_t *out_len)
-{
-    const char *b = path;
-    for (size_t i = 0; i < len; i++)
-        if (path[i] == '/')
-            b = path + i + 1;
-    *out_len = len - (size_t)(b - path);
-    return b;
-}
-
-/* "function file.c:line" of the innermost frame of a site (file without directories), or the
- * MPI function when the site has no frames. */
-static void site_label(const char *site, struct strbuf *out)
-{
-    const char *frames = site_frames(site);
-    size_t flen = strcspn(frames, ";");
-    if (flen == 0) {
-        sb_add(out, site, site_function_len(site));
-        return;
-    }
-    const char *sp = memchr(frames, ' ', flen);
-    if (!sp) {
-        sb_add(out, frames, flen);
-        return;
-    }
-    size_t blen;
-    const char *file = base_name(sp + 1, flen - (size_t)(sp + 1 - frames), &blen);
-    sb_add(out, frames, (size_t)(sp - frames) + 1);
-    sb_add(out, file, blen);
-}
-
-/* "function:line MPI_X" of a site, the seed's interval naming plus the MPI call. */
-static void site_short(const char *site, struct strbuf *out)
-{
-    const char *frames = site_frames(site);
-    size_t flen = strcspn(frames, ";");
-    const char *sp = memchr(frames, ' ', flen);
-    const char *colon = NULL;
-    for (const char *q = frames; q < frames + flen; q++)
-        if (*q == ':')
-            colon = q;
-    if (sp && colon && colon > sp) {
-        sb_add(out, frames, (size_t)(sp - frames));
-        sb_add(out, colon, (size_t)(frames + flen - colon));
-        sb_puts(out, " ");
-    }
-    sb_add(out, site, site_function_len(site));
-}
-
-static void clip(struct strbuf *s, size_t max)
-{
-    if (s->len > max && max > 3) {
-        s->len = max;
-        memcpy(s->data + max - 3, "...", 3);
-        s->data[max] = '\0';
-    }
-}
-
-/* End a table line that began at out->len == start with label, clipped to the width. */
-static void finish_line(struct strbuf *out, size_t start, struct strbuf *label)
-{
-    size_t used = out->len - start;
-    clip(label, used + 12 < WIDTH ? WIDTH - used : 12);
-    sb_puts(out, label->data ? label->data : "");
-    sb_puts(out, "\n");
-}
+#include "text.h"
 
 struct ranked {
     const struct prof_row *row;
@@ -155,7 +55,7 @@ static double mean_of(const struct red_stat *s, int ranks)
 static void header(const struct profile *p, struct strbuf *out)
 {
     char t1[32];
-    heading(out, "tardy summary");
+    txt_heading(out, "tardy summary");
     sb_printf(out, "program   %s", p->program ? p->program : "?");
     for (int i = 0; i < p->argc && out->len < 4000; i++)
         sb_printf(out, " %s", p->argv[i]);
@@ -174,7 +74,7 @@ static void header(const struct profile *p, struct strbuf *out)
     if (wall && mpi && comp && wall->sum > 0)
         sb_printf(out, "time      %s wall (longest rank %d)   MPI %.1f%%   compute %.1f%% "
                        "of all ranks' time\n",
-                  fmt_time(wall->max, t1, sizeof t1), wall->max_rank,
+                  txt_time(wall->max, t1, sizeof t1), wall->max_rank,
                   100 * mpi->sum / wall->sum, 100 * comp->sum / wall->sum);
     if (p->nparams) {
         sb_puts(out, "params   ");
@@ -197,7 +97,7 @@ static void mpi_table(const struct profile *p, int top, struct strbuf *out)
     char title[80], t[32], b[32];
     snprintf(title, sizeof title, "MPI call paths: top %d of %zu by time", top < (int)n ? top : (int)n,
              n);
-    heading(out, title);
+    txt_heading(out, title);
     sb_printf(out, "%10s %6s %9s %10s %6s  %-16s %s\n", "time", "%MPI", "calls", "bytes",
               "imb", "function", "call site (innermost frame)");
     struct strbuf label;
@@ -206,14 +106,14 @@ static void mpi_table(const struct profile *p, int top, struct strbuf *out)
         const struct prof_nums *r = &v[i].row->n;
         double mean = mean_of(&r->time, p->ranks);
         label.len = 0;
-        site_label(v[i].row->a, &label);
+        txt_site_label(v[i].row->a, &label);
         size_t start = out->len;
-        sb_printf(out, "%10s %6.1f %9.0f %10s %6.2f  %-16.*s ", fmt_time(r->time.sum, t, sizeof t),
+        sb_printf(out, "%10s %6.1f %9.0f %10s %6.2f  %-16.*s ", txt_time(r->time.sum, t, sizeof t),
                   100 * r->time.sum / total, r->count.sum,
-                  fmt_bytes(r->sent.sum + r->recv.sum, b, sizeof b),
+                  txt_bytes(r->sent.sum + r->recv.sum, b, sizeof b),
                   mean > 0 ? r->time.max / mean : 0, (int)site_function_len(v[i].row->a),
                   v[i].row->a);
-        finish_line(out, start, &label);
+        txt_finish_line(out, start, &label);
     }
     sb_free(&label);
     free(v);
@@ -228,7 +128,7 @@ static void interval_table(const struct profile *p, int top, struct strbuf *out)
     char title[80], t[32], m[32], c[32];
     snprintf(title, sizeof title, "compute intervals: top %d of %zu by time",
              top < (int)n ? top : (int)n, n);
-    heading(out, title);
+    txt_heading(out, title);
     sb_printf(out, "%10s %6s %10s %5s %9s %10s  %s\n", "time", "%comp", "max/rank", "imb",
               "count", "mean", "interval: function:line MPI call -> next");
     struct strbuf label;
@@ -237,15 +137,15 @@ static void interval_table(const struct profile *p, int top, struct strbuf *out)
         const struct prof_nums *r = &v[i].row->n;
         double mean = mean_of(&r->time, p->ranks);
         label.len = 0;
-        site_short(v[i].row->a, &label);
+        txt_site_short(v[i].row->a, &label);
         sb_puts(&label, " -> ");
-        site_short(v[i].row->b ? v[i].row->b : "", &label);
+        txt_site_short(v[i].row->b ? v[i].row->b : "", &label);
         size_t start = out->len;
-        sb_printf(out, "%10s %6.1f %10s %5.2f %9.0f %10s  ", fmt_time(r->time.sum, t, sizeof t),
-                  100 * r->time.sum / total, fmt_time(r->time.max, m, sizeof m),
+        sb_printf(out, "%10s %6.1f %10s %5.2f %9.0f %10s  ", txt_time(r->time.sum, t, sizeof t),
+                  100 * r->time.sum / total, txt_time(r->time.max, m, sizeof m),
                   mean > 0 ? r->time.max / mean : 0, r->count.sum,
-                  fmt_time(r->count.sum > 0 ? r->time.sum / r->count.sum : 0, c, sizeof c));
-        finish_line(out, start, &label);
+                  txt_time(r->count.sum > 0 ? r->time.sum / r->count.sum : 0, c, sizeof c));
+        txt_finish_line(out, start, &label);
     }
     sb_free(&label);
     free(v);
@@ -271,18 +171,18 @@ static void cause_lines(const struct profile *p, const struct prof_row *w, struc
             sb_puts(&label, "(no hotspot region of the late rank explains it)");
         } else if (tab) {
             char *from = strndup(c->b, (size_t)(tab - c->b));
-            site_short(from ? from : "", &label);
+            txt_site_short(from ? from : "", &label);
             free(from);
             sb_puts(&label, " -> ");
-            site_short(tab + 1, &label);
+            txt_site_short(tab + 1, &label);
         } else {
             sb_puts(&label, "in ");
-            site_short(c->b, &label);
+            txt_site_short(c->b, &label);
         }
         size_t start = out->len;
-        sb_printf(out, "%10s %6.1f%%  cause: ", fmt_time(c->n.time.sum, t, sizeof t),
+        sb_printf(out, "%10s %6.1f%%  cause: ", txt_time(c->n.time.sum, t, sizeof t),
                   w->n.time.sum > 0 ? 100 * c->n.time.sum / w->n.time.sum : 0);
-        finish_line(out, start, &label);
+        txt_finish_line(out, start, &label);
         shown++;
     }
     sb_free(&label);
@@ -302,9 +202,9 @@ static void wait_section(const struct profile *p, int top, struct strbuf *out)
     double total = mpi && mpi->sum > 0 ? mpi->sum : 1;
     char title[96], t[32], m[32];
     snprintf(title, sizeof title, "wait states: %s, %.1f%% of MPI time; top %d of %zu",
-             fmt_time(wt->sum, t, sizeof t), 100 * wt->sum / total, top < (int)n ? top : (int)n,
+             txt_time(wt->sum, t, sizeof t), 100 * wt->sum / total, top < (int)n ? top : (int)n,
              n);
-    heading(out, title);
+    txt_heading(out, title);
     int pw = (int)strlen("pattern"); /* the widest pattern shown */
     for (size_t i = 0; v && i < n && (int)i < top; i++)
         if ((int)strlen(v[i].row->a) > pw)
@@ -316,13 +216,13 @@ static void wait_section(const struct profile *p, int top, struct strbuf *out)
     for (size_t i = 0; v && i < n && (int)i < top; i++) {
         const struct prof_row *w = v[i].row;
         label.len = 0;
-        site_short(w->b ? w->b : "", &label);
+        txt_site_short(w->b ? w->b : "", &label);
         size_t start = out->len;
-        sb_printf(out, "%10s %6.1f %7.0f %10s %5d  %-*s ", fmt_time(w->n.time.sum, t, sizeof t),
+        sb_printf(out, "%10s %6.1f %7.0f %10s %5d  %-*s ", txt_time(w->n.time.sum, t, sizeof t),
                   100 * w->n.time.sum / total, w->n.count.sum,
-                  fmt_time(w->n.time.max, m, sizeof m), w->n.late.ranks ? w->n.late.max_rank : -1,
+                  txt_time(w->n.time.max, m, sizeof m), w->n.late.ranks ? w->n.late.max_rank : -1,
                   pw, w->a);
-        finish_line(out, start, &label);
+        txt_finish_line(out, start, &label);
         cause_lines(p, w, out);
     }
     if (viol && viol->sum > 0)
@@ -336,12 +236,12 @@ static void rank_section(const struct profile *p, struct strbuf *out)
 {
     const struct red_stat *comp = profile_rank_metric(p, "compute");
     char a[32], b[32], c[32];
-    heading(out, "compute time per rank");
+    txt_heading(out, "compute time per rank");
     if (!comp)
         return;
     sb_printf(out, "max %s at rank %d (longest per-rank compute)   mean %s   min %s at rank %d\n",
-              fmt_time(comp->max, a, sizeof a), comp->max_rank,
-              fmt_time(mean_of(comp, p->ranks), b, sizeof b), fmt_time(comp->min, c, sizeof c),
+              txt_time(comp->max, a, sizeof a), comp->max_rank,
+              txt_time(mean_of(comp, p->ranks), b, sizeof b), txt_time(comp->min, c, sizeof c),
               comp->min_rank);
     uint64_t most = 0;
     int first = -1, last = -1;
@@ -361,8 +261,8 @@ static void rank_section(const struct profile *p, struct strbuf *out)
         if (!p->rank_hist[i] && p->ranks <= RANK_HIST_BINS)
             continue; /* few ranks: empty bins say nothing */
         int bar = (int)(50.0 * (double)p->rank_hist[i] / (double)most + 0.5);
-        sb_printf(out, "%10s .. %-10s |", fmt_time(p->rank_hist_lo + i * w, a, sizeof a),
-                  fmt_time(p->rank_hist_lo + (i + 1) * w, b, sizeof b));
+        sb_printf(out, "%10s .. %-10s |", txt_time(p->rank_hist_lo + i * w, a, sizeof a),
+                  txt_time(p->rank_hist_lo + (i + 1) * w, b, sizeof b));
         for (int k = 0; k < bar; k++)
             sb_puts(out, "#");
         sb_printf(out, " %llu\n", (unsigned long long)p->rank_hist[i]);
@@ -377,13 +277,13 @@ static void comm_section(const struct profile *p, struct strbuf *out)
     char a[32], b[32];
     if (!partners || !sent || partners->max == 0)
         return;
-    heading(out, "point-to-point partners");
+    txt_heading(out, "point-to-point partners");
     sb_printf(out, "partners per rank: min %.0f  mean %.1f  max %.0f (rank %d)\n", partners->min,
               mean_of(partners, p->ranks), partners->max, partners->max_rank);
-    sb_printf(out, "bytes sent per rank: mean %s  max %s (rank %d)", fmt_bytes(mean_of(sent, p->ranks), a, sizeof a),
-              fmt_bytes(sent->max, b, sizeof b), sent->max_rank);
+    sb_printf(out, "bytes sent per rank: mean %s  max %s (rank %d)", txt_bytes(mean_of(sent, p->ranks), a, sizeof a),
+              txt_bytes(sent->max, b, sizeof b), sent->max_rank);
     if (one)
-        sb_printf(out, "   largest volume to one partner %s", fmt_bytes(one->max, a, sizeof a));
+        sb_printf(out, "   largest volume to one partner %s", txt_bytes(one->max, a, sizeof a));
     sb_puts(out, "\n");
 }
 
@@ -396,13 +296,13 @@ static void memory_section(const struct profile *p, int top, struct strbuf *out)
     size_t n, shown = 0;
     struct ranked *v = sorted_by(p, ROW_MPI, &n, by_memory_desc);
     char a[32], b[32], c[32], d[32];
-    heading(out, "MPI library memory: allocated inside MPI calls, by call site");
+    txt_heading(out, "MPI library memory: allocated inside MPI calls, by call site");
     sb_printf(out, "high-water mark per rank   max %10s (rank %d)   mean %s\n",
-              fmt_bytes(hwm->max, a, sizeof a), hwm->max_rank,
-              fmt_bytes(mean_of(hwm, p->ranks), b, sizeof b));
+              txt_bytes(hwm->max, a, sizeof a), hwm->max_rank,
+              txt_bytes(mean_of(hwm, p->ranks), b, sizeof b));
     sb_printf(out, "held at MPI_Finalize       max %10s (rank %d)   mean %s\n",
-              fmt_bytes(live->max, c, sizeof c), live->max_rank,
-              fmt_bytes(mean_of(live, p->ranks), d, sizeof d));
+              txt_bytes(live->max, c, sizeof c), live->max_rank,
+              txt_bytes(mean_of(live, p->ranks), d, sizeof d));
     sb_puts(out, "allocated, allocs, freed, live: all ranks; live max: the rank holding most at "
                  "MPI_Finalize\n");
     sb_printf(out, "%10s %8s %10s %10s %10s  %-16s %s\n", "allocated", "allocs", "freed",
@@ -415,13 +315,13 @@ static void memory_section(const struct profile *p, int top, struct strbuf *out)
             continue;
         shown++;
         label.len = 0;
-        site_label(v[i].row->a, &label);
+        txt_site_label(v[i].row->a, &label);
         size_t start = out->len;
-        sb_printf(out, "%10s %8.0f %10s %10s %10s  %-16.*s ", fmt_bytes(r->mem_alloc.sum, a, sizeof a),
-                  r->mem_allocs.sum, fmt_bytes(r->mem_freed.sum, b, sizeof b),
-                  fmt_bytes(r->mem_live.sum, c, sizeof c), fmt_bytes(r->mem_live.max, d, sizeof d),
+        sb_printf(out, "%10s %8.0f %10s %10s %10s  %-16.*s ", txt_bytes(r->mem_alloc.sum, a, sizeof a),
+                  r->mem_allocs.sum, txt_bytes(r->mem_freed.sum, b, sizeof b),
+                  txt_bytes(r->mem_live.sum, c, sizeof c), txt_bytes(r->mem_live.max, d, sizeof d),
                   (int)site_function_len(v[i].row->a), v[i].row->a);
-        finish_line(out, start, &label);
+        txt_finish_line(out, start, &label);
     }
     sb_free(&label);
     free(v);
@@ -463,18 +363,18 @@ static void counter_table(const struct profile *p, int k, int top, struct strbuf
         double mean = mean_of(&r->n.ctr[k], p->ranks);
         label.len = 0;
         if (r->kind == ROW_INTERVAL) {
-            site_short(r->a, &label);
+            txt_site_short(r->a, &label);
             sb_puts(&label, " -> ");
-            site_short(r->b ? r->b : "", &label);
+            txt_site_short(r->b ? r->b : "", &label);
         } else {
             sb_add(&label, r->a, site_function_len(r->a));
             sb_puts(&label, " at ");
-            site_label(r->a, &label);
+            txt_site_label(r->a, &label);
         }
         size_t start = out->len;
         sb_printf(out, "%14.0f %6.1f %14.0f %5.2f  ", r->n.ctr[k].sum, 100 * r->n.ctr[k].sum / all,
                   r->n.ctr[k].max, mean > 0 ? r->n.ctr[k].max / mean : 0);
-        finish_line(out, start, &label);
+        txt_finish_line(out, start, &label);
     }
     sb_free(&label);
     free(v);
@@ -487,7 +387,7 @@ static void counter_section(const struct profile *p, int top, struct strbuf *out
     int pvars = 0;
     for (int k = 0; k < p->ncounters; k++)
         pvars += !strncmp(p->counters[k], "mpi_t:", 6);
-    heading(out, p->counter_multiplex ? "PAPI counters (multiplexed)"
+    txt_heading(out, p->counter_multiplex ? "PAPI counters (multiplexed)"
                  : pvars == p->ncounters && pvars ? "MPI_T performance variables per call"
                  : pvars ? "PAPI counters and MPI_T performance variables" : "PAPI counters");
     if (p->counter_note)
@@ -517,7 +417,7 @@ static void mpit_section(const struct profile *p, int top, struct strbuf *out)
 {
     if (p->cvars_total < 0 && !p->mpit_note)
         return;
-    heading(out, "MPI library (MPI_T)");
+    txt_heading(out, "MPI library (MPI_T)");
     sb_printf(out, "%d control variables (%d recorded in the profile), %d performance variables",
               p->cvars_total, p->ncvars, p->pvars_total);
     if (p->events_total >= 0)
@@ -558,11 +458,11 @@ static void mpit_section(const struct profile *p, int top, struct strbuf *out)
         sb_add(&label, r->b ? r->b : "", r->b ? site_function_len(r->b) : 0);
         if (*site_frames(r->b ? r->b : "")) { /* "(outside MPI calls)@" has no frames */
             sb_puts(&label, " at ");
-            site_label(r->b, &label);
+            txt_site_label(r->b, &label);
         }
         size_t start = out->len;
         sb_printf(out, "%12.0f  %-30.30s ", r->n.count.sum, r->a);
-        finish_line(out, start, &label);
+        txt_finish_line(out, start, &label);
     }
     sb_free(&label);
 }
@@ -571,7 +471,7 @@ void summary_predictions(const struct profile *p, struct strbuf *out)
 {
     if (!p->npredictions && !p->prediction_note)
         return;
-    heading(out, "predictions");
+    txt_heading(out, "predictions");
     if (p->prediction_note)
         sb_printf(out, "%s\n", p->prediction_note);
     if (!p->npredictions)
@@ -600,7 +500,7 @@ void summary_partial(const struct profile *p, int top, struct strbuf *out)
     char title[120];
     snprintf(title, sizeof title, "PARTIAL profile: %d of %d ranks contributed", p->nstops,
              p->ranks);
-    heading(out, title);
+    txt_heading(out, title);
     struct strbuf miss;
     sb_init(&miss);
     profile_missing_ranks(p, &miss);
