@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "shared.h"
 #include "tool/base/base.h"
 #include "tool/profile/profile.h"
 
@@ -231,8 +232,7 @@ static int merge(struct inputs *in, const char *out_path, int top)
     struct strbuf text;
     sb_init(&text);
     summary_write(&out, top, &text);
-    fwrite(text.data ? text.data : "", 1, text.len, stdout);
-    sb_free(&text);
+    print_text(&text);
     rc = 0;
 fail:
     profile_free(&p);
@@ -255,14 +255,8 @@ int cmd_merge(int argc, char **argv)
         if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
         } else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 100000) {
-                fprintf(stderr, "tardy merge: --top needs a positive number, not '%s'\n",
-                        argv[i]);
+            if (parse_top("merge", argv[++i], &top) < 0)
                 goto out;
-            }
-            top = (int)v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "tardy merge: unknown option '%s'\n", argv[i]);
             goto out;

@@ -4,6 +4,7 @@
  *                 [--json]                   (JSON: a "tardy-predictions" document)
  *   tardy export-extrap --store DIR [-o FILE]
  *   tardy merge FILES|DIR [-o OUT.json] [--top N]   (cli/merge.c)
+ *   tardy diff A.json B.json [--top N] [--json]    (cli/diff.c)
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
 #include <stdio.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shared.h"
+#include "diff.h"
 #include "merge.h"
 #include "tool/base/base.h"
 #include "lua/engine.h"
@@ -30,6 +33,9 @@ static const char usage[] =
     "  merge FILES|DIR [-o OUT.json] [--top N]\n"
     "                                  merge the partial profiles a job left when it died\n"
     "                                  (DIR: its *.partial.json) into one, and summarize it\n"
+    "  diff A.json B.json [--top N] [--json]\n"
+    "                                  what changed from run A to run B: call sites, compute\n"
+    "                                  intervals and wait states by change of time per rank\n"
     "  help [options|predict]          this text, the TARDY_* run-time options, or how to\n"
     "                                  predict (also: tardy predict --help)\n"
     "  version                         print the version\n"
@@ -58,14 +64,8 @@ static int cmd_report(int argc, char **argv)
     int top = 10;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 100000) {
-                fprintf(stderr, "tardy report: --top needs a positive number, not '%s'\n",
-                        argv[i]);
+            if (parse_top("report", argv[++i], &top) < 0)
                 return 2;
-            }
-            top = (int)v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "tardy report: unknown option '%s'\n", argv[i]);
             return 2;
@@ -92,8 +92,7 @@ static int cmd_report(int argc, char **argv)
     struct strbuf out;
     sb_init(&out);
     summary_write(&p, top, &out);
-    fwrite(out.data ? out.data : "", 1, out.len, stdout);
-    sb_free(&out);
+    print_text(&out);
     profile_free(&p);
     return 0;
 }
@@ -190,8 +189,7 @@ static int cmd_predict(int argc, char **argv)
         struct strbuf text;
         sb_init(&text);
         summary_predictions(&out, &text);
-        fwrite(text.data ? text.data : "", 1, text.len, stdout);
-        sb_free(&text);
+        print_text(&text);
     }
     profile_free(&out);
     store_free(runs, n);
@@ -250,6 +248,8 @@ int main(int argc, char **argv)
         return cmd_predict(argc - 2, argv + 2);
     if (!strcmp(cmd, "merge"))
         return cmd_merge(argc - 2, argv + 2);
+    if (!strcmp(cmd, "diff"))
+        return cmd_diff(argc - 2, argv + 2);
     if (!strcmp(cmd, "export-extrap"))
         return cmd_export_extrap(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

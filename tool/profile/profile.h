@@ -233,4 +233,48 @@ void summary_partial(const struct profile *p, int top, struct strbuf *out);
 /* Append only the predictions section (nothing when p has none). */
 void summary_predictions(const struct profile *p, struct strbuf *out);
 
+/* ---- diff.c ----
+ * Two profiles compared: their call sites (ROW_MPI), compute intervals (ROW_INTERVAL) and
+ * wait rows (ROW_WAIT) matched by key (kind, a, b), the call sites' text: function and
+ * source frames, not the call-path ids of a file. */
+struct diff_side {
+    int present;               /* the row is in this profile */
+    double time, count, bytes; /* per-rank means: sum over ranks / the profile's ranks; bytes
+                                * sent + received (0 for intervals and waits) */
+};
+
+struct diff_row {
+    int kind;
+    const char *a, *b;         /* the key, pointing into the profiles compared */
+    struct diff_side in_a, in_b;
+};
+
+struct profile_diff {
+    const struct profile *a, *b; /* the profiles compared (not owned) */
+    struct diff_row *rows;       /* MPI rows, then intervals, then waits; each kind with the
+                                  * largest absolute change of time first */
+    size_t n, cap;
+};
+
+/* Compare a (before) with b (after) into d; d refers to both, which must outlive it. Returns
+ * 0, or -1 when memory ran out (d is then empty). */
+int profile_diff(const struct profile *a, const struct profile *b, struct profile_diff *d);
+void profile_diff_free(struct profile_diff *d);
+
+/* Change of a row's time per rank, b - a (seconds). */
+double diff_change(const struct diff_row *r);
+
+/* "both", "new" (only in b) or "vanished" (only in a). */
+const char *diff_status(const struct diff_row *r);
+
+/* Per-rank mean of a ROW_RANK metric (wall, mpi, compute, wait_time); NAN when absent. */
+double diff_rank_mean(const struct profile *p, const char *metric);
+
+/* The diff as a "tardy-diff" document (docs/diff-schema.md); caller frees, NULL when memory
+ * is short. */
+char *diff_to_json(const struct profile_diff *d);
+
+/* Append the diff as text like the summary: a header, then per kind at most top rows. */
+void diff_write(const struct profile_diff *d, int top, struct strbuf *out);
+
 #endif

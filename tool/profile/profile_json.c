@@ -1,5 +1,5 @@
 /* JSON profile, written and read with jansson. */
-#include "profile.h"
+#include "profile_json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +107,7 @@ static int path_id(json_t *paths, json_t *ids, const char *frames)
     return n;
 }
 
-static json_t *site_json(json_t *paths, json_t *ids, const char *site)
+json_t *pj_site(json_t *paths, json_t *ids, const char *site)
 {
     char fn[128];
     size_t len = site_function_len(site);
@@ -146,7 +146,7 @@ static json_t *run_json_base(const struct profile *p)
                      "callpath_depth", p->depth, "params", params_json(p));
 }
 
-static json_t *run_json(const struct profile *p)
+json_t *pj_run(const struct profile *p)
 {
     json_t *o = run_json_base(p);
     json_object_set_new(o, "interface", json_string(p->interface ? p->interface : "PMPI"));
@@ -188,12 +188,12 @@ static json_t *rows_json(const struct profile *p, int kind, json_t *paths, json_
         const struct prof_nums *n = &r->n;
         json_t *o = json_object();
         if (kind == ROW_MPI) {
-            json_t *site = site_json(paths, ids, r->a);
+            json_t *site = pj_site(paths, ids, r->a);
             json_object_update(o, site);
             json_decref(site);
         } else {
-            json_object_set_new(o, "from", site_json(paths, ids, r->a));
-            json_object_set_new(o, "to", site_json(paths, ids, r->b ? r->b : ""));
+            json_object_set_new(o, "from", pj_site(paths, ids, r->a));
+            json_object_set_new(o, "to", pj_site(paths, ids, r->b ? r->b : ""));
         }
         json_object_set_new(o, "count", stat_json(&n->count, p->ranks));
         json_object_set_new(o, "time", stat_json(&n->time, p->ranks));
@@ -239,7 +239,7 @@ static json_t *mpit_json(const struct profile *p, json_t *paths, json_t *ids)
                                                    stat_json(&r->n.time, p->ranks)));
         if (r->kind == ROW_EVENT) {
             json_t *o = json_pack("{s:s}", "event", r->a);
-            json_t *site = site_json(paths, ids, r->b ? r->b : "");
+            json_t *site = pj_site(paths, ids, r->b ? r->b : "");
             json_object_update(o, site);
             json_decref(site);
             json_object_set_new(o, "count", stat_json(&r->n.count, p->ranks));
@@ -261,10 +261,10 @@ static json_t *region_json(json_t *paths, json_t *ids, const char *b)
         return json_pack("{s:s}", "unknown", b[1] ? b + 1 : "no hotspot region");
     const char *tab = strchr(b, '\t');
     if (!tab)
-        return json_pack("{s:o}", "mpi", site_json(paths, ids, b));
+        return json_pack("{s:o}", "mpi", pj_site(paths, ids, b));
     char *from = strndup(b, (size_t)(tab - b));
-    json_t *o = json_pack("{s:o,s:o}", "from", site_json(paths, ids, from ? from : ""), "to",
-                          site_json(paths, ids, tab + 1));
+    json_t *o = json_pack("{s:o,s:o}", "from", pj_site(paths, ids, from ? from : ""), "to",
+                          pj_site(paths, ids, tab + 1));
     free(from);
     return o;
 }
@@ -278,7 +278,7 @@ static json_t *waits_json(const struct profile *p, json_t *paths, json_t *ids)
             continue;
         const struct prof_nums *n = &r->n;
         json_t *o = json_pack("{s:s}", "pattern", r->a);
-        json_t *site = site_json(paths, ids, r->b ? r->b : "");
+        json_t *site = pj_site(paths, ids, r->b ? r->b : "");
         json_object_update(o, site);
         json_decref(site);
         json_object_set_new(o, "count", stat_json(&n->count, p->ranks));
@@ -302,7 +302,7 @@ static json_t *causes_json(const struct profile *p, json_t *paths, json_t *ids)
             continue;
         char *pattern = strndup(r->a, (size_t)(nl - r->a));
         json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o}", "pattern", pattern ? pattern : "",
-                              "site", site_json(paths, ids, nl + 1), "region",
+                              "site", pj_site(paths, ids, nl + 1), "region",
                               region_json(paths, ids, r->b ? r->b : "?"), "cost",
                               stat_json(&r->n.time, p->ranks), "count",
                               stat_json(&r->n.count, p->ranks));
@@ -357,7 +357,7 @@ char *profile_to_json(struct profile *p)
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string(PROFILE_SCHEMA));
     json_object_set_new(root, "version", json_integer(PROFILE_VERSION));
-    json_object_set_new(root, "run", run_json(p));
+    json_object_set_new(root, "run", pj_run(p));
     if (p->partial) {
         profile_sort_stops(p);
         json_object_set_new(root, "partial", partial_json(p));

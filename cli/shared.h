@@ -1,0 +1,13 @@
+/* What the subcommands of `tardy` share (shared.c): options and printing. */
+#ifndef TARDY_CLI_SHARED_H
+#define TARDY_CLI_SHARED_H
+
+#include "tool/base/base.h"
+
+/* The value of --top (1..100000) into *top; -1 with a message naming cmd and the bad text. */
+int parse_top(const char *cmd, const char *text, int *top);
+
+/* Write text to stdout and free it. */
+void print_text(struct strbuf *text);
+
+#endif
