@@ -25,6 +25,10 @@ DEPS_LIBS   ?= $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
 # only here.
 PAPI_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags papi)
 PAPI_SONAME ?= libpapi.so.7.0
+# C++ names are demangled with libiberty's demangler (libiberty-dev: a static library built
+# -fPIC, no pkg-config file), linked into libtardy.so only. -isystem: its headers trip -Wundef.
+IBERTY_CFLAGS ?= -isystem /usr/include/libiberty
+IBERTY_LIBS   ?= -liberty
 # The fitting engine (predict/) solves least squares with LAPACK.
 LAPACK_LIBS ?= $(shell $(PKG_CONFIG) --libs lapack)
 
@@ -34,7 +38,7 @@ WERROR ?= -Werror
 SAN_FLAGS = $(if $(SANITIZER),-fsanitize=$(SANITIZER) -fno-omit-frame-pointer,)
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) $(WERROR) $(SAN_FLAGS) -MMD -MP \
              -Iinclude -I. -I$(B)/gen $(DEPS_CFLAGS)
-LIB_CFLAGS = $(CFLAGS_ALL) $(MPI_CFLAGS) $(PAPI_CFLAGS) -DPAPI_SONAME='"$(PAPI_SONAME)"' -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+LIB_CFLAGS = $(CFLAGS_ALL) $(MPI_CFLAGS) $(PAPI_CFLAGS) $(IBERTY_CFLAGS) -DPAPI_SONAME='"$(PAPI_SONAME)"' -fPIC -fvisibility=hidden -ftls-model=initial-exec \
              -DTARDY_VERSION='"$(VERSION)"'
 VERSION = 0.1.0
 
@@ -97,7 +101,7 @@ $(B)/lib/$(SONAME): $(LIB_OBJ) mpit/wrappers/exports.map
 	@mkdir -p $(dir $@)
 	@echo "  LD    $@"
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=mpit/wrappers/exports.map $(SAN_FLAGS) \
-	  -o $@ $(LIB_OBJ) $(MPI_FLIBS) $(MPI_LIBS) $(DEPS_LIBS) $(LAPACK_LIBS) -lpthread -ldl -lm
+	  -o $@ $(LIB_OBJ) $(MPI_FLIBS) $(MPI_LIBS) $(DEPS_LIBS) $(IBERTY_LIBS) $(LAPACK_LIBS) -lpthread -ldl -lm
 
 $(B)/lib/libtardy.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -75,6 +75,15 @@ def test_fortran(name, ranks):
         expect(len(init) == 1 and os.path.basename(
             frames_of(run.profile, init[0]["callpath"])[0]["file"]) == os.path.basename(src),
             "MPI_Init not attributed to the Fortran program")
+        # names as written: a module procedure, an external subroutine, the main program
+        # (and gfortran's C main around it)
+        for function, marker, names in (("MPI_Barrier", "fbarrier", ["fortran_util::sync_all",
+                                                                     "fortran", "main"]),
+                                        ("MPI_Bcast", "fbcast", ["share", "fortran", "main"]),
+                                        ("MPI_Init", None, ["fortran", "main"])):
+            row = one_row(run.profile, function, src, marker) if marker else init[0]
+            got = [f["function"] for f in frames_of(run.profile, row["callpath"])]
+            expect(got == names, "%s frames %s, expected %s" % (function, got, names))
 
 
 def test_cxx(ranks):
@@ -83,6 +92,14 @@ def test_cxx(ranks):
         check_calls(run, "tests/mpi/cxx.cc", [
             ("MPI_Allreduce", "cxxreduce", 4 * ranks, 4 * ranks * 160),
             ("MPI_Sendrecv_replace", "cxxring", 4 * ranks, 4 * ranks * 200)])
+        # demangled, as the source names them (not _ZN4Ring4passERSt6vectorIiSaIiEE)
+        for function, marker, names in (("MPI_Allreduce", "cxxreduce", ["reduce_all<double>",
+                                                                        "main"]),
+                                        ("MPI_Sendrecv_replace", "cxxring", ["Ring::pass", "main"])):
+            row = one_row(run.profile, function, "tests/mpi/cxx.cc", marker)
+            got = [f["function"] for f in frames_of(run.profile, row["callpath"])]
+            expect(got == names, "%s frames %s, expected %s" % (function, got, names))
+            expect(names[0] + " cxx.cc:" in run.summary, "summary without %s" % names[0])
 
 
 def test_threads(ranks):

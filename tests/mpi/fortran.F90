@@ -2,7 +2,34 @@
 ! (tests/tests.mk): `use mpi` as fortran, and with -DF08 `use mpi_f08` as fortran_f08. The
 ! collectives with MPI_IN_PLACE give their send counts as a program may (ignored by MPI): a
 ! type of no size in Allgather, one element at the root of Gather; their results are checked.
+! The barrier is a module procedure and the broadcast an external subroutine, so the call
+! paths show Fortran names as written (fortran_util::sync_all, share, the program's name).
+module fortran_util
+contains
+  subroutine sync_all()
+#ifdef F08
+    use mpi_f08
+#else
+    use mpi
+#endif
+    integer :: ierr
+    call MPI_Barrier(MPI_COMM_WORLD, ierr) ! @site fbarrier
+  end subroutine sync_all
+end module fortran_util
+
+subroutine share(x)
+#ifdef F08
+  use mpi_f08
+#else
+  use mpi
+#endif
+  double precision :: x(4)
+  integer :: ierr
+  call MPI_Bcast(x, 4, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr) ! @site fbcast
+end subroutine share
+
 program fortran
+  use fortran_util
 #ifdef F08
   use mpi_f08
 #else
@@ -31,8 +58,8 @@ program fortran
     end if
     call MPI_Allreduce(x(1), y, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr) ! @site fallreduce
   end do
-  call MPI_Bcast(x, 4, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr) ! @site fbcast
-  call MPI_Barrier(MPI_COMM_WORLD, ierr) ! @site fbarrier
+  call share(x)
+  call sync_all()
 
   v = rank + 1
   call MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr) ! @site fip_allreduce

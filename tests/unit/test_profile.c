@@ -1,7 +1,7 @@
 /* tool/profile: reduced statistics and their merging, the row set, run parameters, call-site
  * strings, the JSON profile (a full round trip that writes back the same text, never
- * overwritten, corrupt and foreign files rejected with the file and the problem named) and the
- * summary (headings, 100 columns). */
+ * overwritten, corrupt and foreign files rejected with the file and the problem named), the
+ * summary (headings, 100 columns) and the diff of two profiles. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +133,9 @@ static void params_and_sites(void)
     CHECK_STR(site_frames("MPI_Init@"), "");
     CHECK_INT(site_function_len("compute"), 7);        /* not a call site */
     CHECK_STR(site_frames("compute"), "");
+    const char *cxx = "std::map<int, int>::at map.h:5";
+    CHECK(frame_file_space(cxx, strlen(cxx)) == strstr(cxx, " map.h"));
+    CHECK(frame_file_space("??", 2) == NULL);
 }
 
 static void fill(struct profile *p)
@@ -502,6 +505,85 @@ static void corrupt(const char *dir)
     profile_free(&p);
 }
 
+/* One row of kind (a, b) with per-rank totals time, count and bytes sent on each of ranks. */
+static void add_row(struct profile *p, int kind, const char *a, const char *b, double time,
+                    double count, double bytes)
+{
+    struct prof_row *r = rowset_get(&p->rows, kind, a, b);
+    for (int rank = 0; rank < p->ranks; rank++) {
+        struct red_stat t, c, s;
+        red_stat_one(&t, time, rank);
+        red_stat_one(&c, count, rank);
+        red_stat_one(&s, bytes, rank);
+        red_stat_merge(&r->n.time, &t);
+        red_stat_merge(&r->n.count, &c);
+        red_stat_merge(&r->n.sent, &s);
+    }
+}
+
+/* Rows matched by key, per-rank means across rank counts, new and vanished rows, the order,
+ * the JSON document (a C++ frame with spaces stays one function) and the text. */
+static void diff(void)
+{
+    const char *send = "MPI_Send@std::map<int, int>::at map.h:5;main a.c:9";
+    struct profile a, b;
+    profile_init(&a);
+    profile_init(&b);
+    a.ranks = 2;
+    b.ranks = 4;
+    add_row(&a, ROW_MPI, send, NULL, 1.0, 10, 80);
+    add_row(&b, ROW_MPI, send, NULL, 3.0, 10, 80);
+    add_row(&a, ROW_MPI, "MPI_Recv@main a.c:7", NULL, 0.5, 1, 8);
+    add_row(&b, ROW_MPI, "MPI_Bcast@main a.c:8", NULL, 0.1, 2, 0);
+    add_row(&a, ROW_INTERVAL, "MPI_Recv@main a.c:7", send, 2.0, 5, 0);
+    add_row(&b, ROW_WAIT, "late_sender", "MPI_Recv@main a.c:7", 0.25, 1, 0);
+    add_row(&a, ROW_RANK, "wall", NULL, 10, 0, 0);
+    add_row(&b, ROW_RANK, "wall", NULL, 12, 0, 0);
+    struct profile_diff d;
+    CHECK_INT(profile_diff(&a, &b, &d), 0);
+    CHECK_INT(d.n, 5);
+    if (d.n == 5) {
+        CHECK_STR(d.rows[0].a, send);
+        CHECK(d.rows[0].in_a.time == 1.0 && d.rows[0].in_b.time == 3.0); /* per-rank means */
+        CHECK(d.rows[0].in_a.count == 10 && d.rows[0].in_b.count == 10);
+        CHECK(d.rows[0].in_a.bytes == 80 && d.rows[0].in_b.bytes == 80);
+        CHECK_STR(diff_status(&d.rows[0]), "both");
+        CHECK_STR(diff_status(&d.rows[1]), "vanished"); /* -0.5 s before +0.1 s */
+        CHECK_STR(diff_status(&d.rows[2]), "new");
+        CHECK(d.rows[3].kind == ROW_INTERVAL && !strcmp(diff_status(&d.rows[3]), "vanished"));
+        CHECK(d.rows[4].kind == ROW_WAIT && diff_change(&d.rows[4]) == 0.25);
+    }
+    CHECK(diff_rank_mean(&a, "wall") == 10 && isnan(diff_rank_mean(&a, "mpi")));
+    char *text = diff_to_json(&d);
+    json_error_t je;
+    json_t *doc = text ? json_loads(text, 0, &je) : NULL;
+    json_t *row = json_array_get(json_object_get(doc, "mpi"), 0);
+    json_t *frames = json_object_get(json_array_get(json_object_get(doc, "callpaths"),
+                                                    json_integer_value(json_object_get(row, "callpath"))), "frames");
+    CHECK(doc && json_is_false(json_object_get(doc, "same_ranks")));
+    CHECK_STR(json_string_value(json_object_get(json_array_get(frames, 0), "function")),
+              "std::map<int, int>::at");
+    CHECK(json_real_value(json_object_get(json_object_get(row, "time"), "relative")) == 2.0);
+    CHECK(json_is_null(json_object_get(json_object_get(json_array_get(
+        json_object_get(doc, "mpi"), 2), "time"), "relative")));
+    CHECK(json_real_value(json_object_get(json_object_get(json_object_get(doc, "totals"),
+                                                          "wall"), "change")) == 2.0);
+    json_decref(doc);
+    free(text);
+    struct strbuf out;
+    sb_init(&out);
+    diff_write(&d, 10, &out);
+    CHECK(out.data && strstr(out.data, "rank counts differ (A 2, B 4)"));
+    CHECK(out.data && strstr(out.data, "MPI call sites: top 3 of 3 by change (1 new, 1 vanished)"));
+    CHECK(out.data && strstr(out.data, "main:7 MPI_Recv -> std::map<int, int>::at:5 MP"));
+    for (char *line = out.data; line && *line; line += strcspn(line, "\n") + 1)
+        CHECK(strcspn(line, "\n") <= 100);
+    sb_free(&out);
+    profile_diff_free(&d);
+    profile_free(&a);
+    profile_free(&b);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/tardy-unit-XXXXXX";
@@ -511,6 +593,7 @@ int main(void)
     params_and_sites();
     json_round_trip(dir);
     corrupt(dir);
+    diff();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);

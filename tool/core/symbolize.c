@@ -1,10 +1,12 @@
-/* Return address → "function file:line" through libdwfl on the live process. */
+/* Return address → "function file:line" through libdwfl on the live process; the function
+ * named as its source wrote it (readable_name.c). */
 #include "core.h"
 
 #include <elfutils/libdwfl.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "readable_name.h"
 #include "tool/base/base.h"
 
 struct symbolizer {
@@ -72,7 +74,10 @@ void sym_frame(struct symbolizer *s, uintptr_t pc, struct strbuf *out)
         return;
     }
     const char *fn = dwfl_module_addrname(mod, addr);
-    sb_puts(out, fn ? fn : "??");
+    if (fn)
+        sym_readable_name(mod, addr, fn, out);
+    else
+        sb_puts(out, "??");
     Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
     int lineno = 0;
     const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;

@@ -282,6 +282,15 @@ const char *site_frames(const char *site)
     return at ? at + 1 : "";
 }
 
+const char *frame_file_space(const char *frame, size_t len)
+{
+    const char *sp = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (frame[i] == ' ')
+            sp = frame + i;
+    return sp;
+}
+
 int profile_merge_rows(struct profile *into, const struct profile *from)
 {
     for (size_t i = 0; i < from->rows.n; i++) {

@@ -185,6 +185,10 @@ const struct red_stat *profile_rank_metric(const struct profile *p, const char *
 size_t site_function_len(const char *site);
 const char *site_frames(const char *site);
 
+/* The space between function and "file:line" in a frame of len bytes, or NULL: the last one,
+ * as a demangled C++ name may hold spaces ("std::map<int, int>::at") and a file rarely does. */
+const char *frame_file_space(const char *frame, size_t len);
+
 /* ---- profile_json.c ----
  * The JSON profile (schema in docs/profile-schema.md): writing at finalize, reading in
  * `tardy report` and the run store. */

@@ -89,7 +89,7 @@ static int path_id(json_t *paths, json_t *ids, const char *frames)
         const char *end = strchr(s, ';');
         size_t len = end ? (size_t)(end - s) : strlen(s);
         char *frame = strndup(s, len);
-        char *sp = frame ? strchr(frame, ' ') : NULL;
+        char *sp = frame ? (char *)frame_file_space(frame, len) : NULL;
         char *colon = frame ? strrchr(frame, ':') : NULL;
         if (sp && colon && colon > sp) {
             *sp = *colon = '\0';

@@ -57,7 +57,7 @@ void txt_site_label(const char *site, struct strbuf *out)
         sb_add(out, site, site_function_len(site));
         return;
     }
-    const char *sp = memchr(frames, ' ', flen);
+    const char *sp = frame_file_space(frames, flen);
     if (!sp) {
         sb_add(out, frames, flen);
         return;
@@ -72,7 +72,7 @@ void txt_site_short(const char *site, struct strbuf *out)
 {
     const char *frames = site_frames(site);
     size_t flen = strcspn(frames, ";");
-    const char *sp = memchr(frames, ' ', flen);
+    const char *sp = frame_file_space(frames, flen);
     const char *colon = NULL;
     for (const char *q = frames; q < frames + flen; q++)
         if (*q == ':')
