@@ -4,7 +4,7 @@ library linked in, exit codes and output left alone."""
 import os
 
 from run import (
-    B, Room, Run, binary, check_calls, check_p2p, expect, frames_of, mpi_rows, one_row,
+    B, Room, Run, Skip, binary, check_calls, check_p2p, expect, frames_of, mpi_rows, one_row,
     with_run)
 
 room = Room("mpi")
@@ -159,6 +159,28 @@ def test_linked():
         check_p2p(run, 2)
 
 
+def test_crowded_host(ranks):
+    """More ranks than the host's online CPUs: the summary notes it once and the profile's
+    ranks_per_cpu says how many; with enough CPUs neither."""
+    cpus = os.sysconf("SC_NPROCESSORS_ONLN")
+    if ranks == 4 and cpus >= 4:
+        raise Skip("%d online CPUs: 4 ranks do not outnumber them here" % cpus)
+
+    @with_run([binary("exits"), "return", "0"], ranks)
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+        r = run.profile["ranks"]
+        expect(r["host_ranks"]["max"] == ranks and r["host_cpus"]["min"] == cpus and
+               r["ranks_per_cpu"]["max"] == ranks / cpus, "host metrics %s %s %s" % (
+                   r["host_ranks"], r["host_cpus"], r["ranks_per_cpu"]))
+        notes = run.summary.count("ranks outnumber CPUs")
+        if ranks > cpus:
+            expect(notes == 1 and "%g ranks per online CPU" % (ranks / cpus) in run.summary,
+                   "summary: %s" % run.summary[:900])
+        else:
+            expect(notes == 0, "a note on crowding with %d ranks on %d CPUs" % (ranks, cpus))
+
+
 for _n in (1, 2, 4):
     room.case("mpi/p2p_counts -n %d" % _n, lambda n=_n: test_p2p(n))
 room.case("mpi/p2p_counts singleton", lambda: test_p2p(0))
@@ -176,3 +198,5 @@ room.case("mpi/exit code after MPI_Finalize", lambda: test_exit("return", 3))
 room.case("mpi/exit code of MPI_Abort", lambda: test_exit("abort", 7))
 room.case("mpi/exit without MPI_Finalize", lambda: test_exit("exit", 5))
 room.case("mpi/output unchanged", lambda: test_exit("print", 0))
+room.case("mpi/ranks outnumber CPUs -n 4: noted once", lambda: test_crowded_host(4))
+room.case("mpi/ranks outnumber CPUs -n 1: no note", lambda: test_crowded_host(1))

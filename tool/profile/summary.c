@@ -76,6 +76,17 @@ static void header(const struct profile *p, struct strbuf *out)
                        "of all ranks' time\n",
                   txt_time(wall->max, t1, sizeof t1), wall->max_rank,
                   100 * mpi->sum / wall->sum, 100 * comp->sum / wall->sum);
+    const struct red_stat *crowd = profile_rank_metric(p, "ranks_per_cpu");
+    if (crowd && crowd->max > 1) {
+        const struct red_stat *on = profile_rank_metric(p, "host_ranks");
+        const struct red_stat *cpus = profile_rank_metric(p, "host_cpus");
+        sb_printf(out, "note      ranks outnumber CPUs: %.3g ranks per online CPU on the host of "
+                       "rank %d", crowd->max, crowd->max_rank);
+        if (on && cpus)
+            sb_printf(out, " (%.0f ranks, %.0f CPUs)", on->max, cpus->min);
+        sb_puts(out, ";\n          MPI that busy-polls while it waits then reports most of "
+                     "the waiting as MPI time\n");
+    }
     if (p->nparams) {
         sb_puts(out, "params   ");
         for (int i = 0; i < p->nparams; i++)

@@ -237,16 +237,21 @@ static void event_row(const char *event, uint64_t site, uint64_t n, void *arg)
     red_stat_one(&r->n.count, (double)n, e->rank);
 }
 
-static void rank_metric(struct gather *g, const char *name, double v, int rank)
+int collect_rank_metric(struct rowset *rs, const char *name, double v, int rank)
 {
-    struct prof_row *r = rowset_get(g->rs, ROW_RANK, name, NULL);
-    if (!r) {
-        g->failed = 1;
-        return;
-    }
+    struct prof_row *r = rowset_get(rs, ROW_RANK, name, NULL);
+    if (!r)
+        return -1;
     red_stat_one(&r->n.time, v, rank);
     red_stat_one(&r->n.count, 1, rank);
     hist_add(&r->n.ranks, v);
+    return 0;
+}
+
+static void rank_metric(struct gather *g, const char *name, double v, int rank)
+{
+    if (collect_rank_metric(g->rs, name, v, rank) < 0)
+        g->failed = 1;
 }
 
 static void peer_metrics(struct gather *g, int rank)

@@ -15,6 +15,18 @@
  * when memory ran out (rs then holds what fit). */
 int collect_rank(struct rowset *rs, int rank, double wall, int memory);
 
+/* Add this rank's value v of the per-rank metric name (a ROW_RANK row) to rs; -1 when
+ * memory ran out. */
+int collect_rank_metric(struct rowset *rs, const char *name, double v, int rank);
+
+/* ---- host_load.c ----
+ * How crowded this rank's host is: the ranks on it (a shared-memory communicator) and its
+ * online CPUs, as per-rank metrics that the tree reduction carries like any other (no array
+ * over ranks): host_ranks, host_cpus and ranks_per_cpu, whose max above 1 means ranks
+ * outnumber the CPUs they run on. Collective over comm. Returns 0, or -1 when memory ran out
+ * or the communicator could not be split (no rows then). */
+int host_load_rows(struct rowset *rs, MPI_Comm comm, int rank);
+
 /* on: collect_rank keeps its symbolizer and call-path names for the next collection (the
  * snapshots of TARDY_SNAPSHOT: symbolizing anew each time was most of their cost); off:
  * release them. Paths stay named as they were first symbolized. */

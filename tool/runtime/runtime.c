@@ -289,6 +289,9 @@ void rt_finish(void *ra)
         tardy_warn("out of memory while collecting; the profile lacks some of this rank's rows");
     if (cfg.enable)
         pt_rows(&p.rows);
+    if (cfg.enable && host_load_rows(&p.rows, rt.comm, tardy_rank) < 0)
+        tardy_warn("cannot count the ranks and CPUs of this host; the profile does not say "
+                   "whether ranks outnumber CPUs");
     red_tree(&p.rows, rt.comm);
     ws_resolve(&p.rows, rt.comm);
     red_rank_histogram(ev_rank_compute(), rt.comm, &p.rank_hist_lo, &p.rank_hist_hi,
