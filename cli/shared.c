@@ -1,4 +1,5 @@
-/* What the subcommands of `tardy` share: the --top option, printing a text. */
+/* What the subcommands of `tardy` share: the --top option, the profile argument, printing a
+ * text. */
 #include "shared.h"
 
 #include <stdio.h>
@@ -14,6 +15,17 @@ int parse_top(const char *cmd, const char *text, int *top)
     }
     *top = (int)v;
     return 0;
+}
+
+int take_profile(const char *cmd, const char *arg, const char **path)
+{
+    if (arg[0] == '-' && arg[1])
+        fprintf(stderr, "tardy %s: unknown option '%s'\n", cmd, arg);
+    else if (*path)
+        fprintf(stderr, "tardy %s: one profile at a time ('%s' and '%s')\n", cmd, *path, arg);
+    else
+        *path = arg;
+    return *path == arg ? 0 : -1;
 }
 
 void print_text(struct strbuf *text)

@@ -5,6 +5,7 @@
  *   tardy export-extrap --store DIR [-o FILE]
  *   tardy merge FILES|DIR [-o OUT.json] [--top N]   (cli/merge.c)
  *   tardy diff A.json B.json [--top N] [--json]    (cli/diff.c)
+ *   tardy export --hatchet PROFILE.json [-o FILE]  (cli/export.c)
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "shared.h"
 #include "diff.h"
+#include "export.h"
 #include "merge.h"
 #include "tool/base/base.h"
 #include "lua/engine.h"
@@ -36,6 +38,9 @@ static const char usage[] =
     "  diff A.json B.json [--top N] [--json]\n"
     "                                  what changed from run A to run B: call sites, compute\n"
     "                                  intervals and wait states by change of time per rank\n"
+    "  export --hatchet PROFILE.json [-o FILE]\n"
+    "                                  write the profile's call paths in Hatchet's literal\n"
+    "                                  format (hatchet.GraphFrame.from_literal, Thicket)\n"
     "  help [options|predict]          this text, the TARDY_* run-time options, or how to\n"
     "                                  predict (also: tardy predict --help)\n"
     "  version                         print the version\n"
@@ -66,15 +71,8 @@ static int cmd_report(int argc, char **argv)
         if (!strcmp(argv[i], "--top") && i + 1 < argc) {
             if (parse_top("report", argv[++i], &top) < 0)
                 return 2;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "tardy report: unknown option '%s'\n", argv[i]);
+        } else if (take_profile("report", argv[i], &path) < 0) {
             return 2;
-        } else if (path) {
-            fprintf(stderr, "tardy report: one profile at a time ('%s' and '%s')\n", path,
-                    argv[i]);
-            return 2;
-        } else {
-            path = argv[i];
         }
     }
     if (!path) {
@@ -250,6 +248,8 @@ int main(int argc, char **argv)
         return cmd_merge(argc - 2, argv + 2);
     if (!strcmp(cmd, "diff"))
         return cmd_diff(argc - 2, argv + 2);
+    if (!strcmp(cmd, "export"))
+        return cmd_export(argc - 2, argv + 2);
     if (!strcmp(cmd, "export-extrap"))
         return cmd_export_extrap(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

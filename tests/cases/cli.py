@@ -1,11 +1,12 @@
 """The tardy command on a job's profile (tardy report) and `make install`."""
 import glob
+import json
 import os
 import shutil
 import subprocess
 import tempfile
 
-from run import MPIEXEC, Room, TARDY, TIMEOUT, binary, expect, with_run
+from run import B, MPIEXEC, Room, Skip, TARDY, TIMEOUT, binary, expect, with_run
 
 room = Room("cli")
 
@@ -63,5 +64,85 @@ def test_install():
         shutil.rmtree(prefix, ignore_errors=True)
 
 
+HATCHET_CHECK = r"""
+import json, sys
+import hatchet as ht
+export, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+gf = ht.GraphFrame.from_literal(export)
+roots = gf.graph.roots
+assert [r.frame["name"] for r in roots] == ["main"], [r.frame["name"] for r in roots]
+df = gf.dataframe
+def row(node):
+    return df.loc[node]
+main = roots[0]
+assert abs(row(main)["time (inc)"] - want["total"]) <= 1e-9 * want["total"], row(main)
+assert row(main)["time"] == 0, row(main)
+by_name = {c.frame["name"]: c for c in main.children}
+ring = by_name["Ring::pass"]
+leaf = ring.children[0]
+assert leaf.frame["name"] == "MPI_Sendrecv_replace" and leaf.frame["line"] == want["line"], leaf.frame
+assert row(leaf)["count"] == want["count"] and row(leaf)["bytes"] == want["bytes"], row(leaf)
+assert abs(row(leaf)["time"] - want["time"]) <= 1e-9 * want["time"], row(leaf)
+assert row(ring)["time (inc)"] == row(leaf)["time (inc)"] and row(ring)["time"] == 0
+assert "reduce_all<double>" in by_name and "MPI_Sendrecv_replace" in gf.tree()
+print("hatchet read %d nodes" % len(df))
+"""
+
+
+def hatchet_path():
+    """Hatchet built from ../shared/vendor/hatchet (or $HATCHET) into build/hatchet, or Skip."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    src = os.environ.get("HATCHET", os.path.join(top, "..", "shared", "vendor", "hatchet"))
+    if not os.path.exists(os.path.join(src, "build.sh")):
+        raise Skip("Hatchet is not here (%s; set HATCHET to its source)" % src)
+    for module, package in (("pandas", "python3-pandas"), ("multiprocess", "python3-multiprocess")):
+        if subprocess.run(["/usr/bin/python3", "-c", "import " + module]).returncode:
+            raise Skip("Hatchet needs %s (ci/deps installs it)" % package)
+    if not shutil.which("cython3"):
+        raise Skip("building Hatchet needs cython3 (ci/deps installs it)")
+    out = os.path.abspath(os.path.join(B, "hatchet"))
+    if not os.path.exists(os.path.join(out, "hatchet", "cython_modules", "libs")):
+        p = subprocess.run(["timeout", "600", os.path.join(src, "build.sh"), out],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "building Hatchet: %s" % p.stderr[-800:])
+    return out
+
+
+def test_export_hatchet():
+    """tardy export --hatchet of the C++ program, read by Hatchet's from_literal: the tree of
+    functions (demangled) with the MPI call sites as leaves, metrics as in the profile."""
+    hatchet = hatchet_path()
+
+    @with_run([binary("cxx")], 2)
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+        path = glob.glob(os.path.join(run.dir, "tardy-*.json"))[0]
+        out = os.path.join(run.dir, "hatchet.json")
+        p = subprocess.run([TARDY, "export", "--hatchet", path, "-o", out], capture_output=True,
+                           text=True)
+        expect(p.returncode == 0 and os.path.exists(out), "export: %d %s" % (p.returncode, p.stderr))
+        prof = run.profile
+        ring = [r for r in prof["mpi"] if r["function"] == "MPI_Sendrecv_replace"][0]
+        want = {"total": sum(r["time"]["sum"] for r in prof["mpi"]), "time": ring["time"]["sum"],
+                "count": ring["count"]["sum"], "bytes": ring["sent"]["sum"] + ring["recv"]["sum"],
+                "line": prof["callpaths"][ring["callpath"]]["frames"][0]["line"]}
+        wanted = os.path.join(run.dir, "want.json")
+        json.dump(want, open(wanted, "w"))
+        env = dict(os.environ, PYTHONPATH="%s:%s/_stubs" % (hatchet, hatchet))
+        p = subprocess.run(["timeout", str(TIMEOUT), "/usr/bin/python3", "-c", HATCHET_CHECK,
+                            out, wanted], capture_output=True, text=True, env=env)
+        expect(p.returncode == 0 and "hatchet read" in p.stdout, "Hatchet: %s" % p.stderr[-1500:])
+        for args, rc, needle in ((["export", path], 2, "--hatchet"),
+                                 (["export", "--hatchet"], 2, "which profile"),
+                                 (["export", "--hatchet", "/nonexistent.json"], 1,
+                                  "/nonexistent.json"),
+                                 (["export", "--hatchet", path, "-o", "/nonexistent/x.json"], 1,
+                                  "cannot write")):
+            p = subprocess.run([TARDY] + args, capture_output=True, text=True)
+            expect(p.returncode == rc and needle in p.stderr,
+                   "tardy %s: exit %d, %r" % (" ".join(args), p.returncode, p.stderr))
+
+
 room.case("cli/tardy report", test_report_cli)
 room.case("cli/make install", test_install)
+room.case("cli/tardy export --hatchet, read by Hatchet", test_export_hatchet)

@@ -281,4 +281,10 @@ char *diff_to_json(const struct profile_diff *d);
 /* Append the diff as text like the summary: a header, then per kind at most top rows. */
 void diff_write(const struct profile_diff *d, int top, struct strbuf *out);
 
+/* ---- hatchet.c ----
+ * p in Hatchet's literal graph format (hatchet.GraphFrame.from_literal): the call paths of
+ * the MPI call sites as a tree, metrics summed over ranks (docs/profile-schema.md "Hatchet").
+ * Caller frees; NULL when memory is short. */
+char *hatchet_literal(const struct profile *p);
+
 #endif

@@ -76,6 +76,24 @@ static json_t *counter_meta_json(const struct profile *p)
     return o;
 }
 
+json_t *pj_frame(const char *text, size_t len)
+{
+    char *frame = strndup(text, len);
+    if (!frame)
+        return NULL;
+    char *sp = (char *)frame_file_space(frame, len), *colon = strrchr(frame, ':');
+    json_t *o;
+    if (sp && colon && colon > sp) {
+        *sp = *colon = '\0';
+        o = json_pack("{s:s,s:s,s:i}", "function", frame, "file", sp + 1, "line",
+                      atoi(colon + 1));
+    } else {
+        o = json_pack("{s:s,s:s,s:i}", "function", frame, "file", "??", "line", 0);
+    }
+    free(frame);
+    return o;
+}
+
 /* Interns frame strings into the "callpaths" table; returns the id of frames. */
 static int path_id(json_t *paths, json_t *ids, const char *frames)
 {
@@ -88,18 +106,7 @@ static int path_id(json_t *paths, json_t *ids, const char *frames)
     while (*s) {
         const char *end = strchr(s, ';');
         size_t len = end ? (size_t)(end - s) : strlen(s);
-        char *frame = strndup(s, len);
-        char *sp = frame ? (char *)frame_file_space(frame, len) : NULL;
-        char *colon = frame ? strrchr(frame, ':') : NULL;
-        if (sp && colon && colon > sp) {
-            *sp = *colon = '\0';
-            json_array_append_new(list, json_pack("{s:s,s:s,s:i}", "function", frame, "file",
-                                                  sp + 1, "line", atoi(colon + 1)));
-        } else if (frame) {
-            json_array_append_new(list, json_pack("{s:s,s:s,s:i}", "function", frame, "file",
-                                                  "??", "line", 0));
-        }
-        free(frame);
+        json_array_append_new(list, pj_frame(s, len));
         s += len + (end ? 1 : 0);
     }
     json_array_append_new(paths, json_pack("{s:i,s:o}", "id", n, "frames", list));

@@ -7,6 +7,10 @@
 
 #include "profile.h"
 
+/* {"function", "file", "line"} of one frame "function file:line" of len bytes (file "??" and
+ * line 0 when it has no file); NULL when memory is short. */
+json_t *pj_frame(const char *text, size_t len);
+
 /* {"function", "callpath": id} of a call-site string; its frames are interned into paths
  * (the "callpaths" array: {"id", "frames": [{"function", "file", "line"}]}), ids maps frame
  * strings to their id. */
