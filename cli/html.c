@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "shared.h"
 #include "tool/base/base.h"
 #include "tool/profile/profile.h"
 
@@ -39,13 +39,8 @@ static int write_page(const char *path, const char *page)
 static int run_page(const char *profile_path, const char *out)
 {
     struct profile p;
-    char err[1024];
-    profile_init(&p);
-    if (profile_read(&p, profile_path, err, sizeof err) < 0) {
-        fprintf(stderr, "tardy html: %s\n", err);
-        profile_free(&p);
+    if (read_profiles("html", &profile_path, 1, &p))
         return 1;
-    }
     char *page = profile_to_html(&p), *path = out ? strdup(out) : html_path_of(profile_path);
     int rc = page && path ? write_page(path, page) : 1;
     if (!page || !path)
@@ -60,18 +55,12 @@ static int run_page(const char *profile_path, const char *out)
 static int diff_page(const char *const path[2], const char *out)
 {
     struct profile p[2];
-    char err[1024];
+    if (read_profiles("html", path, 2, p))
+        return 1;
     int rc = 0;
-    profile_init(&p[0]);
-    profile_init(&p[1]);
-    for (int k = 0; k < 2 && !rc; k++)
-        if (profile_read(&p[k], path[k], err, sizeof err) < 0) {
-            fprintf(stderr, "tardy html: %s\n", err);
-            rc = 1;
-        }
     struct profile_diff d;
     char *json = NULL;
-    if (!rc && profile_diff(&p[0], &p[1], &d) == 0) {
+    if (profile_diff(&p[0], &p[1], &d) == 0) {
         json = diff_to_json(&d);
         profile_diff_free(&d);
     }
@@ -87,7 +76,7 @@ static int diff_page(const char *const path[2], const char *out)
         n -= n > 5 && !strcmp(path[1] + n - 5, ".json") ? 5 : 0;
         sb_printf(&name, "%.*s-diff.html", (int)n, path[1]);
     }
-    if (!rc && (!json || page.failed || name.failed)) {
+    if (!json || page.failed || name.failed) {
         fprintf(stderr, "tardy html: out of memory\n");
         rc = 1;
     }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "shared.h"
 #include "predict/predict.h"
 #include "tool/profile/profile.h"
 

@@ -17,7 +17,6 @@
 #include "shared.h"
 #include "diff.h"
 #include "export.h"
-#include "args.h"
 #include "html.h"
 #include "merge.h"
 #include "tool/base/base.h"
@@ -87,13 +86,8 @@ static int cmd_report(int argc, char **argv)
         return 2;
     }
     struct profile p;
-    char err[1024];
-    profile_init(&p);
-    if (profile_read(&p, path, err, sizeof err) < 0) {
-        fprintf(stderr, "tardy report: %s\n", err);
-        profile_free(&p);
+    if (read_profiles("report", &path, 1, &p))
         return 1;
-    }
     struct strbuf out;
     sb_init(&out);
     summary_write(&p, top, &out);
