@@ -61,9 +61,20 @@ LIB_SRC   = $(filter-out $(REPORT_SRC),$(wildcard tool/*/*.c mpit/*/*.c))
 CLI_SRC   = $(wildcard cli/*.c)
 LUA_SCRIPTS = $(patsubst lua/%,$(B)/share/tardy/lua/%,$(wildcard lua/families/*.lua lua/policies/*.lua))
 
+# The HTML report's scripts, styles and the charting libraries with their licenses, embedded
+# into C strings (tool/profile/html.c writes pages around them). d3 is Debian's node-d3.
+D3_JS      ?= /usr/share/nodejs/d3/dist/d3.min.js
+HTML_DIR    = tool/profile/html
+HTML_ASSETS = page_css=$(HTML_DIR)/page.css common_js=$(HTML_DIR)/common.js \
+              names_js=$(HTML_DIR)/names.js run_js=$(HTML_DIR)/run.js \
+              store_js=$(HTML_DIR)/store.js diff_js=$(HTML_DIR)/diff.js \
+              d3=$(D3_JS) license_d3=$(HTML_DIR)/vendor/LICENSE.d3 \
+              d3_sankey=$(HTML_DIR)/vendor/d3-sankey-0.12.3.min.js \
+              license_d3_sankey=$(HTML_DIR)/vendor/LICENSE.d3-sankey
+
 LIB_OBJ    = $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC) $(REPORT_SRC)) \
-             $(patsubst $(B)/gen/%.c,$(B)/obj/gen/%.o,$(GEN_SRC))
-REPORT_OBJ = $(patsubst %.c,$(B)/obj/host/%.o,$(REPORT_SRC))
+             $(patsubst $(B)/gen/%.c,$(B)/obj/gen/%.o,$(GEN_SRC) $(B)/gen/html_assets.c)
+REPORT_OBJ = $(patsubst %.c,$(B)/obj/host/%.o,$(REPORT_SRC)) $(B)/obj/host/gen/html_assets.o
 CLI_OBJ    = $(patsubst %.c,$(B)/obj/host/%.o,$(CLI_SRC))
 
 SONAME  = libtardy.so
@@ -81,6 +92,19 @@ $(GEN_SRC) $(GEN_HDR) &: $(SPEC) $(GENERATOR)
 	@mkdir -p $(B)/gen
 	@echo "  GEN   wrappers from $(SPEC)"
 	$(Q)$(PYTHON) $(GENERATOR) $(SPEC) $(B)/gen
+
+$(B)/gen/html_assets.c $(B)/gen/html_assets.h &: $(HTML_DIR)/embed.py $(D3_JS) \
+    $(foreach a,$(HTML_ASSETS),$(lastword $(subst =, ,$(a))))
+	@mkdir -p $(B)/gen
+	@test -r $(D3_JS) || { echo "d3 not found at $(D3_JS): install node-d3 (ci/deps)" >&2; exit 1; }
+	@echo "  GEN   HTML report assets"
+	$(Q)$(PYTHON) $(HTML_DIR)/embed.py $(B)/gen/html_assets.c $(B)/gen/html_assets.h $(HTML_ASSETS)
+$(B)/obj/tool/profile/html.o $(B)/obj/host/tool/profile/html.o: $(B)/gen/html_assets.h
+
+$(B)/obj/host/gen/%.o: $(B)/gen/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@echo "  CC    $< (host)"
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(B)/obj/%.o: %.c $(B)/.flags | $(GEN_HDR)
 	@mkdir -p $(dir $@)

@@ -4,8 +4,9 @@ in one invocation, peak RSS, RSS after 10^5 and 10^6 calls, MPI_Init with and wi
 init hook, the reduction at finalize at 8 ranks, the cost of malloc/free outside MPI, the
 effect of a control variable written through TARDY_CVARS, and the predictions
 (bench/predict.py): their error against a real run, and their cost for 1,000 intervals x 10
-runs, and the cost of partial-profile snapshots. Not a test: prints figures and ratios.
-BENCH_ONLY=predict, cvars, init, waits, layouts, halo3d or snapshot runs only those rows."""
+runs, the cost of partial-profile snapshots, and the HTML report's write and load times
+(bench/html_bench.py). Not a test: prints figures and ratios.
+BENCH_ONLY=predict, cvars, init, waits, layouts, halo3d, snapshot or html runs only those rows."""
 import os
 import statistics
 import subprocess
@@ -325,6 +326,10 @@ if __name__ == "__main__":
     if os.environ.get("BENCH_ONLY") == "snapshot":
         snapshot_rows()
         sys.exit(0)
+    if os.environ.get("BENCH_ONLY") == "html":
+        import html_bench
+        html_bench.main()
+        sys.exit(0)
     if os.environ.get("BENCH_ONLY") == "init":
         init_rows()
         sys.exit(0)
@@ -332,5 +337,7 @@ if __name__ == "__main__":
         main()
         snapshot_rows()
         cvar_rows()
+        import html_bench
+        html_bench.main()
     import predict
     predict.main()

@@ -67,17 +67,9 @@ int cmd_diff(int argc, char **argv)
         return 2;
     }
     struct profile p[2];
-    char err[1024];
-    int rc = 0;
-    profile_init(&p[0]);
-    profile_init(&p[1]);
-    for (int k = 0; k < 2 && !rc; k++)
-        if (profile_read(&p[k], path[k], err, sizeof err) < 0) {
-            fprintf(stderr, "tardy diff: %s\n", err);
-            rc = 1;
-        }
-    if (!rc)
-        rc = print_diff(&p[0], &p[1], top, json);
+    if (read_profiles("diff", path, 2, p))
+        return 1;
+    int rc = print_diff(&p[0], &p[1], top, json);
     profile_free(&p[0]);
     profile_free(&p[1]);
     return rc;

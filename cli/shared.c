@@ -1,9 +1,11 @@
-/* What the subcommands of `tardy` share: the --top option, the profile argument, printing a
- * text. */
+/* What the subcommands of `tardy` share: the --top option, the profile argument, reading
+ * profiles, the prediction options, printing a text. */
 #include "shared.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 int parse_top(const char *cmd, const char *text, int *top)
 {
@@ -32,4 +34,70 @@ void print_text(struct strbuf *text)
 {
     fwrite(text->data ? text->data : "", 1, text->len, stdout);
     sb_free(text);
+}
+
+int read_profiles(const char *cmd, const char *const *paths, int n, struct profile *p)
+{
+    char err[1024];
+    for (int k = 0; k < n; k++)
+        profile_init(&p[k]);
+    for (int k = 0; k < n; k++)
+        if (profile_read(&p[k], paths[k], err, sizeof err) < 0) {
+            fprintf(stderr, "tardy %s: %s\n", cmd, err);
+            for (int j = 0; j < n; j++)
+                profile_free(&p[j]);
+            return 1;
+        }
+    return 0;
+}
+
+const char *cli_option(int argc, char **argv, int *i, const char *name, int *bad)
+{
+    if (strcmp(argv[*i], name))
+        return NULL;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "tardy: %s needs a value\n", name);
+        *bad = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+void cli_load_options(void)
+{
+    struct strbuf warn;
+    sb_init(&warn);
+    cfg_load(environ, &warn);
+    for (char *line = warn.data, *end; line && *line; line = end + 1) {
+        end = line + strcspn(line, "\n");
+        fprintf(stderr, "tardy: %.*s\n", (int)(end - line), line);
+        if (!*end)
+            break;
+    }
+    sb_free(&warn);
+}
+
+struct engine_opts cli_engine_opts(void)
+{
+    cli_load_options();
+    return (struct engine_opts){.policy = "default", .budget = (long)cfg.lua_budget * 1000000L,
+                                .mem_cap = (size_t)cfg.lua_memory << 20};
+}
+
+int cli_engine_option(int argc, char **argv, int *i, struct engine_opts *o, int *bad)
+{
+    const char *v;
+    if ((v = cli_option(argc, argv, i, "--at", bad)))
+        o->targets = v;
+    else if ((v = cli_option(argc, argv, i, "--lua", bad)))
+        o->user_script = v;
+    else if ((v = cli_option(argc, argv, i, "--policy", bad)))
+        o->policy = v;
+    return v != NULL;
+}
+
+void cli_warn_line(const char *message, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "tardy: %s\n", message);
 }

@@ -6,6 +6,7 @@
  *   tardy merge FILES|DIR [-o OUT.json] [--top N]   (cli/merge.c)
  *   tardy diff A.json B.json [--top N] [--json]    (cli/diff.c)
  *   tardy export --hatchet PROFILE.json [-o FILE]  (cli/export.c)
+ *   tardy html PROFILE.json | A.json B.json | --store DIR [-o FILE]  (cli/html.c)
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "shared.h"
 #include "diff.h"
 #include "export.h"
+#include "html.h"
 #include "merge.h"
 #include "tool/base/base.h"
 #include "lua/engine.h"
@@ -41,6 +43,10 @@ static const char usage[] =
     "  export --hatchet PROFILE.json [-o FILE]\n"
     "                                  write the profile's call paths in Hatchet's literal\n"
     "                                  format (hatchet.GraphFrame.from_literal, Thicket)\n"
+    "  html PROFILE.json [-o FILE]     the HTML report of a run: one page that opens from disk\n"
+    "  html A.json B.json [-o FILE]    the HTML page of what changed from run A to run B\n"
+    "  html --store DIR [--at TARGETS] [-o FILE]\n"
+    "                                  the HTML report of a run store and its predictions\n"
     "  help [options|predict]          this text, the TARDY_* run-time options, or how to\n"
     "                                  predict (also: tardy predict --help)\n"
     "  version                         print the version\n"
@@ -80,13 +86,8 @@ static int cmd_report(int argc, char **argv)
         return 2;
     }
     struct profile p;
-    char err[1024];
-    profile_init(&p);
-    if (profile_read(&p, path, err, sizeof err) < 0) {
-        fprintf(stderr, "tardy report: %s\n", err);
-        profile_free(&p);
+    if (read_profiles("report", &path, 1, &p))
         return 1;
-    }
     struct strbuf out;
     sb_init(&out);
     summary_write(&p, top, &out);
@@ -95,42 +96,11 @@ static int cmd_report(int argc, char **argv)
     return 0;
 }
 
-static void warn_line(const char *message, void *arg)
-{
-    (void)arg;
-    fprintf(stderr, "tardy: %s\n", message);
-}
-
-/* Value of option name at argv[*i] ("--name VALUE"), advancing *i; NULL if it is not name. */
-static const char *option(int argc, char **argv, int *i, const char *name, int *bad)
-{
-    if (strcmp(argv[*i], name))
-        return NULL;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "tardy: %s needs a value\n", name);
-        *bad = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static int cmd_predict(int argc, char **argv)
 {
     const char *store = NULL, *extrap = NULL, *v;
     int json = 0;
-    /* The Lua limits come from the same options as in a job (TARDY_LUA_BUDGET, _MEMORY). */
-    struct strbuf warn;
-    sb_init(&warn);
-    cfg_load(environ, &warn);
-    for (char *line = warn.data, *end; line && *line; line = end + 1) {
-        end = line + strcspn(line, "\n");
-        fprintf(stderr, "tardy: %.*s\n", (int)(end - line), line);
-        if (!*end)
-            break;
-    }
-    sb_free(&warn);
-    struct engine_opts o = {.policy = "default", .budget = (long)cfg.lua_budget * 1000000L,
-                            .mem_cap = (size_t)cfg.lua_memory << 20};
+    struct engine_opts o = cli_engine_opts();
     int bad = 0;
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -138,16 +108,12 @@ static int cmd_predict(int argc, char **argv)
             return 0;
         }
     for (int i = 0; i < argc && !bad; i++) {
-        if ((v = option(argc, argv, &i, "--store", &bad)))
+        if ((v = cli_option(argc, argv, &i, "--store", &bad)))
             store = v;
-        else if ((v = option(argc, argv, &i, "--extrap", &bad)))
+        else if ((v = cli_option(argc, argv, &i, "--extrap", &bad)))
             extrap = v;
-        else if ((v = option(argc, argv, &i, "--at", &bad)))
-            o.targets = v;
-        else if ((v = option(argc, argv, &i, "--lua", &bad)))
-            o.user_script = v;
-        else if ((v = option(argc, argv, &i, "--policy", &bad)))
-            o.policy = v;
+        else if (cli_engine_option(argc, argv, &i, &o, &bad))
+            continue;
         else if (!strcmp(argv[i], "--json"))
             json = 1;
         else if (!bad) {
@@ -163,7 +129,7 @@ static int cmd_predict(int argc, char **argv)
     }
     struct profile *runs = NULL;
     char err[4096];
-    int n = store ? store_load(store, NULL, &runs, warn_line, NULL, err, sizeof err)
+    int n = store ? store_load(store, NULL, &runs, cli_warn_line, NULL, err, sizeof err)
                   : extrap_read(extrap, &runs, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "tardy predict: %s\n", err);
@@ -199,9 +165,9 @@ static int cmd_export_extrap(int argc, char **argv)
     const char *store = NULL, *path = NULL, *v;
     int bad = 0;
     for (int i = 0; i < argc && !bad; i++) {
-        if ((v = option(argc, argv, &i, "--store", &bad)))
+        if ((v = cli_option(argc, argv, &i, "--store", &bad)))
             store = v;
-        else if ((v = option(argc, argv, &i, "-o", &bad)))
+        else if ((v = cli_option(argc, argv, &i, "-o", &bad)))
             path = v;
         else if (!bad) {
             fprintf(stderr, "tardy export-extrap: unknown argument '%s'\n", argv[i]);
@@ -214,7 +180,7 @@ static int cmd_export_extrap(int argc, char **argv)
     }
     struct profile *runs;
     char err[4096];
-    int n = store_load(store, NULL, &runs, warn_line, NULL, err, sizeof err);
+    int n = store_load(store, NULL, &runs, cli_warn_line, NULL, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "tardy export-extrap: %s\n", err);
         return 1;
@@ -250,6 +216,8 @@ int main(int argc, char **argv)
         return cmd_diff(argc - 2, argv + 2);
     if (!strcmp(cmd, "export"))
         return cmd_export(argc - 2, argv + 2);
+    if (!strcmp(cmd, "html"))
+        return cmd_html(argc - 2, argv + 2);
     if (!strcmp(cmd, "export-extrap"))
         return cmd_export_extrap(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

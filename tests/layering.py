@@ -17,11 +17,12 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(TOP, "tool", "README.md")
 # Headers generated from mpit/mpi.spec into build/gen, and the room whose files include them.
-GENERATED = {"fn_table.h": "mpit/own", "own_calls.h": "mpit/own", "ws_patterns.h": "tool/waits"}
+GENERATED = {"fn_table.h": "mpit/own", "own_calls.h": "mpit/own", "ws_patterns.h": "tool/waits",
+             "html_assets.h": "tool/profile"}
 # Generated objects and the room they belong to.
 GEN_OBJECTS = {"wrappers_c": "mpit/wrappers", "wrappers_f": "mpit/wrappers",
                "wrappers_q": "mpit/wrappers", "fn_table": "mpit/own",
-               "ws_patterns": "tool/waits"}
+               "ws_patterns": "tool/waits", "html_assets": "tool/profile"}
 PUBLIC_API = "tardy.h"   # include/tardy.h: the library's API for programs
 
 

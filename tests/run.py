@@ -230,7 +230,7 @@ CASES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 # others ROOM:PART.
 ORDER = ("unit", "layout", "mpi", "config", "cli", "counters", "mpit", "qmpi", "memory", "lua",
          "waits", "mpit:pvars", "counters:pvars", "mpit:events", "waits:neighbourhood", "hook",
-         "waits:batched", "predict", "partial", "diff", "waits:causes")
+         "waits:batched", "predict", "partial", "diff", "html", "waits:causes")
 PARTS = {}  # part -> [(case name, function)]
 
 

@@ -1,7 +1,8 @@
 /* tool/profile: reduced statistics and their merging, the row set, run parameters, call-site
  * strings, the JSON profile (a full round trip that writes back the same text, never
  * overwritten, corrupt and foreign files rejected with the file and the problem named), the
- * summary (headings, 100 columns) and the diff of two profiles. */
+ * summary (headings, 100 columns), the diff of two profiles and the HTML page (names cannot
+ * end its elements, the report's name, never overwritten). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,6 +585,41 @@ static void diff(void)
     profile_free(&b);
 }
 
+/* A program named to break out of the page's data element stays data; the page of a
+ * profile is named after it, and TARDY_HTML's write never replaces a file. */
+static void html(const char *dir)
+{
+    struct profile p;
+    profile_init(&p);
+    p.program = strdup("/bin/</script><script>alert(1)</script><!--");
+    p.ranks = 2;
+    char *page = profile_to_html(&p);
+    CHECK(page != NULL);
+    CHECK(strstr(page, "alert(1)") != NULL);
+    CHECK(strstr(page, "</script><script>alert") == NULL);
+    CHECK(strstr(page, "<!--") == NULL);
+    CHECK(strstr(page, "<title>tardy: script&gt;&lt;!-- on 2 ranks</title>") != NULL);
+    CHECK(strstr(page, "id=\"tardy-data\">{") != NULL);
+    free(page);
+    char *name = html_path_of("/x/tardy-a-2p-1.json");
+    CHECK_STR(name, "/x/tardy-a-2p-1.html");
+    free(name);
+    name = html_path_of("profile");
+    CHECK_STR(name, "profile.html");
+    free(name);
+    char err[512], path[600];
+    snprintf(path, sizeof path, "%s/tardy-a.json", dir);
+    p.path = strdup(path);
+    CHECK_INT(profile_write_html(&p, err, sizeof err), 0);
+    CHECK_INT(profile_write_html(&p, err, sizeof err), -1);
+    CHECK(strstr(err, "tardy-a.html") && strstr(err, "exists"));
+    free(p.path);
+    p.path = NULL;
+    CHECK_INT(profile_write_html(&p, err, sizeof err), -1);
+    CHECK(strstr(err, "TARDY_PROFILE=none") != NULL);
+    profile_free(&p);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/tardy-unit-XXXXXX";
@@ -594,6 +630,7 @@ int main(void)
     json_round_trip(dir);
     corrupt(dir);
     diff();
+    html(dir);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);

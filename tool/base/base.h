@@ -35,6 +35,10 @@ void sb_add(struct strbuf *sb, const void *bytes, size_t n);
 void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- fdwrite.c ---- */
+/* Write all len bytes of buf to fd (retrying short writes and EINTR): 0, or -1 with errno. */
+int fd_write_all(int fd, const void *buf, size_t len);
+
 /* ---- warn.c ----
  * Messages from the tool to the user: one line on stderr, prefixed with the rank. */
 /* World rank of this process once MPI is initialised, -1 before. */
@@ -153,6 +157,7 @@ struct cfg {
     int memory;          /* TARDY_MEMORY: track memory the MPI library allocates */
     const char *summary; /* TARDY_SUMMARY: stderr, stdout, none, or a file name */
     const char *profile; /* TARDY_PROFILE: directory for the JSON profile, or "none" */
+    int html;            /* TARDY_HTML: the HTML report too, next to the JSON profile */
     const char *params;  /* TARDY_PARAMS: user parameters "n=2048,steps=100" */
     const char *store;   /* TARDY_STORE: run store directory, or "" */
     const char *predict; /* TARDY_PREDICT: prediction targets "p=1024;p=4096,n=8192" */

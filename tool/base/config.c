@@ -34,6 +34,8 @@ static const struct option options[] = {
      "where rank 0 prints the summary: stderr, stdout, none, or a file name"},
     {"TARDY_PROFILE", OPT_STRING, ".", 0, 0, FIELD(profile),
      "directory for the JSON profile (a new unique file), or none"},
+    {"TARDY_HTML", OPT_BOOL, "0", 0, 1, FIELD(html),
+     "also write the HTML report (tardy html) next to the JSON profile, .html for .json"},
     {"TARDY_PARAMS", OPT_STRING, "", 0, 0, FIELD(params),
      "run parameters recorded in the profile, e.g. n=2048,steps=100"},
     {"TARDY_STORE", OPT_STRING, "", 0, 0, FIELD(store),

@@ -208,6 +208,10 @@ int profile_write_as(struct profile *p, const char *dir, const char *name, char 
  * profile's stops are sorted by rank first. */
 char *profile_to_json(struct profile *p);
 
+/* The same for the HTML report: compact, 7 significant digits, and without the rows' per-call
+ * histograms, which the page does not draw (a third of a large profile). Caller frees. */
+char *profile_to_page_json(struct profile *p);
+
 /* The predictions of p as a document of their own (`tardy predict --json`, schema
  * "tardy-predictions", docs/lua-api.md): where the runs came from, the policy, the targets,
  * the predictions (as in a profile, with low, high and coverage) and the note. Caller frees;
@@ -286,5 +290,27 @@ void diff_write(const struct profile_diff *d, int top, struct strbuf *out);
  * the MPI call sites as a tree, metrics summed over ranks (docs/profile-schema.md "Hatchet").
  * Caller frees; NULL when memory is short. */
 char *hatchet_literal(const struct profile *p);
+/* ---- html.c ----
+ * The HTML report (tardy html, TARDY_HTML): one self-contained page with its scripts, styles
+ * and data inlined; no network request. */
+/* Append the page of view ("run": data is a profile; "diff": a tardy-diff document;
+ * "store": a tardy-store-report document, cli/html_store.c) with title, around the JSON
+ * document data. */
+void html_page(struct strbuf *out, const char *view, const char *title, const char *data);
+
+/* The page of the run p (malloc'd, caller frees); NULL when memory is short. */
+char *profile_to_html(struct profile *p);
+
+/* json_path with .json replaced by .html (or .html appended); malloc'd, NULL when short. */
+char *html_path_of(const char *json_path);
+
+/* Write text to path: a new file when exclusive (an existing file is left alone and is an
+ * error), else created or truncated. Returns 0, or -1 with the problem in err (no partial
+ * file left). */
+int html_write(const char *path, const char *text, int exclusive, char *err, size_t errlen);
+
+/* TARDY_HTML at finalize: p's page next to its JSON profile p->path, same name with .html,
+ * never overwriting. Returns 0, or -1 with the problem in err. */
+int profile_write_html(struct profile *p, char *err, size_t errlen);
 
 #endif

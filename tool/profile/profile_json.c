@@ -358,7 +358,8 @@ static json_t *predictions_json(const struct profile *p)
     return arr;
 }
 
-char *profile_to_json(struct profile *p)
+/* The profile as a JSON tree (new reference). */
+static json_t *profile_tree(struct profile *p)
 {
     json_t *paths = json_array(), *ids = json_object();
     json_t *root = json_object();
@@ -384,9 +385,28 @@ char *profile_to_json(struct profile *p)
         if (p->prediction_note)
             json_object_set_new(root, "prediction_note", json_string(p->prediction_note));
     }
+    json_decref(ids);
+    return root;
+}
+
+char *profile_to_json(struct profile *p)
+{
+    json_t *root = profile_tree(p);
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
-    json_decref(ids);
+    return text;
+}
+
+char *profile_to_page_json(struct profile *p)
+{
+    json_t *root = profile_tree(p), *row;
+    size_t i;
+    const char *tables[] = {"mpi", "intervals", "waits"};
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+        json_array_foreach(json_object_get(root, tables[t]), i, row)
+            json_object_del(row, "histogram");
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7));
+    json_decref(root);
     return text;
 }
 
@@ -432,15 +452,9 @@ static int write_temp(struct profile *p, const char *dir, const char *prefix, in
         free(text);
         return -1;
     }
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
+    int short_write = fd_write_all(fd, text, strlen(text));
     free(text);
-    if (off < len || write(fd, "\n", 1) != 1 || (sync && fsync(fd) != 0) || close(fd) != 0) {
+    if (short_write || write(fd, "\n", 1) != 1 || (sync && fsync(fd) != 0) || close(fd) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
         unlink(tmp);
         return -1;

@@ -255,6 +255,9 @@ static void emit(struct profile *p)
     if (to_dir && profile_write(p, cfg.profile, err, sizeof err) < 0)
         tardy_warn("no profile written: %s", err);
     fc_store(p);
+    /* p->path is the profile in TARDY_PROFILE's directory, else the one in the store. */
+    if (cfg.html && profile_write_html(p, err, sizeof err) < 0)
+        tardy_warn("TARDY_HTML: no HTML report: %s", err);
     if (!strcmp(cfg.summary, "none"))
         return;
     struct strbuf text;

@@ -1,0 +1,242 @@
+/* The data of `tardy html --store DIR`: the runs of a store with the values the page plots,
+ * the predictions at the targets, and each chosen model's curve with its interval over every
+ * parameter the runs vary (the policy predicts along a grid of that parameter, the others
+ * kept at the latest run's values, as `tardy predict` does). A "tardy-store-report" document
+ * that store.js draws. */
+#include "html.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared.h"
+#include "predict/predict.h"
+#include "tool/profile/profile.h"
+
+/* Points of each model curve. */
+#define CURVE_POINTS 24
+#define MAX_PARAMS 8
+
+/* A parameter of the runs: "p" (the ranks) or a numeric TARDY_PARAMS value. */
+struct param {
+    const char *name;
+    double lo, hi;
+    int distinct; /* 1, or 2 when at least two values */
+};
+
+/* Value of parameter name in run r; NAN when the run lacks it or it is not a number. */
+static double param_value(const struct profile *r, const char *name)
+{
+    if (!strcmp(name, "p"))
+        return r->ranks;
+    for (int i = 0; i < r->nparams; i++) {
+        if (strcmp(r->params[i].key, name))
+            continue;
+        char *end;
+        double v = strtod(r->params[i].value, &end);
+        return *end || end == r->params[i].value ? NAN : v;
+    }
+    return NAN;
+}
+
+/* The numeric parameters all runs have: p first, then those of the first run. */
+static int parameters(const struct profile *runs, int n, struct param *out)
+{
+    int np = 0;
+    for (int k = -1; k < runs[0].nparams && np < MAX_PARAMS; k++) {
+        struct param q = {k < 0 ? "p" : runs[0].params[k].key, HUGE_VAL, -HUGE_VAL, 1};
+        int ok = 1;
+        for (int i = 0; i < n && ok; i++) {
+            double v = param_value(&runs[i], q.name);
+            ok = !isnan(v);
+            if (ok && i && v != q.lo && v != q.hi)
+                q.distinct = 2;
+            q.lo = fmin(q.lo, v);
+            q.hi = fmax(q.hi, v);
+        }
+        if (ok && !(k >= 0 && !strcmp(q.name, "p")))
+            out[np++] = q;
+    }
+    return np;
+}
+
+/* The predictions of the policy at targets, as the entries of a tardy-predictions document
+ * (a new reference), and its note in *note; NULL with the problem in err. */
+static json_t *predict_at(const struct engine_opts *base, const char *targets,
+                          const struct profile *runs, int n, json_t **note, char *err,
+                          size_t errlen)
+{
+    struct engine_opts o = *base;
+    o.targets = targets;
+    struct profile out;
+    profile_init(&out);
+    json_t *list = NULL;
+    if (engine_predict(&o, runs, n, 0, &out, err, errlen) == 0) {
+        struct predictions_source src = {"store", "", "", o.policy, targets, n};
+        char *text = predictions_to_json(&out, &src);
+        json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+        free(text);
+        if (doc) {
+            list = json_incref(json_object_get(doc, "predictions"));
+            if (note && json_object_get(doc, "note"))
+                *note = json_incref(json_object_get(doc, "note"));
+            json_decref(doc);
+        } else {
+            snprintf(err, errlen, "out of memory while reading the predictions back");
+        }
+    }
+    profile_free(&out);
+    return list;
+}
+
+/* "p=2;p=2.9;...": CURVE_POINTS values of q spaced evenly on a log scale up to hi. */
+static void grid(const struct param *q, double hi, struct strbuf *targets)
+{
+    double lo = q->lo > 0 ? q->lo : 1;
+    for (int i = 0; i < CURVE_POINTS; i++) {
+        double v = lo * pow(hi / lo, (double)i / (CURVE_POINTS - 1));
+        sb_printf(targets, "%s%s=%.6g", i ? ";" : "", q->name, v);
+    }
+}
+
+/* The largest value of q in the targets ("p=64;p=256,n=2048"), or q's largest run value. */
+static double target_max(const struct param *q, const char *targets)
+{
+    double hi = q->hi;
+    size_t len = strlen(q->name);
+    for (const char *s = targets; (s = strstr(s, q->name)); s += len) {
+        int starts = s == targets || s[-1] == ',' || s[-1] == ';';
+        if (starts && s[len] == '=')
+            hi = fmax(hi, strtod(s + len + 1, NULL));
+    }
+    return hi;
+}
+
+/* The rows the page plots of run r: "kind:key" as the policies name them (lua/api.c) with
+ * the mean and max over ranks of time (and count). */
+static json_t *run_values(const struct profile *r)
+{
+    json_t *values = json_object();
+    struct strbuf key;
+    sb_init(&key);
+    for (size_t i = 0; i < r->rows.n; i++) {
+        const struct prof_row *row = &r->rows.rows[i];
+        const char *kind = row->kind == ROW_MPI ? "mpi" : row->kind == ROW_INTERVAL ? "interval"
+                           : row->kind == ROW_RANK ? "rank" : NULL;
+        if (!kind)
+            continue;
+        key.len = 0;
+        sb_printf(&key, "%s:%s%s%s", kind, row->a, row->b ? " -> " : "", row->b ? row->b : "");
+        double ranks = r->ranks > 0 ? r->ranks : 1;
+        json_object_set_new(values, key.data,
+                            json_pack("{s:f,s:f,s:f}", "mean", row->n.time.sum / ranks, "max",
+                                      row->n.time.max, "count", row->n.count.sum / ranks));
+    }
+    sb_free(&key);
+    return values;
+}
+
+static json_t *run_json(const struct profile *r, const struct param *params, int np)
+{
+    json_t *p = json_object();
+    for (int k = 0; k < np; k++)
+        json_object_set_new(p, params[k].name, json_real(param_value(r, params[k].name)));
+    const char *file = r->path ? strrchr(r->path, '/') : NULL;
+    return json_pack("{s:s,s:s,s:o,s:o}", "file", file ? file + 1 : r->path ? r->path : "",
+                     "start_time", r->start_time ? r->start_time : "", "params", p, "values",
+                     run_values(r));
+}
+
+/* Default targets: 4x the largest value of the first parameter the runs vary. */
+static void default_targets(const struct param *params, int np, char *out, size_t len)
+{
+    *out = 0;
+    for (int k = 0; k < np; k++)
+        if (params[k].distinct > 1) {
+            snprintf(out, len, "%s=%.6g", params[k].name, 4 * params[k].hi);
+            return;
+        }
+}
+
+char *store_report_json(const char *dir, const struct engine_opts *opts, char *err,
+                        size_t errlen)
+{
+    struct profile *runs = NULL;
+    int n = store_load(dir, NULL, &runs, cli_warn_line, NULL, err, errlen);
+    if (n < 0)
+        return NULL;
+    if (n == 0) {
+        snprintf(err, errlen, "%s holds no tardy profiles (runs with TARDY_STORE=%s)", dir, dir);
+        store_free(runs, n);
+        return NULL;
+    }
+    struct param params[MAX_PARAMS];
+    int np = parameters(runs, n, params);
+    char targets[256];
+    if (opts->targets)
+        snprintf(targets, sizeof targets, "%s", opts->targets);
+    else
+        default_targets(params, np, targets, sizeof targets);
+    json_t *doc = json_object(), *jruns = json_array(), *jparams = json_array(),
+           *curves = json_array(), *latest = NULL, *note = NULL;
+    const struct profile *newest = &runs[0];
+    for (int i = 0; i < n; i++) {
+        json_array_append_new(jruns, run_json(&runs[i], params, np));
+        if (runs[i].start_time && newest->start_time &&
+            strcmp(runs[i].start_time, newest->start_time) > 0)
+            newest = &runs[i];
+    }
+    latest = json_object();
+    for (int k = 0; k < np; k++) {
+        json_array_append_new(jparams, json_pack("{s:s,s:f,s:f,s:b}", "name", params[k].name,
+                                                 "min", params[k].lo, "max", params[k].hi,
+                                                 "varied", params[k].distinct > 1));
+        json_object_set_new(latest, params[k].name,
+                            json_real(param_value(newest, params[k].name)));
+    }
+    json_t *at = *targets ? predict_at(opts, targets, runs, n, &note, err, errlen) : NULL;
+    int failed = *targets && !at;
+    for (int k = 0; k < np && !failed; k++) {
+        if (params[k].distinct < 2)
+            continue;
+        struct strbuf grid_targets;
+        sb_init(&grid_targets);
+        grid(&params[k], target_max(&params[k], targets), &grid_targets);
+        json_t *curve = predict_at(opts, grid_targets.data, runs, n, NULL, err, errlen);
+        sb_free(&grid_targets);
+        failed = !curve;
+        if (curve)
+            json_array_append_new(curves, json_pack("{s:s,s:o}", "parameter", params[k].name,
+                                                    "predictions", curve));
+    }
+    char *text = NULL;
+    if (!failed) {
+        json_object_set_new(doc, "schema", json_string("tardy-store-report"));
+        json_object_set_new(doc, "version", json_integer(1));
+        json_object_set_new(doc, "store", json_string(dir));
+        json_object_set_new(doc, "program", json_string(runs[n - 1].program ? runs[n - 1].program : ""));
+        json_object_set_new(doc, "policy", json_string(opts->policy ? opts->policy : "default"));
+        json_object_set_new(doc, "targets", json_string(targets));
+        json_object_set_new(doc, "parameters", json_incref(jparams));
+        json_object_set_new(doc, "latest", json_incref(latest));
+        json_object_set_new(doc, "runs", json_incref(jruns));
+        json_object_set_new(doc, "predictions", at ? json_incref(at) : json_array());
+        json_object_set_new(doc, "curves", json_incref(curves));
+        if (note)
+            json_object_set_new(doc, "note", json_incref(note));
+        text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
+        if (!text)
+            snprintf(err, errlen, "out of memory while building the store's report");
+    }
+    json_decref(doc);
+    json_decref(jruns);
+    json_decref(jparams);
+    json_decref(curves);
+    json_decref(latest);
+    json_decref(at);
+    json_decref(note);
+    store_free(runs, n);
+    return text;
+}

@@ -1,0 +1,209 @@
+"""The HTML report in a real browser: headless Chromium opens the pages of the bundled examples
+(wait states, MPI library memory, a run store with predictions), and the cases check what a
+person would see in the DOM after the scripts ran, that the console stayed empty, and leave
+a screenshot per page in build/html/. Skipped with the reason where chromium is absent."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import run
+from cases.config import test_bad_option
+from run import B, Room, Skip, TARDY, expect, with_run
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import browser  # noqa: E402  (tests/browser.py)
+
+room = Room("html")
+SHOTS = os.path.join(B, "html")
+
+
+def example(name):
+    return os.path.abspath(os.path.join(B, "examples", name))
+
+
+def call_line(source, call):
+    """Line of the first call of function call in source (no line numbers in tests)."""
+    lines = [i for i, text in enumerate(open(source), 1)
+             if re.match(r"\s*%s\(" % re.escape(call), text)]
+    expect(lines, "no call of %s in %s" % (call, source))
+    return lines[0]
+
+
+def opened(path, shot):
+    """The page at path as Chromium drew it, its screenshot in build/html/shot."""
+    if not browser.CHROMIUM:
+        raise Skip("chromium is not installed (ci/deps installs Debian's chromium)")
+    os.makedirs(SHOTS, exist_ok=True)
+    page = browser.browse(os.path.abspath(path), os.path.join(SHOTS, shot))
+    expect(not page.errors, "console messages: %s" % page.errors[:5])
+    expect(page.ready, "the page's scripts did not finish: %s" % page.dom[-800:])
+    expect(os.path.getsize(os.path.join(SHOTS, shot)) > 10000, "no screenshot " + shot)
+    return page
+
+
+def rows_of(dom, cls):
+    """The text of the body rows of the table of class cls."""
+    m = re.search(r'<table class="%s">.*?<tbody>(.*?)</tbody>' % cls, dom, re.S)
+    expect(m, "no table of class %s" % cls)
+    rows = re.findall(r"<tr>(.*?)</tr>", m.group(1), re.S)
+    return [re.sub(r"<[^>]+>", " ", r) for r in rows]
+
+
+def self_contained(path):
+    text = open(path).read()
+    expect(not re.search(r'<(script|img|iframe)[^>]+src=|<link[^>]+href=', text),
+           "the page loads something from outside: %s" % path)
+
+
+def test_console_check():
+    """The check for console errors itself sees a script's error."""
+    if not browser.CHROMIUM:
+        raise Skip("chromium is not installed (ci/deps installs Debian's chromium)")
+    d = tempfile.mkdtemp(prefix="tardy-html-")
+    bad = os.path.join(d, "bad.html")
+    open(bad, "w").write("<html><body><script>null.x;</script></body></html>")
+    page = browser.browse(bad)
+    shutil.rmtree(d, ignore_errors=True)
+    expect(any("TypeError" in e for e in page.errors), "no error seen: %s" % page.errors)
+
+
+def test_run_page():
+    """TARDY_HTML=1 with wait states: the page beside the profile, its call sites and waits."""
+    src = "examples/jacobi.c"
+
+    @with_run([example("jacobi"), "96", "40"], 4,
+              {"TARDY_WAITS": "1", "TARDY_HTML": "1"})
+    def _(r):
+        expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-1000:]))
+        profiles = glob.glob(os.path.join(r.dir, "tardy-*.json"))
+        expect(len(profiles) == 1, "profiles: %s" % profiles)
+        html = profiles[0][:-5] + ".html"
+        expect(os.path.exists(html), "no %s beside the profile: %s" % (html, os.listdir(r.dir)))
+        self_contained(html)
+        page = opened(html, "run.png")
+        dom = page.dom
+        for call in ("MPI_Allreduce", "MPI_Sendrecv"):
+            name = "%s @ main %s:%d" % (call, src, call_line(src, call))
+            expect(any(name in row for row in rows_of(dom, "callsites")),
+                   "%s not in the call-site table" % name)
+        expect(len(re.findall(r'<rect class="frame"', dom)) >= 4, "no icicle frames")
+        expect("MPI_Allreduce (" in dom, "the icicle does not name MPI_Allreduce")
+        waits = rows_of(dom, "waits")
+        expect(any("Wait at N×N" in w and "MPI_Allreduce" in w for w in waits),
+               "no Wait at N×N row at MPI_Allreduce: %s" % waits)
+        expect(re.search(r'<svg id="sankey".*?<path', dom, re.S), "no Sankey links")
+        expect(len(re.findall(r'class="box"', dom)) >= 3, "no box plots")
+        expect("slowest: rank" in dom, "no slowest rank named")
+        # tardy html on the same profile gives the same page
+        again = os.path.join(r.dir, "again.html")
+        p = subprocess.run(["timeout", "60", TARDY, "html", profiles[0], "-o", again],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0 and open(again).read() == open(html).read(),
+               "tardy html differs from TARDY_HTML's page: %s" % p.stderr)
+
+
+def test_memory_page():
+    """MPI library memory by call site (bucketsort): the memory table has MPI_Init."""
+    @with_run([example("bucketsort"), "20000", "3"], 2)
+    def _(r):
+        expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-1000:]))
+        profile = glob.glob(os.path.join(r.dir, "tardy-*.json"))[0]
+        html = os.path.join(r.dir, "memory.html")
+        p = subprocess.run(["timeout", "60", TARDY, "html", profile, "-o", html],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html: %s" % p.stderr)
+        page = opened(html, "memory.png")
+        rows = rows_of(page.dom, "memory")
+        expect(any("MPI_Init" in row and "MiB" in row for row in rows),
+               "MPI_Init with MiB not in the memory table: %s" % rows[:3])
+        expect("Not measured in this run" in page.dom, "wait states said measured")
+
+
+def test_store_page():
+    """A run store at 1..4 ranks: curves, bands, measured points, targets and the models."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        for n in (1, 2, 3, 4):
+            r = run.Run([example("jacobi"), "64", "30"], n,
+                        {"TARDY_STORE": store, "TARDY_PROFILE": "none", "TARDY_PARAMS": "n=64"})
+            expect(r.rc == 0, "exit %d at %d ranks: %s" % (r.rc, n, r.err[-800:]))
+            r.cleanup()
+        html = os.path.join(store, "store.html")
+        p = subprocess.run(["timeout", "120", TARDY, "html", "--store", store, "--at", "p=16",
+                            "-o", html], capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html --store: %s" % p.stderr)
+        self_contained(html)
+        page = opened(html, "store.png")
+        dom = page.dom
+        expect(len(re.findall(r'<path class="curve"', dom)) >= 3, "fewer than 3 model curves")
+        expect(len(re.findall(r'<path class="band"', dom)) >= 3, "fewer than 3 interval bands")
+        expect(len(re.findall(r'<circle class="run"', dom)) >= 8, "measured points missing")
+        expect(len(re.findall(r'<g class="target"', dom)) >= 3, "targets missing")
+        # which compute metrics have a number depends on the runs' noise (the policy's note)
+        expect(re.search(r"<h3>per-rank compute time, [^<]* over p</h3>", dom), "no compute chart")
+        models = rows_of(dom, "models")
+        expect(any("p=16" in m for m in models), "no model at p=16: %s" % models[:2])
+        expect(len(rows_of(dom, "runs")) == 4, "not 4 runs in the table")
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def test_diff_page():
+    """Two runs of jacobi (64 and 128 rows at 2 ranks): what changed, as bars and tables."""
+    src = "examples/jacobi.c"
+    d = tempfile.mkdtemp(prefix="tardy-html-diff-")
+    try:
+        paths = []
+        for size in ("64", "128"):
+            r = run.Run([example("jacobi"), size, "30"], 2)
+            expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-800:]))
+            paths.append(os.path.join(d, "jacobi-%s.json" % size))
+            shutil.copy(glob.glob(os.path.join(r.dir, "tardy-*.json"))[0], paths[-1])
+            r.cleanup()
+        p = subprocess.run(["timeout", "60", TARDY, "html"] + paths, capture_output=True,
+                           text=True)
+        html = os.path.join(d, "jacobi-128-diff.html")
+        expect(p.returncode == 0 and os.path.exists(html), "tardy html A B: %s" % p.stderr)
+        self_contained(html)
+        page = opened(html, "diff.png")
+        name = "MPI_Allreduce @ main %s:%d" % (src, call_line(src, "MPI_Allreduce"))
+        rows = rows_of(page.dom, "diff-mpi")
+        expect(any(name in row for row in rows), "%s not among the changed call sites" % name)
+        expect(len(rows_of(page.dom, "diff-intervals")) >= 3, "intervals missing")
+        expect(len(re.findall(r'<g class="change"', page.dom)) >= 5, "fewer than 5 change bars")
+        expect("wall time" in page.dom, "no totals")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_bad_input():
+    """Every bad input gets a message naming it, and an exit status."""
+    d = tempfile.mkdtemp(prefix="tardy-html-")
+    broken = os.path.join(d, "broken.json")
+    open(broken, "w").write('{"schema": "tardy-profile", "version": 1, "run": ')
+    for args, rc, needle in ((["html"], 2, "which profile"), (["html", "/nonexistent.json"], 1,
+                             "/nonexistent.json"), (["html", broken], 1, broken),
+                             (["html", "a.json", "b.json", "c.json"], 2, "one profile"),
+                             (["html", "--store", d], 1, "holds no tardy profiles"),
+                             (["html", broken, "--store", d], 2, "not both"),
+                             (["html", broken, "--at", "p=4"], 2, "go with --store"),
+                             (["html", "--frobnicate"], 2, "--frobnicate")):
+        p = subprocess.run(["timeout", "60", TARDY] + args, capture_output=True, text=True)
+        expect(p.returncode == rc and needle in p.stderr,
+               "tardy %s: exit %d, stderr %r" % (" ".join(args), p.returncode, p.stderr))
+    shutil.rmtree(d, ignore_errors=True)
+
+
+room.case("html/the console check sees a script error", test_console_check)
+room.case("html/run page with wait states (TARDY_HTML=1)", test_run_page)
+room.case("html/MPI library memory page", test_memory_page)
+room.case("html/run store page with predictions", test_store_page)
+room.case("html/diff page of two runs", test_diff_page)
+room.case("html/bad input", test_bad_input)
+room.case("html/TARDY_HTML without a JSON profile", lambda: test_bad_option(
+    {"TARDY_HTML": "1", "TARDY_PROFILE": "none"}, "TARDY_HTML: no HTML report: no JSON profile",
+    profile=False))
