@@ -14,6 +14,7 @@ import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,6 +69,21 @@ def outcome(rc, stdout):
     return "pass" if ok else "fail"
 
 
+def kill_strays(cwd, prog):
+    """The ranks of a launch that timed out and were left running: a launcher killed (after
+    timeout's grace) before it passed the signal on orphans them, and they would spin for
+    the rest of the run. Found by their directory and program name."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            argv0 = open("/proc/%s/cmdline" % pid).read().split("\0")[0]
+            if argv0 == "./" + prog and os.readlink("/proc/%s/cwd" % pid) == cwd:
+                os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            continue
+
+
 def run_way(testdir, d, prog, np, args, env, limit, way):
     """One launch: (outcome, seconds, why the tardy part is wrong or "", stderr)."""
     prof = tempfile.mkdtemp(prefix="tardy-mpich-")
@@ -80,6 +96,8 @@ def run_way(testdir, d, prog, np, args, env, limit, way):
     p = subprocess.run(cmd, cwd=os.path.join(testdir, d), env=e, capture_output=True,
                        text=True, errors="replace")
     secs = time.time() - t0
+    if p.returncode in (124, 137):
+        kill_strays(os.path.realpath(os.path.join(testdir, d)), prog)
     res = outcome(p.returncode, p.stdout)
     bad = ""
     if WAYS[way] is not None:
