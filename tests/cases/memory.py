@@ -50,7 +50,9 @@ def test_mem_dup(ranks):
         live_few = sum(mem(r, "live_bytes") for r in few)
         live_many = sum(mem(r, "live_bytes") for r in many)
         expect(alloc_many > 0, "MPI_Comm_dup allocated nothing: is memory tracking on?")
-        expect(live_many <= live_few + 64 * max(ranks, 1),
+        # one chunk of a pool the library grew meanwhile stays (24 KiB seen once at 2 ranks);
+        # a leak of a whole pair (6 KiB each, 400 of them) is far above that
+        expect(live_many <= live_few + 65536 * max(ranks, 1),
                "live bytes grow with pairs: %d after 20 pairs, %d after 400 (allocated %d)" % (
                    live_few, live_many, alloc_many))
         expect(sum(mem(r, "freed_bytes") for r in many) >= alloc_many - live_many,
