@@ -207,7 +207,7 @@ def test_sessions(ranks):
     tells once per process, on stderr, that it is not measured."""
     @with_run([binary("sessions")], ranks, {"TARDY_WAITS": "1"})
     def _(run):
-        if run.out.strip() == "no sessions":
+        if set(run.out.split()) == {"no", "sessions"}:  # a line per rank
             raise Skip("mpi.h is older than MPI 4")
         expect(run.rc == 0 and run.out == "ok %d\n" % ranks,
                "exit %d: %r %s" % (run.rc, run.out, run.err[-800:]))

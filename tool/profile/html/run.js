@@ -172,10 +172,12 @@ function icicle() {
     all.select("rect").attr("width", d => Math.max(Math.min(x(d.x1), w) - Math.max(x(d.x0), 0), 0.5))
       .style("fill", d => d.depth === 0 ? "#8a96a3" : (!d.children ? "var(--mpi)" : color(d.data.name.split(" ")[0])))
       .style("opacity", d => d.depth < top ? 0.5 : 0.9);
+    const label = d => `${d.data.name} (${fmtTime(d.value)})`;
+    /* the whole name for screen readers (and tests) where the box is too narrow to show it */
+    all.attr("aria-label", label);
     all.select("text").text(d => {
       const room = (Math.min(x(d.x1), w) - Math.max(x(d.x0), 0) - 8) / 6.2;
-      const label = `${d.data.name} (${fmtTime(d.value)})`;
-      return room < 4 ? "" : label.length > room ? label.slice(0, room - 1) + "…" : label;
+      return room < 4 ? "" : label(d).length > room ? label(d).slice(0, room - 1) + "…" : label(d);
     });
     crumbs.replaceChildren("zoom: ");
     focus.ancestors().reverse().forEach((a, i, list) => {
