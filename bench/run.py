@@ -310,34 +310,23 @@ def cvar_rows():
                                                           min(times[name]), max(times[name])))
 
 
+def html_rows():
+    import html_bench
+    html_bench.main()
+
+
 if __name__ == "__main__":
-    if os.environ.get("BENCH_ONLY") == "cvars":
-        cvar_rows()
+    ONLY = {"cvars": cvar_rows, "waits": wait_rows, "halo3d": halo3d_rows,
+            "layouts": layout_rows, "snapshot": snapshot_rows, "html": html_rows,
+            "init": init_rows}
+    only = os.environ.get("BENCH_ONLY")
+    if only in ONLY:
+        ONLY[only]()
         sys.exit(0)
-    if os.environ.get("BENCH_ONLY") == "waits":
-        wait_rows()
-        sys.exit(0)
-    if os.environ.get("BENCH_ONLY") == "halo3d":
-        halo3d_rows()
-        sys.exit(0)
-    if os.environ.get("BENCH_ONLY") == "layouts":
-        layout_rows()
-        sys.exit(0)
-    if os.environ.get("BENCH_ONLY") == "snapshot":
-        snapshot_rows()
-        sys.exit(0)
-    if os.environ.get("BENCH_ONLY") == "html":
-        import html_bench
-        html_bench.main()
-        sys.exit(0)
-    if os.environ.get("BENCH_ONLY") == "init":
-        init_rows()
-        sys.exit(0)
-    if os.environ.get("BENCH_ONLY") != "predict":
+    if only != "predict":
         main()
         snapshot_rows()
         cvar_rows()
-        import html_bench
-        html_bench.main()
+        html_rows()
     import predict
     predict.main()
