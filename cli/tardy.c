@@ -205,21 +205,16 @@ int main(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
+    static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+    } commands[] = {{"report", cmd_report}, {"predict", cmd_predict}, {"merge", cmd_merge},
+                    {"diff", cmd_diff},     {"export", cmd_export},   {"html", cmd_html},
+                    {"export-extrap", cmd_export_extrap}};
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "report"))
-        return cmd_report(argc - 2, argv + 2);
-    if (!strcmp(cmd, "predict"))
-        return cmd_predict(argc - 2, argv + 2);
-    if (!strcmp(cmd, "merge"))
-        return cmd_merge(argc - 2, argv + 2);
-    if (!strcmp(cmd, "diff"))
-        return cmd_diff(argc - 2, argv + 2);
-    if (!strcmp(cmd, "export"))
-        return cmd_export(argc - 2, argv + 2);
-    if (!strcmp(cmd, "html"))
-        return cmd_html(argc - 2, argv + 2);
-    if (!strcmp(cmd, "export-extrap"))
-        return cmd_export_extrap(argc - 2, argv + 2);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].run(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("tardy %s\n", TARDY_VERSION);
         return 0;
