@@ -29,7 +29,8 @@ check: programs
 QMPI_TESTS = mpi/p2p_counts counters/ mpit/ qmpi/ mpi/MPI_THREAD_MULTIPLE mpi/exit mpi/output \
              waits/accuracy waits/balanced waits/semantics hook/ waits/batched \
              waits/piggybacks waits/1000 waits/one-sided "partial/abort -n 2" \
-             "partial/crash -n 2" "partial/SIGTERM to mpiexec -n 2" "partial/SIGKILL, snapshots -n 2"
+             "partial/crash -n 2" "partial/SIGTERM to mpiexec -n 2" "partial/SIGKILL, snapshots -n 2" \
+             "mpi/sessions model"
 qmpi-check: $(filter-out %/cxx $(F_BIN),$(MPI_BIN)) \
             $(B)/tests/mpi/p2p_linked \
             $(B)/tests/qmpi/libqtool.so $(B)/tests/mpit/libfake_events.so
@@ -84,12 +85,16 @@ $(B)/tests/mpi/%: tests/mpi/%.cc
 # Debian's mpif90.openmpi finds libmpi.so through the MPI alternatives (which ci/deps keeps
 # on MPICH): the C compiler's library directory goes first.
 MPI_LDIRS = $(filter -L%,$(shell $(MPICC) -show 2>/dev/null))
+# Fortran has no preprocessor test of the MPI version: the C header's tells whether the
+# programs may call MPI 4 (sessions).
+MPI_VERSION := $(shell echo MPI_VERSION | $(MPICC) -E -P -include mpi.h - 2>/dev/null | tail -1)
+F_DEFS = $(if $(filter-out 1 2 3,$(MPI_VERSION)),-DMPI4)
 $(B)/tests/mpi/%: tests/mpi/%.F90
 	@mkdir -p $(dir $@)/fmod
-	@$(MPIFC) -g -O0 -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
+	@$(MPIFC) -g -O0 $(F_DEFS) -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
 
 $(B)/tests/mpi/%_f08: tests/mpi/%.F90
 	@mkdir -p $(dir $@)/fmod
-	@$(MPIFC) -g -O0 -DF08 -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
+	@$(MPIFC) -g -O0 -DF08 $(F_DEFS) -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
 
 .PHONY: check programs unit-only qmpi-check

@@ -1,6 +1,6 @@
 /* The hand-written entry points: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort and
- * MPI_Pcontrol, in C and Fortran, and MPI_Session_init in C. They start and finish the runtime around the library's own
- * calls. */
+ * MPI_Pcontrol, in C and Fortran, and MPI_Session_init in C and `use mpi_f08`. They start and
+ * finish the runtime around the library's own calls. */
 #include <mpi.h>
 #include <stddef.h>
 
@@ -134,6 +134,8 @@ void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
 void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 void mpi_finalize_f08_(MPI_Fint *ierr);
 void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierr);
+void mpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
+                           MPI_Fint *ierr);
 
 void mpi_init_f08_(MPI_Fint *ierr)
 {
@@ -191,4 +193,17 @@ void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierr)
     rt_pcontrol(*level);
     if (ierr)
         *ierr = MPI_SUCCESS;
+}
+
+/* MPICH's `use mpi` binding calls the C MPI_Session_init above; its mpi_f08 binding calls
+ * PMPI_Session_init directly. info, errhandler, session: handles of one integer member. */
+void mpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
+                           MPI_Fint *ierr)
+{
+    static void (*next)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+    if (!next)
+        next = (void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))f08_next(
+            "mpi_session_init_f08_");
+    rt_session();
+    next(info, errhandler, session, ierr);
 }

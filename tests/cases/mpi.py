@@ -202,10 +202,11 @@ room.case("mpi/ranks outnumber CPUs -n 4: noted once", lambda: test_crowded_host
 room.case("mpi/ranks outnumber CPUs -n 1: no note", lambda: test_crowded_host(1))
 
 
-def test_sessions(ranks):
+def test_sessions(program, ranks):
     """A program of the MPI 4 sessions model alone (no MPI_Init) runs as without tardy, which
-    tells once per process, on stderr, that it is not measured."""
-    @with_run([binary("sessions")], ranks, {"TARDY_WAITS": "1"})
+    tells once per process, on stderr, that it is not measured: in C and from each Fortran
+    binding (MPICH's mpi_f08 calls PMPI_Session_init, passing the C entry point)."""
+    @with_run([binary(program)], ranks, {"TARDY_WAITS": "1"})
     def _(run):
         if set(run.out.split()) == {"no", "sessions"}:  # a line per rank
             raise Skip("mpi.h is older than MPI 4")
@@ -215,6 +216,7 @@ def test_sessions(ranks):
         expect(len(told) == ranks, "told %d times: %s" % (len(told), run.err[-800:]))
 
 
-for _n in (1, 2):
-    room.case("mpi/sessions model -n %d, not measured and told" % _n,
-              lambda n=_n: test_sessions(n))
+for _p in ("sessions", "sessions_f", "sessions_f_f08"):
+    for _n in (1, 2):
+        room.case("mpi/%s model -n %d, not measured and told" % (_p, _n),
+                  lambda p=_p, n=_n: test_sessions(p, n))
