@@ -434,6 +434,38 @@ def test_waits_rma(ranks, env=None):
 
 for _n in (2, 4):
     room.case("waits/one-sided -n %d" % _n, lambda n=_n: test_waits_rma(n))
+
+
+# Windows freed while tardy still holds work of theirs (issue 14): an open batch of fences, an
+# exposure epoch whose records may still be in flight, a window outliving its communicator, and more
+# windows in turn than tardy's table holds.
+WIN_FREE_SRC = "tests/mpi/waits_win_free.c"
+WIN_FREE_SCENARIOS = {
+    "fences": ("wait_at_fence", "MPI_Win_fence", "f_fence", "f_put", "f_fence"),
+    "pscw": ("early_wait", "MPI_Win_wait", "p_wait", "p_put", "p_complete"),
+}
+
+
+def test_waits_win_free(ranks, windows):
+    """Every window's data as without tardy, no window left unmeasured, nothing said, and
+    the waits of the windows' last epochs exact, with their causes."""
+    @with_run([binary("waits_win_free"), str(windows)], ranks, {"TARDY_WAITS": "1"})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        expect("data ok" in run.out, "wrong data under tardy: %s" % run.out[-800:])
+        expect("tardy:" not in run.err, "tardy spoke: %s" % run.err[-800:])
+        expect("waits_unmeasured_windows" not in run.profile,
+               "%s windows unmeasured" % run.profile.get("waits_unmeasured_windows"))
+        truth = wait_truth(run.out)
+        expect(set(truth) == set(WIN_FREE_SCENARIOS), "scenarios printed: %s" % sorted(truth))
+        for scenario in sorted(WIN_FREE_SCENARIOS):
+            check_wait(run.profile, scenario, truth[scenario], WIN_FREE_SCENARIOS,
+                       WIN_FREE_SRC)
+
+
+# 4 ranks on 2 cores make MPICH's window creation slow (0.3 s each): fewer windows there.
+room.case("waits/windows freed with work pending -n 2", lambda: test_waits_win_free(2, 150))
+room.case("waits/windows freed with work pending -n 4", lambda: test_waits_win_free(4, 10))
 room.case("waits/one-sided -n 4, rank 2's clock +0.5 s",
           lambda: test_waits_rma(4, {"TARDY_TEST_CLOCK_SHIFT": "2:0.5"}))
 room.case("waits/one-sided -n 2, rank 1's clock -0.3 s",
