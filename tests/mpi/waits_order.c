@@ -12,10 +12,13 @@
  *   wait       (3 ranks or more) rank 0 posts receives from rank 1 and the last rank; rank 1
  *              sends DELAY late, the last rank at once; rank 0 waits for rank 1's request
  *              first (o_wait), then the last rank's: wrong order
- *   halo       every rank exchanges with both ring neighbours, HALO rounds, at once: the
- *              waits are small, and whether one was in the wrong order depends on which
- *              neighbour's send entered first; each rank judges its wait for the left
- *              neighbour (o_halo) by the send times in the payloads
+ *   halo       every rank exchanges with both ring neighbours, HALO rounds, at once, one rank
+ *              in turn HALO_DELAY late to its sends: the others' waits are small, and
+ *              whether one was in the wrong order depends on which neighbour's send entered
+ *              first; each rank judges its wait for the left neighbour (o_halo) by the send
+ *              times in the payloads. Without the late turn the whole was some 5 ms at 4
+ *              ranks on 2 cores, where one preemption between the program's clock reading
+ *              and tardy's is 10% of it (seen under Open MPI)
  * Rank 0 prints "order SCENARIO MARKER LS_SECONDS WO_SECONDS" (summed over ranks). */
 #include <mpi.h>
 /* GCC mistakes MPI_STATUSES_IGNORE for a too-small array */
@@ -26,6 +29,7 @@
 
 #define ROUNDS 5
 #define HALO 300
+#define HALO_DELAY 100e-6
 #define DELAY 0.02
 
 static int rank, size, last;
@@ -114,6 +118,8 @@ static void halo(void)
         MPI_Request r[4];
         MPI_Irecv(&inl, 1, MPI_DOUBLE, left, 4, MPI_COMM_WORLD, &r[0]);
         MPI_Irecv(&inr, 1, MPI_DOUBLE, right, 5, MPI_COMM_WORLD, &r[1]);
+        if (i % size == rank)
+            busy(HALO_DELAY);
         double se = now();
         MPI_Isend(&se, 1, MPI_DOUBLE, right, 4, MPI_COMM_WORLD, &r[2]);
         double se2 = now();
