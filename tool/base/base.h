@@ -134,12 +134,30 @@ struct table {
 
 void tab_init(struct table *t, size_t row_size, void (*init_row)(void *row));
 void tab_free(struct table *t);
-/* The row for (k1, k2), created if missing; the overflow row when the table is full;
- * NULL only when memory is exhausted. The pointer is valid until the next tab_get. */
-void *tab_get(struct table *t, uint64_t k1, uint64_t k2);
 static inline void *tab_row(const struct table *t, uint32_t i)
 {
     return t->rows + (size_t)i * t->row_size;
+}
+static inline uint32_t tab_slot(uint64_t k1, uint64_t k2, uint32_t mask)
+{
+    uint64_t h = (k1 ^ (k2 * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    return (uint32_t)(h ^ (h >> 29)) & mask;
+}
+/* The row for (k1, k2) made, the overflow row when the table is full: tab_get's path for a
+ * key not in the table. */
+void *tab_add(struct table *t, uint64_t k1, uint64_t k2);
+/* The row for (k1, k2), created if missing; the overflow row when the table is full;
+ * NULL only when memory is exhausted. The pointer is valid until the next tab_get. Inline:
+ * every MPI call looks up two or three rows, and a found row is the common case. */
+static inline void *tab_get(struct table *t, uint64_t k1, uint64_t k2)
+{
+    if (t->mask)
+        for (uint32_t s = tab_slot(k1, k2, t->mask), i; (i = t->index[s]); s = (s + 1) & t->mask) {
+            uint64_t *key = tab_row(t, i - 1);
+            if (key[0] == k1 && key[1] == k2)
+                return key;
+        }
+    return tab_add(t, k1, k2);
 }
 
 void mpi_row_init(void *row);

@@ -19,12 +19,6 @@ void tab_free(struct table *t)
     tab_init(t, t->row_size, t->init_row);
 }
 
-static uint32_t slot_of(uint64_t k1, uint64_t k2, uint32_t mask)
-{
-    uint64_t h = (k1 ^ (k2 * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-    return (uint32_t)(h ^ (h >> 29)) & mask;
-}
-
 static int grow_index(struct table *t)
 {
     uint32_t cap = t->mask ? (t->mask + 1) * 2 : 64;
@@ -33,7 +27,7 @@ static int grow_index(struct table *t)
         return -1;
     for (uint32_t i = 0; i < t->n; i++) {
         const uint64_t *key = tab_row(t, i);
-        uint32_t s = slot_of(key[0], key[1], cap - 1);
+        uint32_t s = tab_slot(key[0], key[1], cap - 1);
         while (idx[s])
             s = (s + 1) & (cap - 1);
         idx[s] = i + 1;
@@ -62,21 +56,13 @@ static void *append(struct table *t, uint64_t k1, uint64_t k2)
     return row;
 }
 
-void *tab_get(struct table *t, uint64_t k1, uint64_t k2)
+void *tab_add(struct table *t, uint64_t k1, uint64_t k2)
 {
     if ((t->n + 1) * 2 > (t->mask ? t->mask + 1 : 0) && grow_index(t) < 0)
         return NULL;
-    for (uint32_t s = slot_of(k1, k2, t->mask);; s = (s + 1) & t->mask) {
-        uint32_t i = t->index[s];
-        if (!i)
-            break;
-        uint64_t *key = tab_row(t, i - 1);
-        if (key[0] == k1 && key[1] == k2)
-            return key;
-    }
     if (t->n >= TAB_MAX_ROWS - 1 && k1 != TAB_OVERFLOW_KEY)
         return tab_get(t, TAB_OVERFLOW_KEY, TAB_OVERFLOW_KEY);
-    uint32_t s = slot_of(k1, k2, t->mask);
+    uint32_t s = tab_slot(k1, k2, t->mask);
     while (t->index[s])
         s = (s + 1) & t->mask;
     void *row = append(t, k1, k2);
