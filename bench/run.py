@@ -138,9 +138,10 @@ def main():
     print("%-28s %9s %9s %20s %7s %8s %8s %7s" % ("benchmark", "base ns", "+ns med",
           "+ns min..max", "ratio", "RSS MiB", "w/ tardy", "+MiB"))
     for name, kind, n, env, target in (
-            ("8-byte ping-pong, depth 8", "pingpong", 100000, None, 200),
-            ("ping-pong 12 frames deep", "deep", 100000, None, 200),
-            ("1-double Allreduce", "allreduce", 100000, None, 200),
+            # issue 15: the default mode within 100 ns a call at depth 8
+            ("8-byte ping-pong, depth 8", "pingpong", 100000, None, 100),
+            ("ping-pong 12 frames deep", "deep", 100000, None, 100),
+            ("1-double Allreduce", "allreduce", 100000, None, 100),
             ("1 KiB Isend/Irecv/Waitall", "ring", 50000, None, 200),
             ("Iprobe, nothing pending", "iprobe", 400000, None, 200),
             ("ping-pong, depth 0", "pingpong", 100000, {"TARDY_DEPTH": "0"}, None),
@@ -176,28 +177,33 @@ def main():
               "PASS" if added <= 0.2 else "MISS"))
 
 
-def layout_rows(layouts=16):
+def layout_rows(layouts=16, repeats=3):
     """The call-path cache whatever the layout (issue 15): address randomisation off (setarch
     -R) and the environment padded in 8-byte steps, which moves the stack and so the cache's
-    keys; in each layout the ping-pong 12 frames deep without and with tardy. A cache whose
-    hot entries evict each other makes every call unwind (40x the cost, once in 20 layouts
-    with a direct-mapped cache)."""
+    keys; in each layout the ping-pong 12 frames deep without and with tardy, repeats times
+    alternating, the fastest of each kept: a layout's cost is the same every time, where a
+    2-rank ping-pong on 2 cores is also slowed at random by the scheduler. A cache whose hot
+    entries evict each other makes every call unwind (40x the cost, once in 20 layouts with
+    a direct-mapped cache), which no repeat escapes."""
     if subprocess.run(["setarch", "-R", "true"], capture_output=True).returncode != 0:
         print("layout rows: setarch -R is not available here; skipped")
         return
     with_tool, over = [], []
     for k in range(layouts):
         env = {"PAD": "x" * (8 * k + 1)}  # Hydra passes the environment on to the ranks
-        t0 = launch("deep", 50000, 2, False, env, prefix=("setarch", "-R"))[0]
-        t1 = launch("deep", 50000, 2, True, env, prefix=("setarch", "-R"))[0]
-        with_tool.append(t1)
-        over.append(t1 - t0)
+        t0, t1 = [], []
+        for _ in range(repeats):
+            t0.append(launch("deep", 50000, 2, False, env, prefix=("setarch", "-R"))[0])
+            t1.append(launch("deep", 50000, 2, True, env, prefix=("setarch", "-R"))[0])
+        with_tool.append(min(t1))
+        over.append(min(t1) - min(t0))
     med, worst = statistics.median(with_tool), max(with_tool)
     print("ping-pong 12 frames deep, %d layouts (setarch -R, environment padded in 8-byte "
-          "steps), with tardy: %.1f ns per call median, %.1f worst (%.2fx the median; target "
-          "<= 1.5x: %s); tardy's share: %+.1f ns median, %+.1f worst" % (
-              layouts, med, worst, worst / med, "PASS" if worst <= 1.5 * med else "MISS",
-              statistics.median(over), max(over)))
+          "steps; the fastest of %d runs per layout), with tardy: %.1f ns per call median, "
+          "%.1f worst (%.2fx the median; target <= 1.5x: %s); tardy's share: %+.1f ns "
+          "median, %+.1f worst" % (
+              layouts, repeats, med, worst, worst / med,
+              "PASS" if worst <= 1.5 * med else "MISS", statistics.median(over), max(over)))
 
 
 def halo3d_rows(pairs=3, ranks=8, side=16, steps=100):
