@@ -35,18 +35,36 @@ static void merge(struct ws_led *l, int i)
         l->sec_t[s] = l->sec_t[s + 1];
     }
     l->nsec--;
-    int n = 0;
+    /* a key is in a section at most once: only regions of section i can meet their key in
+     * i - 1 (the regions of one section are few; all of them, up to WS_K, are not) */
+    int prev[WS_K], np = 0, gone = 0;
+    for (int r = 0; r < l->nreg; r++)
+        if (l->sec[r] == i - 1)
+            prev[np++] = r;
     for (int r = 0; r < l->nreg; r++) {
-        int s = l->sec[r] >= i ? l->sec[r] - 1 : l->sec[r], k = 0;
-        while (k < n && (l->reg[k].key != l->reg[r].key || l->sec[k] != s))
-            k++;
-        if (k < n) {
-            l->reg[k].t += l->reg[r].t;
-            continue;
+        if (l->sec[r] > i) {
+            l->sec[r]--;
+        } else if (l->sec[r] == i) {
+            int k = 0;
+            while (k < np && l->reg[prev[k]].key != l->reg[r].key)
+                k++;
+            if (k < np) {
+                l->reg[prev[k]].t += l->reg[r].t;
+                l->sec[r] = UINT8_MAX;
+                gone++;
+            } else {
+                l->sec[r] = (uint8_t)(i - 1);
+            }
         }
-        l->reg[n] = l->reg[r];
-        l->sec[n++] = (uint8_t)s;
     }
+    if (!gone) /* the common case: adjacent sections of a loop share no key */
+        return;
+    int n = 0;
+    for (int r = 0; r < l->nreg; r++)
+        if (l->sec[r] != UINT8_MAX) {
+            l->reg[n] = l->reg[r];
+            l->sec[n++] = l->sec[r];
+        }
     l->nreg = n;
 }
 
