@@ -107,8 +107,31 @@ local function loo_predictions(name, n, t)
   return pred
 end
 
--- Fit error (SMAPE on the runs) and uncertainty (leave-one-out SMAPE of the chosen form) in
--- percent, so that policies can compare this family with others.
+-- Forward chaining (what a prediction does): the four models scored on the runs below the
+-- largest p, the best of them at the runs at the largest p; their SMAPE (percent), or nil
+-- when fewer than 3 smaller process counts remain.
+local function extrap(points)
+  local top, below, seen, train, actual, pred = -math.huge, 0, {}, {}, {}, {}
+  for _, pt in ipairs(points) do top = math.max(top, pt.x.p) end
+  for _, pt in ipairs(points) do
+    if pt.x.p < top then
+      train[#train + 1] = pt
+      if not seen[pt.x.p] then seen[pt.x.p], below = true, below + 1 end
+    end
+  end
+  if below < 3 then return nil end
+  local best = select(train)
+  if not best then return nil end
+  for _, pt in ipairs(points) do
+    if pt.x.p == top then
+      actual[#actual + 1], pred[#pred + 1] = pt.y, evaluate(best.name, best.u, best.v, top)
+    end
+  end
+  return tardy.smape(actual, pred)
+end
+
+-- Fit error (SMAPE on the runs), uncertainty (leave-one-out SMAPE of the chosen form) and
+-- extrap_error in percent, so that policies can compare this family with others.
 local function fit(points)
   for _, pt in ipairs(points) do
     for k, v in pairs(pt.x) do
@@ -128,6 +151,7 @@ local function fit(points)
   if #points >= 4 then uncertainty = tardy.smape(actual, loo_predictions(name, n, actual)) end
   return {formula = string.format(FORMULA[name], u, v), kind = name, score = best.score,
           params = {"p"}, fit_error = tardy.smape(actual, fitted), uncertainty = uncertainty,
+          extrap_error = extrap(points),
           predict = function(x) return evaluate(name, u, v, x.p) end}
 end
 
