@@ -184,15 +184,19 @@ local function steps(info, target)
 end
 
 -- The prediction interval of model at target, with nominal coverage COVERAGE: in log space,
--- the value ± Z · sigma, where sigma combines the forward-chaining error (per step beyond
--- the data, times the steps to the target), the leave-one-out error (repetition noise and
--- misfit inside the range), widened by CALIBRATION; then stretched to hold the values of the
--- near-best models (of every family, and the near-best hypotheses of a family that offers
--- model.range). Returns low, high.
+-- the value ± Z · sigma. The leave-one-out error is the floor (repetition noise and misfit
+-- inside the range); the forward-chaining error measured one step beyond the data already
+-- holds that noise, so only its excess over the floor is the error of extrapolating, which
+-- grows with the steps to the target: sigma² = loo² + (ext² − loo²) · steps² (adding ext and
+-- loo in quadrature counted the noise twice: intervals of noisy series twice as wide as their
+-- errors, and then refused as "models disagree"). Widened by CALIBRATION, then stretched to
+-- hold the values of the near-best models (of every family, and the near-best hypotheses of a
+-- family that offers model.range). Returns low, high.
 local function interval(model, pts, target, v)
   local loo = finite(model.uncertainty) and model.uncertainty / 100 or 0
   local ext = model.extrap or loo
-  local sigma = CALIBRATION * 1.25 * math.sqrt((ext * steps(model.info, target)) ^ 2 + loo ^ 2)
+  local excess = math.max(ext ^ 2 - loo ^ 2, 0) * steps(model.info, target) ^ 2
+  local sigma = CALIBRATION * 1.25 * math.sqrt(loo ^ 2 + excess)
   local lo, hi
   if v > 0 then
     lo, hi = v * math.exp(-Z * sigma), v * math.exp(Z * sigma)
