@@ -2,6 +2,7 @@
  *   tardy.lsq(rows, y [, w])           → coef, rss, h       linear least squares (SVD)
  *   tardy.lm(f, p0, xs, ys [, lo, hi]) → params, rss, h     Levenberg–Marquardt, f(params, xs)
  *                                                           returns the model at every x
+ *   tardy.decay(xs, ys)                → a, r, c, rss       y = a·e^(−r·x) + c, r > 0, c >= 0
  *   (h: the leverage of each point, for closed-form leave-one-out: e_i / (1 - h_i))
  *   tardy.rss/smape/r2(a, p), tardy.mape(a, p), tardy.adj_r2(a, p, k)
  *   tardy.loo(points, fit)             → smape, predictions  leave-one-out cross-validation
@@ -432,6 +433,24 @@ static int l_pmnf(lua_State *L)
     return 1;
 }
 
+/* tardy.decay(xs, ys) → a, r, c, rss | nil, reason: least squares y = a·e^(−r·x) + c with
+ * r > 0, c >= 0 (the cache-profile exponential, done in C: a Lua search costs ~40 sums). */
+static int l_decay(lua_State *L)
+{
+    double x[MAX_POINTS], y[MAX_POINTS], a, r, c, rss;
+    int n = numbers(L, 1, x, MAX_POINTS, "decay: xs");
+    if (numbers(L, 2, y, MAX_POINTS, "decay: ys") != n)
+        return luaL_error(L, "decay: %d x values but %d y values", n, (int)luaL_len(L, 2));
+    int rc = fit_decay(x, y, n, &a, &r, &c, &rss);
+    if (rc)
+        return fail(L, rc);
+    lua_pushnumber(L, a);
+    lua_pushnumber(L, r);
+    lua_pushnumber(L, c);
+    lua_pushnumber(L, rss);
+    return 4;
+}
+
 void api_fit_register(lua_State *L)
 {
     luaL_newmetatable(L, MODEL_META);
@@ -439,7 +458,7 @@ void api_fit_register(lua_State *L)
     static const luaL_Reg fns[] = {{"lsq", l_lsq},       {"lm", l_lm},       {"rss", l_rss},
                                    {"smape", l_smape},   {"mape", l_mape},   {"r2", l_r2},
                                    {"adj_r2", l_adj_r2}, {"loo", l_loo},     {"pmnf", l_pmnf},
-                                   {NULL, NULL}};
+                                   {"decay", l_decay},   {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
     lua_pushinteger(L, MAX_POINTS);
     lua_setfield(L, -2, "max_points");

@@ -217,17 +217,22 @@ static void score_terms(const double *x, const double *y, int n, const struct pm
                         double *score, double *se2)
 {
     double t[FIT_MAX_POINTS], pred[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
-    double h[FIT_MAX_POINTS];
+    double h[FIT_MAX_POINTS], power[FIT_MAX_POINTS], lg[FIT_MAX_POINTS];
     relative_weights(y, n, w);
+    for (int i = 0; i < n; i++)
+        lg[i] = log2(x[i]);
     int most = max_complexity(x, n);
     for (int k = 0; k < nterms(opt); k++) {
         struct term tm = term_at(k);
+        if (tm.l == 0) /* x^e once for the three powers of log2 x that follow (term_at) */
+            for (int i = 0; i < n; i++)
+                power[i] = pow(x[i], tm.e);
         if (complexity(tm) > most) {
             score[k] = INFINITY;
             continue;
         }
         for (int i = 0; i < n; i++)
-            t[i] = term_value(tm, x[i]);
+            t[i] = tm.l == 0 ? power[i] : tm.l == 1 ? power[i] * lg[i] : power[i] * lg[i] * lg[i];
         if (tm.e == 0 && tm.l == 0) {
             loo_mean(y, w, n, pred);
         } else if (loo_line(t, y, w, n, pred) < 0) {

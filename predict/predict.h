@@ -7,7 +7,7 @@
 
 #include "tool/profile/profile.h"
 
-/* ---- lsq.c, lm.c, stats.c, pmnf.c ----
+/* ---- lsq.c, lm.c, decay.c, stats.c, pmnf.c ----
  * The fitting engine in plain C (no MPI, no Lua): least squares, Levenberg–Marquardt,
  * statistics, leave-one-out cross-validation and the PMNF hypothesis search (docs/design.md 3.4).
  * Reentrant; every function returns 0 on success and a negative FIT_E* code otherwise (never
@@ -53,6 +53,12 @@ int fit_lm(fit_resid_fn resid, void *ctx, int n, int k, double *params, const do
            const double *upper, int max_iter, double *rss);
 /* The Jacobian (n × k, row-major) of resid at params, by forward differences. */
 int fit_jacobian(fit_resid_fn resid, void *ctx, int n, int k, const double *params, double *J);
+
+/* The exponential decay y ≈ a·e^(−r·x) + c with r > 0 and c ≥ 0 by least squares (decay.c):
+ * the rate by a one-dimensional search, a and c in closed form at each rate. 3 <= n <=
+ * FIT_MAX_POINTS; FIT_ESINGULAR when x does not vary. */
+int fit_decay(const double *x, const double *y, int n, double *a, double *r, double *c,
+              double *rss);
 
 /* PMNF: f(x) = c0 + sum over terms t of c_t · prod over the parameters d in term t of
  * x_d^e_d · log2(x_d)^l_d: one term per parameter (e_d, l_d), combined additively
@@ -129,7 +135,8 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out);
  * else 1; the other parameters become run parameters); the value of a region/metric pair is
  * the median of its repetitions (a mean lets one slow repetition move it). Regions and
  * metrics written by extrap_write go back to their rows, and a run gets no row where present
- * is 0 at its point (so predictions from an export equal those from the store); any other pair becomes the per-rank metric "region/metric".
+ * is 0 at its point (so predictions from an export equal those from the store); any other
+ * pair becomes the per-rank metric "region/metric".
  * Returns the number of runs (array in *runs, free with store_free), or -1 with
  * "file:line: problem" in err. */
 int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen);

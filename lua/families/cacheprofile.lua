@@ -1,8 +1,8 @@
 -- The cache-profile models (docs/design.md 3.3, seed 004) of one metric against ONE parameter.
 -- Against the process count p: linear a*p + b, inverse a + b/p (a >= 0),
 -- log log(p)/log(a) + b (a > 1) and exponential a*b^-p + c (b > 1, c >= 0), each fitted by
--- least squares (Levenberg-Marquardt for the exponential), the smallest MAPE on the fitted
--- runs wins. Against a problem size (any other parameter): linear a*x + b (a > 0).
+-- least squares (the exponential through tardy.decay), the smallest MAPE on the fitted runs
+-- wins. Against a problem size (any other parameter): linear a*x + b (a > 0).
 -- The model's uncertainty is the leave-one-out SMAPE of the chosen form (as for pmnf), so
 -- policies can compare families on the same footing; it comes from the leverages of the fit
 -- (the left-out residual is e_i / (1 - h_i): exact for the linear forms, to first order for
@@ -92,50 +92,16 @@ forms.log = function(xs, ys)
     function() return string.format("log(%%s) / log(%.6g) + %.6g", math.exp(1 / k), b) end
 end
 
--- For a decay rate r: the least-squares a and c of a e^{-r x} + c (c >= 0) over x in xt.
-local exp = math.exp
-local function amplitudes(r, xt, ys)
-  local n, st, sy, stt, sty = #xt, 0, 0, 0, 0
-  for i = 1, n do
-    local t, y = exp(-r * xt[i]), ys[i]
-    st, sy, stt, sty = st + t, sy + y, stt + t * t, sty + t * y
-  end
-  local sxx = stt - st * st / n
-  if sxx > 1e-300 then
-    local a = (sty - st * sy / n) / sxx
-    local c = (sy - a * st) / n
-    if c >= 0 then return a, c end
-  end
-  return sty / stt, 0 -- the constrained optimum lies on c = 0
-end
-
 forms.exponential = function(xs, ys)
-  -- a * b^-x + c with b = e^r, r > 0, c >= 0. For each r the best a and c are a linear least
-  -- squares problem, so Levenberg-Marquardt searches r alone (variable projection: no valley
-  -- between a and r to crawl along), from the best rate of a coarse grid.
+  -- a * b^-x + c with b = e^r, r > 0, c >= 0 (tardy.decay: the rate by a one-dimensional
+  -- search, a and c in closed form), on x - lo so that e^{-r x} stays in range
   local lo, hi = math.huge, -math.huge
   for _, x in ipairs(xs) do lo, hi = math.min(lo, x), math.max(hi, x) end
   if hi <= lo then return nil end
   local xt = {}
   for i, x in ipairs(xs) do xt[i] = x - lo end
-  local function model(q)
-    local r = q[1]
-    local a, c = amplitudes(r, xt, ys)
-    local v = {}
-    for i = 1, #xt do v[i] = a * exp(-r * xt[i]) + c end
-    return v
-  end
-  local best, start
-  for _, k in ipairs({0.1, 0.3, 1, 3, 10}) do
-    local v, rss = model({k / (hi - lo)}), 0
-    for i = 1, #v do rss = rss + (v[i] - ys[i]) ^ 2 end
-    if rss == rss and (not best or rss < best) then best, start = rss, {k / (hi - lo)} end
-  end
-  if not start then return nil end
-  local q = tardy.lm(model, start, xt, ys, {1e-12}, {math.huge}, 50)
-  if not q then return nil end
-  local r = q[1]
-  local a, c = amplitudes(r, xt, ys)
+  local a, r, c = tardy.decay(xt, ys)
+  if not a then return nil end
   -- leverages from the Jacobian of a e^{-r x} + c in (a, r, c); c at its bound is fixed
   local rows = {}
   for i, x in ipairs(xt) do

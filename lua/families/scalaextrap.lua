@@ -4,29 +4,32 @@
 -- fit(points, opts) returning a model {formula, predict = function(x) ... end, score, ...}
 -- or nil and the reason.
 
-local function mean(v)
-  local s = 0
-  for i = 1, #v do s = s + v[i] end
-  return s / #v
-end
-
 -- Mean and sample standard deviation (divides by count - 1) of v without the sample farthest
--- from the mean (ScalaExtrap's outlier rule). With the sample form the selection reproduces
--- all three of the seed's predictions; with the population form NPB-IS would pick the
--- inverse model (d3 0.1035 < d4 0.1067) instead of the seed's inverse + constant.
-local function robust_mean_sd(v)
-  local n, m = #v, mean(v)
-  local at, worst = 0, -1
-  if n >= 3 then
-    for i = 1, n do
-      local d = math.abs(v[i] - m)
-      if d > worst then worst, at = d, i end
+-- from the mean (ScalaExtrap's outlier rule), and without v[skip] (leave-one-out; nil: none).
+-- With the sample form the selection reproduces all three of the seed's predictions; with the
+-- population form NPB-IS would pick the inverse model (d3 0.1035 < d4 0.1067) instead of the
+-- seed's inverse + constant. The farthest sample is the smallest or the largest (the first
+-- of them on a tie), so one pass finds it.
+local function robust_mean_sd(v, skip)
+  local s, n, lo, hi = 0, 0, nil, nil
+  for i = 1, #v do
+    if i ~= skip then
+      local x = v[i]
+      s, n = s + x, n + 1
+      if not lo or x < v[lo] then lo = i end
+      if not hi or x > v[hi] then hi = i end
     end
   end
-  local s, k = 0, 0
-  for i = 1, n do if i ~= at then s, k = s + v[i], k + 1 end end
-  local c, q = s / k, 0
-  for i = 1, n do if i ~= at then q = q + (v[i] - c) ^ 2 end end
+  local m, at = s / n, nil
+  if n >= 3 then
+    local dl, dh = math.abs(v[lo] - m), math.abs(v[hi] - m)
+    if dl > dh then at = lo elseif dh > dl then at = hi else at = math.min(lo, hi) end
+  end
+  local c, k = 0, 0
+  for i = 1, #v do if i ~= skip and i ~= at then c, k = c + v[i], k + 1 end end
+  c = c / k
+  local q = 0
+  for i = 1, #v do if i ~= skip and i ~= at then q = q + (v[i] - c) ^ 2 end end
   return c, math.sqrt(q / (k - 1))
 end
 
@@ -83,12 +86,10 @@ end
 local function loo_predictions(name, n, t)
   local m, pred = #n, {}
   if name == "constant" or name == "inverse" then
+    local v = {}
+    for j = 1, m do v[j] = name == "constant" and t[j] or t[j] * n[j] end
     for i = 1, m do
-      local rest = {}
-      for j = 1, m do
-        if j ~= i then rest[#rest + 1] = name == "constant" and t[j] or t[j] * n[j] end
-      end
-      local c = robust_mean_sd(rest)
+      local c = robust_mean_sd(v, i)
       pred[i] = name == "constant" and c or c / n[i]
     end
     return pred
@@ -107,8 +108,31 @@ local function loo_predictions(name, n, t)
   return pred
 end
 
--- Fit error (SMAPE on the runs) and uncertainty (leave-one-out SMAPE of the chosen form) in
--- percent, so that policies can compare this family with others.
+-- Forward chaining (what a prediction does): the four models scored on the runs below the
+-- largest p, the best of them at the runs at the largest p; their SMAPE (percent), or nil
+-- when fewer than 3 smaller process counts remain.
+local function extrap(points)
+  local top, below, seen, train, actual, pred = -math.huge, 0, {}, {}, {}, {}
+  for _, pt in ipairs(points) do top = math.max(top, pt.x.p) end
+  for _, pt in ipairs(points) do
+    if pt.x.p < top then
+      train[#train + 1] = pt
+      if not seen[pt.x.p] then seen[pt.x.p], below = true, below + 1 end
+    end
+  end
+  if below < 3 then return nil end
+  local best = select(train)
+  if not best then return nil end
+  for _, pt in ipairs(points) do
+    if pt.x.p == top then
+      actual[#actual + 1], pred[#pred + 1] = pt.y, evaluate(best.name, best.u, best.v, top)
+    end
+  end
+  return tardy.smape(actual, pred)
+end
+
+-- Fit error (SMAPE on the runs), uncertainty (leave-one-out SMAPE of the chosen form) and
+-- extrap_error in percent, so that policies can compare this family with others.
 local function fit(points)
   for _, pt in ipairs(points) do
     for k, v in pairs(pt.x) do
@@ -128,6 +152,7 @@ local function fit(points)
   if #points >= 4 then uncertainty = tardy.smape(actual, loo_predictions(name, n, actual)) end
   return {formula = string.format(FORMULA[name], u, v), kind = name, score = best.score,
           params = {"p"}, fit_error = tardy.smape(actual, fitted), uncertainty = uncertainty,
+          extrap_error = extrap(points),
           predict = function(x) return evaluate(name, u, v, x.p) end}
 end
 

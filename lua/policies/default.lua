@@ -19,12 +19,18 @@ local function finite(v)
   return type(v) == "number" and v == v and v > -math.huge and v < math.huge
 end
 
--- The scale of a run as text ("n=256,p=4"), to count distinct scales.
+-- The scale of a run as text ("n=256,p=4"), to count distinct scales; kept per table (the
+-- points of every series share their run's params table, which nobody changes).
+local scale_keys = setmetatable({}, {__mode = "k"})
 local function scale_key(params)
+  local key = scale_keys[params]
+  if key then return key end
   local parts = {}
   for k, v in pairs(params) do parts[#parts + 1] = k .. "=" .. tostring(v) end
   table.sort(parts)
-  return table.concat(parts, ",")
+  key = table.concat(parts, ",")
+  scale_keys[params] = key
+  return key
 end
 
 local function distinct(pts)
@@ -184,15 +190,19 @@ local function steps(info, target)
 end
 
 -- The prediction interval of model at target, with nominal coverage COVERAGE: in log space,
--- the value ± Z · sigma, where sigma combines the forward-chaining error (per step beyond
--- the data, times the steps to the target), the leave-one-out error (repetition noise and
--- misfit inside the range), widened by CALIBRATION; then stretched to hold the values of the
--- near-best models (of every family, and the near-best hypotheses of a family that offers
--- model.range). Returns low, high.
+-- the value ± Z · sigma. The leave-one-out error is the floor (repetition noise and misfit
+-- inside the range); the forward-chaining error measured one step beyond the data already
+-- holds that noise, so only its excess over the floor is the error of extrapolating, which
+-- grows with the steps to the target: sigma² = loo² + (ext² − loo²) · steps² (adding ext and
+-- loo in quadrature counted the noise twice: intervals of noisy series twice as wide as their
+-- errors, and then refused as "models disagree"). Widened by CALIBRATION, then stretched to
+-- hold the values of the near-best models (of every family, and the near-best hypotheses of a
+-- family that offers model.range). Returns low, high.
 local function interval(model, pts, target, v)
   local loo = finite(model.uncertainty) and model.uncertainty / 100 or 0
   local ext = model.extrap or loo
-  local sigma = CALIBRATION * 1.25 * math.sqrt((ext * steps(model.info, target)) ^ 2 + loo ^ 2)
+  local excess = math.max(ext ^ 2 - loo ^ 2, 0) * steps(model.info, target) ^ 2
+  local sigma = CALIBRATION * 1.25 * math.sqrt(loo ^ 2 + excess)
   local lo, hi
   if v > 0 then
     lo, hi = v * math.exp(-Z * sigma), v * math.exp(Z * sigma)
@@ -221,14 +231,15 @@ local function index_runs(runs)
   return index
 end
 
--- points {x = params, y = get(metric)} over the runs; runs without the value are skipped
-local function series(runs, index, key, get)
+-- points {x = params[i], y = get(metric)} over the runs (params[i]: run i's parameters, one
+-- table per run, not a fresh one per point); runs without the value are skipped
+local function series(params, index, key, get)
   local pts = {}
-  for i, run in ipairs(runs) do
+  for i, x in ipairs(params) do
     local m = index[i][key]
     local ok, v = m ~= nil, nil
     if ok then v = get(m) end
-    if finite(v) then pts[#pts + 1] = {x = run.params, y = v} end
+    if finite(v) then pts[#pts + 1] = {x = x, y = v} end
   end
   return pts
 end
@@ -349,7 +360,8 @@ tardy.policy("default", function(ctx)
   for _, name in ipairs(tardy.families()) do
     families[#families + 1] = {name = name, spec = tardy.get_family(name)}
   end
-  local index = index_runs(runs)
+  local index, params = index_runs(runs), {}
+  for i, run in ipairs(runs) do params[i] = run.params end
   local function note(text)
     for _, n in ipairs(notes) do if n == text then return end end
     notes[#notes + 1] = text
@@ -371,7 +383,7 @@ tardy.policy("default", function(ctx)
   -- the series of a statistic's field of the rows key over the runs
   local function stat(key, name, field)
     return key .. "|" .. name .. "|" .. field, function()
-      return series(runs, index, key, get(name, field))
+      return series(params, index, key, get(name, field))
     end
   end
 
@@ -404,7 +416,7 @@ tardy.policy("default", function(ctx)
   end
 
   local scales = {}
-  for i, run in ipairs(runs) do scales[i] = {x = run.params} end
+  for i, x in ipairs(params) do scales[i] = {x = x} end
   local nscales = distinct(scales)
   if nscales < 3 then
     return {note = string.format("too few runs: predictions need runs at 3 different scales, " ..
@@ -446,8 +458,7 @@ tardy.policy("default", function(ctx)
   local function predict_target(target)
     target = complete(target)
     -- a parameter of the target that no run varies cannot be predicted
-    local fixed, params = nil, {}
-    for i, run in ipairs(runs) do params[i] = run.params end
+    local fixed = nil
     for k, v in pairs(target) do
       local lo, hi = range(params, k)
       if lo > hi or (lo == hi and v ~= lo) then fixed = k end
@@ -489,14 +500,14 @@ tardy.policy("default", function(ctx)
             if model then
               local m = index[i][key]
               if m and m.time then a = a + m.time.mean end
-              f = f + math.max(model.predict(run.params), 0)
+              f = f + math.max(model.predict(params[i]), 0)
             end
           end
           actual[i], fitted[i] = a, f
         end
         local u = sum > 0 and 100 * math.sqrt(var) / sum or 0
         local all = {}
-        for i, run in ipairs(runs) do all[i] = {x = run.params} end
+        for i, x in ipairs(params) do all[i] = {x = x} end
         local ext = extrapolates(all, target)
         out[#out + 1] = {target = target, metric = "per-rank compute time, mean (s)",
           value = sum, family = "default", model = "sum of " .. parts .. " interval models",
@@ -509,7 +520,7 @@ tardy.policy("default", function(ctx)
         for _, q in ipairs({{"max", "max"}, {"p90", "90th percentile"}, {"p50", "median"}}) do
           local ratio, model, pts, rl, rh = predict(target,
             "spread of per-rank compute (" .. q[2] .. " / mean)", "spread|" .. q[1], function()
-              return series(runs, index, "rank:compute", function(m)
+              return series(params, index, "rank:compute", function(m)
                 local s = m.value
                 return s and s.mean > 0 and s[q[1]] and s[q[1]] / s.mean or nil
               end)

@@ -181,6 +181,50 @@ static void least_squares(void)
     CHECK_NEAR(q[2], 2, 1e-4);
 }
 
+/* The cache-profile exponential a·e^(−r·x) + c: exact data give back a, r and c for decays
+ * slow and fast across the range (the grid and the search between its points) and for data
+ * rising to a ceiling (a < 0); data that end below zero hold c at its bound 0, with a rate
+ * better than its neighbours there. */
+static void decay(void)
+{
+    double x[12], y[12], a, r, c, rss;
+    const double rates[] = {0.003, 0.05, 0.7, 4};
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < 12; i++) {
+            x[i] = 2 * i;
+            y[i] = 5 * exp(-rates[k] * x[i]) + 2;
+        }
+        CHECK(fit_decay(x, y, 12, &a, &r, &c, &rss) == FIT_OK);
+        CHECK_NEAR(r / rates[k], 1, 1e-3);
+        CHECK_NEAR(a, 5, 5e-3);
+        CHECK_NEAR(c, 2, 5e-3);
+        CHECK(rss < 1e-6);
+    }
+    for (int i = 0; i < 12; i++) /* rising to a ceiling: a < 0 */
+        y[i] = 9 - 4 * exp(-0.3 * x[i]);
+    CHECK(fit_decay(x, y, 12, &a, &r, &c, &rss) == FIT_OK);
+    CHECK_NEAR(a, -4, 1e-3);
+    CHECK_NEAR(r, 0.3, 1e-4);
+    CHECK_NEAR(c, 9, 1e-3);
+    for (int i = 0; i < 12; i++) /* below zero at the end: c is held at 0 */
+        y[i] = 3 * exp(-0.2 * x[i]) - 0.5;
+    CHECK(fit_decay(x, y, 12, &a, &r, &c, &rss) == FIT_OK);
+    CHECK(c == 0 && a > 0 && r > 0 && rss > 0);
+    for (int side = -1; side <= 1; side += 2) { /* y = a'·e^(−s·x), a' at its best */
+        double s2 = r * pow(1.05, side), ty = 0, tt = 0, yy = 0;
+        for (int i = 0; i < 12; i++) {
+            double t = exp(-s2 * x[i]);
+            ty += t * y[i];
+            tt += t * t;
+            yy += y[i] * y[i];
+        }
+        CHECK(yy - ty * ty / tt > rss);
+    }
+    double same[3] = {1, 1, 1};
+    CHECK(fit_decay(same, y, 3, &a, &r, &c, &rss) == FIT_ESINGULAR);
+    CHECK(fit_decay(x, y, 2, &a, &r, &c, &rss) == FIT_EINPUT);
+}
+
 static void statistics(void)
 {
     /* statistics */
@@ -502,6 +546,7 @@ static void extrap(void)
 int main(void)
 {
     least_squares();
+    decay();
     statistics();
     pmnf_basics();
     pmnf_exact_laws();
