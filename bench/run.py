@@ -261,13 +261,14 @@ def snapshot_rows():
             per_call[snap].append(t)
             if snap:
                 prof = json.load(open(glob.glob(os.path.join(work, "tardy-*.json"))[0]))
+                # statistics [sum, min, min_rank, max, max_rank, ranks]
                 count = prof["ranks"]["snapshots"]
-                spent = prof["ranks"]["snapshot_time"]
-                written = prof["ranks"]["snapshot_write_time"]
-                counts.append(count["sum"] / count["ranks"])
-                if count["sum"]:
-                    per_snap.append(spent["sum"] / count["sum"])
-                    per_write.append(written["sum"] / count["sum"])
+                spent = prof["ranks"]["snapshot_time"][0]
+                written = prof["ranks"]["snapshot_write_time"][0]
+                counts.append(count[0] / count[5])
+                if count[0]:
+                    per_snap.append(spent / count[0])
+                    per_write.append(written / count[0])
             shutil.rmtree(work, ignore_errors=True)
     base, snap = statistics.median(per_call[0]), statistics.median(per_call[1])
     cost = statistics.median(per_snap) if per_snap else float("nan")
