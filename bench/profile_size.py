@@ -2,7 +2,8 @@
 """make bench, BENCH_ONLY=profile: the JSON profile's size per call path (issue 15). Runs
 build/bench/micro callpaths (1,029 distinct call paths, 7 frames deep, 4 calls each) under
 tardy at 8, 16 and 32 ranks and prints the profile's bytes, bytes per call path (the file over
-its MPI call sites), its gzip size for context, and how the bytes split by top-level section.
+its MPI call sites), its gzip size for context, and how the bytes split by top-level section;
+then the whole profile of a small program (examples/jacobi, 5 call sites) at the same ranks.
 The size must stay flat in the rank count: nothing in the profile is an array over ranks."""
 import glob
 import gzip
@@ -22,12 +23,12 @@ CALLS = 4096  # 4 calls per call path
 SPACE = re.compile(r"\s*")
 
 
-def profile_text(ranks):
-    """The text of the profile tardy writes for micro callpaths at ranks ranks."""
+def profile_text(ranks, program=(MICRO, "callpaths", str(CALLS))):
+    """The text of the profile tardy writes for program at ranks ranks."""
     work = tempfile.mkdtemp(prefix="tardy-bench-")
     e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
     e.update({"TARDY_PROFILE": work, "TARDY_SUMMARY": "none", "LD_PRELOAD": LIB})
-    cmd = ["timeout", "300", MPIEXEC, "-n", str(ranks), MICRO, "callpaths", str(CALLS)]
+    cmd = ["timeout", "300", MPIEXEC, "-n", str(ranks)] + list(program)
     out = subprocess.run(cmd, env=e, capture_output=True, text=True)
     files = glob.glob(os.path.join(work, "tardy-*.json"))
     if out.returncode != 0 or len(files) != 1:
@@ -70,6 +71,9 @@ def main():
             print("    by section: " + ", ".join(
                 "%s %d (%.0f per call path)" % (k, n, n / paths) for k, n in split if n >= 100)
                 + "; the rest %d" % sum(n for _k, n in split if n < 100))
+    jacobi = (os.path.abspath(os.path.join(B, "examples", "jacobi")), "256", "20")
+    print("  examples/jacobi 256 20, 5 call sites: " + ", ".join(
+        "%d bytes at %d ranks" % (len(profile_text(r, jacobi).encode()), r) for r in (8, 16, 32)))
 
 
 if __name__ == "__main__":
