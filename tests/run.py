@@ -146,10 +146,16 @@ def expand_row(row, ranks):
 def load_profile(path):
     """A JSON profile of version 2 as the cases read it: every statistic a dict {"sum",
     "mean", "min", "min_rank", "max", "max_rank", "ranks"}, callpaths[id]["frames"] a list of
-    {"function", "file", "line"}, and every row with its histograms. Asserts the version."""
+    {"function", "file", "line"}, and every row with its histograms and bytes. Asserts the
+    version."""
     prof = json.load(open(path))
     assert prof.get("version") == 2, "%s: version %r" % (path, prof.get("version"))
     ranks = prof["run"]["ranks"]
+    for row in prof["mpi"]:  # no bytes on any rank: left out (docs/profile-schema.md)
+        n = row["count"]
+        for key in ("sent", "recv"):
+            row.setdefault(key, [0, 0, min(n[2], n[4]) if n[5] else -1, 0,
+                                 min(n[2], n[4]) if n[5] else -1, n[5]])
     for table in ("mpi", "intervals", "waits", "wait_causes"):
         for row in prof.get(table, []):
             expand_row(row, ranks)

@@ -387,6 +387,8 @@ static void compact(const char *dir)
         prof_nums_init(&n); /* one call of 1 ms on each rank: histograms of one bin */
         red_stat_one(&n.count, 1, rank);
         red_stat_one(&n.time, 1e-3, rank);
+        red_stat_one(&n.sent, 0, rank); /* no bytes: left out */
+        red_stat_one(&n.recv, 0, rank);
         n.call_min = n.call_max = 1e-3;
         hist_add(&n.calls, 1e-3);
         hist_add(&n.ranks, 1e-3);
@@ -395,6 +397,8 @@ static void compact(const char *dir)
         prof_nums_init(&n);
         red_stat_one(&n.count, 1, rank);
         red_stat_one(&n.time, t, rank);
+        red_stat_one(&n.sent, 8 * rank, rank);
+        red_stat_one(&n.recv, 0, rank);
         n.call_min = n.call_max = t;
         hist_add(&n.calls, t);
         hist_add(&n.ranks, t);
@@ -403,8 +407,10 @@ static void compact(const char *dir)
     char *text = profile_to_json(&p), err[512];
     CHECK(text && strstr(text, "\n{\"function\":\"MPI_Bcast\",\"callpath\":0,"
                                 "\"count\":[2,1,0,1,0,2],\"time\":[0.002,0.001,0,0.001,0,2],"));
-    CHECK(text && strstr(text, "\"call_max\":0.001}")); /* no histograms */
-    CHECK(text && strstr(text, "\"time\":[0.673838046,2e-06,0,0.673836046,1,2]"));
+    CHECK(text && strstr(text, "\"time\":[0.002,0.001,0,0.001,0,2],\"call_min\":0.001,"
+                                "\"call_max\":0.001}")); /* no bytes, no histograms */
+    CHECK(text && strstr(text, "\"time\":[0.673838046,2e-06,0,0.673836046,1,2],"
+                                "\"sent\":[8,0,0,8,1,2],\"call_min\":2e-06,"));
     CHECK(text && !strstr(text, "0.6738360460003605"));
     CHECK(text && strstr(text, "\"histogram\":[[11,1,2e-06],[30,1,0.673836046]]"));
     CHECK(text && strstr(text, "\n\"files\":[\n\"app.c\"\n],\n"
@@ -417,6 +423,7 @@ static void compact(const char *dir)
     int b = hist_bin(1e-3);
     CHECK(r && r->n.calls.count[b] == 2 && r->n.calls.sum[b] == 2e-3);
     CHECK(r && r->n.ranks.count[b] == 2 && r->n.ranks.sum[b] == 2e-3);
+    CHECK(r && r->n.sent.ranks == 2 && r->n.recv.max_rank == 0 && r->n.recv.sum == 0);
     r = rowset_find(&q.rows, ROW_MPI, two, NULL);
     CHECK(r && r->n.calls.count[hist_bin(2e-6)] == 1 && r->n.time.max == 0.673836046);
     char *again = profile_to_json(&q);

@@ -57,6 +57,29 @@ static json_t *hist_json(const struct hist *h, double n, double sum, double max)
     return bins;
 }
 
+/* The statistic a row implies where version 2 leaves "sent" or "recv" out: no byte on any
+ * of the ranks that have the row (count's), min and max at the lowest of them by the tie
+ * rule, which is count's min_rank or max_rank, whichever is lower. */
+static void zero_implied(struct red_stat *s, const struct red_stat *count)
+{
+    memset(s, 0, sizeof *s);
+    s->ranks = count->ranks;
+    s->min_rank = s->max_rank = !count->ranks                       ? -1
+                                : count->min_rank < count->max_rank ? count->min_rank
+                                                                    : count->max_rank;
+}
+
+/* Bytes sent or received, or NULL (left out) when they are the zero the row implies. */
+static json_t *bytes_json(const struct red_stat *s, const struct red_stat *count)
+{
+    struct red_stat zero;
+    zero_implied(&zero, count);
+    if (s->sum == 0 && s->min == 0 && s->max == 0 && s->ranks == zero.ranks &&
+        s->min_rank == zero.min_rank && s->max_rank == zero.max_rank)
+        return NULL;
+    return stat_json(s);
+}
+
 /* Sets key to value unless value is NULL (left out). */
 static void set_some(json_t *o, const char *key, json_t *value)
 {
@@ -199,8 +222,8 @@ static json_t *rows_json(const struct profile *p, int kind, struct pj_paths *t)
         json_object_set_new(o, "count", stat_json(&n->count));
         json_object_set_new(o, "time", stat_json(&n->time));
         if (kind == ROW_MPI) {
-            json_object_set_new(o, "sent", stat_json(&n->sent));
-            json_object_set_new(o, "recv", stat_json(&n->recv));
+            set_some(o, "sent", bytes_json(&n->sent, &n->count));
+            set_some(o, "recv", bytes_json(&n->recv, &n->count));
             if (n->mem_allocs.ranks)
                 json_object_set_new(o, "memory", memory_json(n));
         } else {
@@ -650,6 +673,17 @@ static int site_of(struct reader *rd, json_t *site, struct strbuf *out)
     return 0;
 }
 
+/* "sent" or "recv" of an MPI row whose count is read; where version 2 leaves it out, the
+ * zero the row implies. */
+static void read_bytes(struct reader *rd, json_t *o, struct red_stat *s,
+                       const struct red_stat *count)
+{
+    if (!o && rd->version >= 2)
+        zero_implied(s, count);
+    else
+        read_stat(rd, o, s);
+}
+
 /* "histogram" and "ranks_histogram" of a row whose count, time and call_max are read. */
 static void read_rows_hists(struct reader *rd, json_t *o, struct prof_nums *n)
 {
@@ -686,8 +720,8 @@ static void read_rows(struct reader *rd, struct profile *p, json_t *root, int ki
         read_stat(rd, json_object_get(o, "count"), &r->n.count);
         read_stat(rd, json_object_get(o, "time"), &r->n.time);
         if (kind == ROW_MPI) {
-            read_stat(rd, json_object_get(o, "sent"), &r->n.sent);
-            read_stat(rd, json_object_get(o, "recv"), &r->n.recv);
+            read_bytes(rd, json_object_get(o, "sent"), &r->n.sent, &r->n.count);
+            read_bytes(rd, json_object_get(o, "recv"), &r->n.recv, &r->n.count);
             json_t *mem = json_object_get(o, "memory");
             if (mem) {
                 read_stat(rd, json_object_get(mem, "allocs"), &r->n.mem_allocs);
