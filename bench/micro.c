@@ -2,7 +2,7 @@
  * KIND: pingpong (8 bytes), pingpong64k (64 KiB), deep (the ping-pong 12 frames down the stack), allreduce (1 double), allreduce1m (1 MiB of doubles), ring (1 KiB Isend/Irecv/Waitall),
  * iprobe (nothing pending), fence (empty MPI_Win_fence on a window of MPI_COMM_WORLD),
  * malloc (malloc/free pairs outside MPI), finalize (many call
- * sites, then times MPI_Finalize). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
+ * sites, then times MPI_Finalize), callpaths (1,024 distinct call paths, for the profile's size). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
  * max over ranks). Registers two software-defined counters (libsde) that tardy can read with
  * TARDY_PAPI=sde:::BENCH::A,sde:::BENCH::B. */
 #include <mpi.h>
@@ -87,6 +87,43 @@ static void fences(long n)
     MPI_Win_free(&win);
 }
 
+/* callpaths: four levels of calls with four call sites each, then four MPI calls: 4^5 = 1,024
+ * distinct call paths 7 frames deep, whose outer frames are shared as a large code's are. The
+ * calls need no other rank (MPI_COMM_SELF, Iprobe), so 32 ranks on 2 cores run
+ * them quickly. The store to sink after each call keeps the compiler from merging the four
+ * calls into one. */
+static volatile int sink;
+
+static __attribute__((noinline, noipa)) void leaf(long i)
+{
+    double x = 1, y;
+    int flag;
+    switch (i & 3) {
+    case 0: MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF); break;
+    case 1:
+        MPI_Sendrecv(&x, 1, MPI_DOUBLE, 0, 0, &y, 1, MPI_DOUBLE, 0, 0, MPI_COMM_SELF,
+                     MPI_STATUS_IGNORE);
+        break;
+    case 2: MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE); break;
+    default: MPI_Bcast(&x, 1, MPI_DOUBLE, 0, MPI_COMM_SELF); break;
+    }
+}
+
+static __attribute__((noinline, noipa)) void branch(int level, long i)
+{
+    if (level == 0) {
+        leaf(i);
+        sink = 4;
+        return;
+    }
+    switch ((i >> (2 * level)) & 3) {
+    case 0: branch(level - 1, i); sink = 0; break;
+    case 1: branch(level - 1, i); sink = 1; break;
+    case 2: branch(level - 1, i); sink = 2; break;
+    default: branch(level - 1, i); sink = 3; break;
+    }
+}
+
 #define SITES10(f) f; f; f; f; f; f; f; f; f; f
 
 static long long sde_a, sde_b;
@@ -147,6 +184,9 @@ int main(int argc, char **argv)
         SITES10(many_sites(n / 50));
         SITES10(many_sites(n / 50));
         SITES10(many_sites(n / 50));
+    } else if (!strcmp(kind, "callpaths")) {
+        for (long i = 0; i < n; i++)
+            branch(4, i);
     }
     double t = now() - t0;
     struct rusage ru;

@@ -41,6 +41,16 @@ def predict(args):
     return {q["metric"]: q for q in json.loads(out.stdout).get("predictions", [])}
 
 
+def stat_field(stat, field, ranks):
+    """A field of a profile's statistic [sum, min, min_rank, max, max_rank, ranks], the mean
+    being sum / ranks; None without the statistic."""
+    if stat is None:
+        return None
+    if field == "mean":
+        return stat[0] / ranks
+    return stat[("sum", "min", "min_rank", "max", "max_rank", "ranks").index(field)]
+
+
 ROWS = (("per-rank compute time, max (s)", "compute", "max"),
         ("per-rank compute time, mean (s)", "compute", "mean"),
         ("per-rank compute time, max, fitted directly (s)", "compute", "max"),
@@ -60,10 +70,11 @@ def experiment(work, rep):
     real = os.path.join(work, "real%d" % rep)
     os.makedirs(real)
     jacobi(TARGET_P, TARGET_N, {"TARDY_PROFILE": real})
-    ranks = json.load(open(glob.glob(os.path.join(real, "tardy-*.json"))[0]))["ranks"]
+    prof = json.load(open(glob.glob(os.path.join(real, "tardy-*.json"))[0]))
+    ranks, size = prof["ranks"], prof["run"]["ranks"]
     out = {}
     for metric, name, field in ROWS:
-        actual = ranks.get(name, {}).get(field)
+        actual = stat_field(ranks.get(name), field, size)
         if metric in pred and actual:
             out[metric] = (pred[metric], actual)
     return out, glob.glob(os.path.join(store, "tardy-jacobi-1p-*.json"))[0]

@@ -5,8 +5,10 @@ init hook, the reduction at finalize at 8 ranks, the cost of malloc/free outside
 effect of a control variable written through TARDY_CVARS, and the predictions
 (bench/predict.py): their error against a real run, and their cost for 1,000 intervals x 10
 runs, the cost of partial-profile snapshots, and the HTML report's write and load times
-(bench/html_bench.py). Not a test: prints figures and ratios.
-BENCH_ONLY=predict, cvars, init, waits, layouts, halo3d, snapshot or html runs only those rows."""
+(bench/html_bench.py), and the JSON profile's bytes per call path (bench/profile_size.py). Not a
+test: prints figures and ratios.
+BENCH_ONLY=predict, cvars, init, waits, layouts, halo3d, snapshot, html or profile runs only
+those rows."""
 import os
 import statistics
 import subprocess
@@ -265,13 +267,14 @@ def snapshot_rows():
             per_call[snap].append(t)
             if snap:
                 prof = json.load(open(glob.glob(os.path.join(work, "tardy-*.json"))[0]))
+                # statistics [sum, min, min_rank, max, max_rank, ranks]
                 count = prof["ranks"]["snapshots"]
-                spent = prof["ranks"]["snapshot_time"]
-                written = prof["ranks"]["snapshot_write_time"]
-                counts.append(count["sum"] / count["ranks"])
-                if count["sum"]:
-                    per_snap.append(spent["sum"] / count["sum"])
-                    per_write.append(written["sum"] / count["sum"])
+                spent = prof["ranks"]["snapshot_time"][0]
+                written = prof["ranks"]["snapshot_write_time"][0]
+                counts.append(count[0] / count[5])
+                if count[0]:
+                    per_snap.append(spent / count[0])
+                    per_write.append(written / count[0])
             shutil.rmtree(work, ignore_errors=True)
     base, snap = statistics.median(per_call[0]), statistics.median(per_call[1])
     cost = statistics.median(per_snap) if per_snap else float("nan")
@@ -321,10 +324,15 @@ def html_rows():
     html_bench.main()
 
 
+def profile_rows():
+    import profile_size
+    profile_size.main()
+
+
 if __name__ == "__main__":
     ONLY = {"cvars": cvar_rows, "waits": wait_rows, "halo3d": halo3d_rows,
             "layouts": layout_rows, "snapshot": snapshot_rows, "html": html_rows,
-            "init": init_rows}
+            "init": init_rows, "profile": profile_rows}
     only = os.environ.get("BENCH_ONLY")
     if only in ONLY:
         ONLY[only]()
@@ -334,5 +342,6 @@ if __name__ == "__main__":
         snapshot_rows()
         cvar_rows()
         html_rows()
+        profile_rows()
     import predict
     predict.main()

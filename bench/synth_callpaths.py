@@ -14,9 +14,9 @@ FUNCTIONS = ("MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "M
 
 
 def stat(per_rank, ranks, rng):
+    """[sum, min, min_rank, max, max_rank, ranks] (docs/profile-schema.md)."""
     lo, hi = per_rank * rng.uniform(0.5, 1), per_rank * rng.uniform(1, 2)
-    return {"sum": per_rank * ranks, "mean": per_rank, "min": lo, "max": hi,
-            "min_rank": rng.randrange(ranks), "max_rank": rng.randrange(ranks), "ranks": ranks}
+    return [per_rank * ranks, lo, rng.randrange(ranks), hi, rng.randrange(ranks), ranks]
 
 
 def histogram(per_rank, ranks):
@@ -42,15 +42,15 @@ def main():
         prof["run"]["ranks"] = int(sys.argv[4])
     ranks = prof["run"]["ranks"]
     rng = random.Random(1)
-    paths, rows = [], []
+    paths, rows, table = [], [], {}  # table: (function, file, line) -> frame id
+    files = ["src/part%d.c" % k for k in range(5)] + ["src/main.c"]
     for i in range(n):
         depth = rng.randint(2, 8)
         # frames innermost first; the outer ones shared (a tree), the inner ones varied
-        frames = [{"function": "solver_%d" % (i % 97 if d < 2 else rng.randrange(40)),
-                   "file": "src/part%d.c" % (d % 5), "line": 10 + (i * 7 + d) % 900}
-                  for d in range(depth)]
-        frames[-1] = {"function": "main", "file": "src/main.c", "line": 20 + i % 13}
-        paths.append({"id": i, "frames": frames})
+        frames = [("solver_%d" % (i % 97 if d < 2 else rng.randrange(40)), d % 5,
+                   10 + (i * 7 + d) % 900) for d in range(depth)]
+        frames[-1] = ("main", 5, 20 + i % 13)
+        paths.append([table.setdefault(f, len(table)) for f in frames])
         rows.append(row_of(FUNCTIONS[i % len(FUNCTIONS)], i, rng.lognormvariate(-6, 2), ranks,
                            rng))
     site = lambda r: {"function": r["function"], "callpath": r["callpath"]}
@@ -60,11 +60,11 @@ def main():
         r.update({"from": site(a), "to": site(b)})
         for k in ("function", "callpath", "sent", "recv"):
             del r[k]
-        r["sumsq"] = r["time"]["sum"] ** 2
+        r["sumsq"] = r["time"][0] ** 2
         intervals.append(r)
     waits, causes = [], []
     for r in rows[::50]:
-        w = row_of(r["function"], r["callpath"], r["time"]["mean"] / 3, ranks, rng)
+        w = row_of(r["function"], r["callpath"], r["time"][0] / ranks / 3, ranks, rng)
         w.update({"pattern": "late_sender", "late": w["time"]})
         for k in ("sent", "recv", "call_min"):
             del w[k]
@@ -73,7 +73,8 @@ def main():
                        "region": {"from": intervals[r["callpath"] - 1]["from"] if r["callpath"] else site(r),
                                   "to": site(r)},
                        "cost": w["time"], "count": w["count"]})
-    prof.update({"mpi": rows, "intervals": intervals, "callpaths": paths, "waits": waits,
+    prof.update({"mpi": rows, "intervals": intervals, "files": files,
+                 "frames": [list(f) for f in table], "callpaths": paths, "waits": waits,
                  "wait_causes": causes})
     json.dump(prof, open(out, "w"), indent=1)
 

@@ -15,8 +15,8 @@ LAWS = (lambda p: 2.0 + 300.0 / p, lambda p: 0.5 + 0.01 * p * math.log2(p),
 
 
 def stat(per_rank, ranks):
-    return {"sum": per_rank * ranks, "mean": per_rank, "min": per_rank * 0.9, "max": per_rank * 1.1,
-            "min_rank": 0, "max_rank": ranks - 1, "ranks": ranks}
+    """[sum, min, min_rank, max, max_rank, ranks] (docs/profile-schema.md)."""
+    return [per_rank * ranks, per_rank * 0.9, 0, per_rank * 1.1, ranks - 1, ranks]
 
 
 def main():
@@ -30,11 +30,12 @@ def main():
         prof["run"]["ranks"] = p
         prof["run"]["params"] = {}
         prof["run"]["start_time"] = "2026-01-01T00:00:%02d" % r
-        paths = prof["callpaths"]
+        paths, frames, files = prof["callpaths"], prof["frames"], prof["files"]
         first = len(paths)
+        files.append("synth.c")
         for i in range(intervals + 1):
-            paths.append({"id": first + i, "frames": [{"function": "step%d" % i, "file": "synth.c",
-                                                        "line": 10 + i}]})
+            frames.append(["step%d" % i, len(files) - 1, 10 + i])
+            paths.append([len(frames) - 1])
         rows, total = [], 0.0
         for i in range(intervals):
             t = LAWS[i % len(LAWS)](p) * (1 + 0.03 * (2 * rng.random() - 1)) * 1e-3

@@ -9,7 +9,7 @@ runs (with --list: prints the names of, without running) the cases whose name co
 the PATTERNs (all cases without any).
 
 This file is the harness (Run, with_run, expect, Skip, binary, counting, the closing line) and
-the helpers several rooms share (call sites, check_p2p, check_calls, mpich_like). The cases are
+the helpers several rooms share (load_profile, call sites, check_p2p, check_calls, mpich_like). The cases are
 in tests/cases/ROOM.py, one file per room, named after their prefix (mpi/... in mpi.py); each
 file makes `room = Room("ROOM")` and adds its cases with room.case(name, fn), in the order they
 run. ORDER below interleaves the rooms' parts (room.part("PART")) into the order of the whole
@@ -86,13 +86,90 @@ class Run:
             self.rc, self.out, self.err = 127, "", str(ex)
         self.env_text = " ".join("%s=%s" % kv for kv in sorted(e.items()) if "QMPI" in kv[0])
         files = glob.glob(os.path.join(self.dir, "tardy-*.json"))
-        self.profile = json.load(open(files[0])) if len(files) == 1 else None
+        self.profile = load_profile(files[0]) if len(files) == 1 else None
         self.nprofiles = len(files)
         s = os.path.join(self.dir, "summary.txt")
         self.summary = open(s).read() if os.path.exists(s) else ""
 
     def cleanup(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---- reading profiles --------------------------------------------------------------------------
+
+STAT = ("sum", "min", "min_rank", "max", "max_rank", "ranks")
+
+
+def hist_bin(seconds):
+    """tool/base's histogram bin: 0 below 1 ns, b > 0 [2^(b-1), 2^b) ns, 39 open."""
+    ns = seconds * 1e9
+    return 0 if not ns >= 1 else min(int(ns).bit_length(), 39)
+
+
+def ctr_rank_bin(v):
+    """The bin of a per-rank counter total: 0 below 1, b > 0 [4^(b-1), 4^b), 23 open."""
+    b = 0 if not v >= 1 else 1
+    while b and v >= 4 ** b and b < 23:
+        b += 1
+    return b
+
+
+def expand_stat(s, ranks):
+    """[sum, min, min_rank, max, max_rank, ranks] as a dict, with the mean over all ranks."""
+    assert isinstance(s, list) and len(s) == 6, "a statistic: %r" % (s,)
+    d = dict(zip(STAT, s))
+    d["mean"] = d["sum"] / ranks
+    return d
+
+
+def expand_row(row, ranks):
+    """The row's statistics as dicts and the histograms the file leaves out where they say
+    no more than the row (docs/profile-schema.md) filled in."""
+    for key in ("count", "time", "sent", "recv", "late", "cost", "value"):
+        if key in row:
+            row[key] = expand_stat(row[key], ranks)
+    for key, s in row.get("memory", {}).items():
+        row["memory"][key] = expand_stat(s, ranks)
+    for name, c in row.get("counters", {}).items():
+        v = expand_stat(c["value"], ranks)
+        v["ranks_histogram"] = c.get("ranks_histogram") or \
+            ([[ctr_rank_bin(v["max"]), v["ranks"]]] if v["ranks"] else [])
+        row["counters"][name] = v
+    if "call_max" in row:  # mpi, intervals and waits
+        n, t = row["count"], row["time"]
+        if "histogram" not in row:
+            row["histogram"] = [[hist_bin(row["call_max"]), n["sum"], t["sum"]]] if n["sum"] else []
+        if "ranks_histogram" not in row:
+            row["ranks_histogram"] = [[hist_bin(t["max"]), t["ranks"], t["sum"]]] if t["ranks"] else []
+
+
+def load_profile(path):
+    """A JSON profile of version 2 as the cases read it: every statistic a dict {"sum",
+    "mean", "min", "min_rank", "max", "max_rank", "ranks"}, callpaths[id]["frames"] a list of
+    {"function", "file", "line"}, and every row with its histograms and bytes. Asserts the
+    version."""
+    prof = json.load(open(path))
+    assert prof.get("version") == 2, "%s: version %r" % (path, prof.get("version"))
+    ranks = prof["run"]["ranks"]
+    for row in prof["mpi"]:  # no bytes on any rank: left out (docs/profile-schema.md)
+        n = row["count"]
+        for key in ("sent", "recv"):
+            row.setdefault(key, [0, 0, min(n[2], n[4]) if n[5] else -1, 0,
+                                 min(n[2], n[4]) if n[5] else -1, n[5]])
+    for table in ("mpi", "intervals", "waits", "wait_causes"):
+        for row in prof.get(table, []):
+            expand_row(row, ranks)
+    for table in ("pvars", "events"):
+        for row in prof.get("mpi_t", {}).get(table, []):
+            expand_row(row, ranks)
+    for key, s in prof["ranks"].items():
+        if key != "compute_histogram":
+            prof["ranks"][key] = expand_stat(s, ranks)
+    frames = [{"function": f, "file": prof["files"][i], "line": line}
+              for f, i, line in prof["frames"]]
+    prof["callpaths"] = [{"id": k, "frames": [frames[i] for i in ids]}
+                         for k, ids in enumerate(prof["callpaths"])]
+    return prof
 
 
 def site_line(source, marker):

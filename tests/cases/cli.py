@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import tempfile
 
-from run import B, MPIEXEC, Room, Skip, TARDY, TIMEOUT, binary, expect, with_run
+from run import B, MPIEXEC, Room, Skip, TARDY, TIMEOUT, binary, expect, load_profile, with_run
 
 room = Room("cli")
 
@@ -143,6 +143,39 @@ def test_export_hatchet():
                    "tardy %s: exit %d, %r" % (" ".join(args), p.returncode, p.stderr))
 
 
+OLD = "tests/unit/profile-v1.json"  # written by tardy before version 2 (3 ranks, waits)
+
+
+def test_old_version():
+    """A profile of version 1 reads in every command: tardy merge rewrites it as version 2,
+    which tardy diff finds unchanged against it; report, export and html take both."""
+    work = tempfile.mkdtemp(prefix="tardy-test-")
+    try:
+        new = os.path.join(work, "v2.json")
+        tardy = lambda *args: subprocess.run([TARDY] + list(args), capture_output=True, text=True)
+        p = tardy("merge", OLD, "-o", new)
+        expect(p.returncode == 0 and "== MPI call paths" in p.stdout, "merge: %s" % p.stderr)
+        prof, old = load_profile(new), json.load(open(OLD))
+        expect(len(prof["mpi"]) == len(old["mpi"]) and len(prof["waits"]) == len(old["waits"]),
+               "rows of version 2: %d, %d" % (len(prof["mpi"]), len(prof["waits"])))
+        text = open(new).read()
+        expect(len(text) * 2 < os.path.getsize(OLD) and '"mean"' not in text,
+               "version 2 is %d bytes, version 1 %d" % (len(text), os.path.getsize(OLD)))
+        p = tardy("diff", OLD, new, "--json")
+        doc = json.loads(p.stdout) if p.returncode == 0 else {}
+        rows = doc.get("mpi", []) + doc.get("intervals", []) + doc.get("waits", [])
+        expect(rows and all(r["status"] == "both" and abs(r["time"]["change"]) < 1e-9
+                            for r in rows), "diff of version 1 and 2: %s" % p.stderr)
+        for args in (("report", OLD), ("export", "--hatchet", OLD, "-o", os.path.join(work, "h")),
+                     ("html", OLD, "-o", os.path.join(work, "a.html")),
+                     ("html", OLD, new, "-o", os.path.join(work, "b.html"))):
+            p = tardy(*args)
+            expect(p.returncode == 0, "tardy %s: %s" % (" ".join(args), p.stderr))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 room.case("cli/tardy report", test_report_cli)
+room.case("cli/version 1 profiles", test_old_version)
 room.case("cli/make install", test_install)
 room.case("cli/tardy export --hatchet, read by Hatchet", test_export_hatchet)

@@ -46,8 +46,10 @@ def near(got, want, what):
 
 
 def line_of(doc, site):
-    frames = doc["callpaths"][site["callpath"]]["frames"]
-    return frames[0]["line"] if frames else 0
+    """The line of a site's innermost frame: callpaths list frame ids, a frame is [function,
+    file id, line] (docs/diff-schema.md)."""
+    ids = doc["callpaths"][site["callpath"]]
+    return doc["frames"][ids[0]][2] if ids else 0
 
 
 def solve_row(doc):
@@ -77,7 +79,7 @@ def test_changed_phase():
         rc, out, err = tardy_diff("--json", a, b)
         expect(rc == 0, "--json exit %d: %s" % (rc, err))
         doc = json.loads(out)
-        expect(doc["schema"] == "tardy-diff" and doc["version"] == 1 and doc["same_ranks"],
+        expect(doc["schema"] == "tardy-diff" and doc["version"] == 2 and doc["same_ranks"],
                "header %s" % {k: doc[k] for k in ("schema", "version", "same_ranks")})
         check_sorted(doc)
         row = solve_row(doc)

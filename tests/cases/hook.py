@@ -1,12 +1,11 @@
 """The Lua init hook tardy.on_init: control variables chosen by the user's script."""
 import glob
-import json
 import os
 import re
 import shutil
 import tempfile
 
-from run import Room, Run, expect, mpich_like, site_line, with_run
+from run import Room, Run, expect, load_profile, mpich_like, site_line, with_run
 from cases.mpit import ALG, ALG_TEXT, MPIT_PROG, cvar
 
 room = Room("hook")
@@ -108,7 +107,7 @@ def test_hook_docs_example():
         for job in range(3):
             per_call = {}
             for path in glob.glob(os.path.join(store, "*.json")):
-                prof = json.load(open(path))
+                prof = load_profile(path)
                 rows = [r for r in prof["mpi"] if r["function"] == "MPI_Allreduce"]
                 value = by_text[cvar(prof, ALG)["value"]]
                 per_call[value] = sum(r["time"]["sum"] for r in rows) / sum(

@@ -2,7 +2,6 @@
 `tardy merge`, and a fuzz of broken partial files. cases(ns) makes them from run.py's names
 (binary, expect, TARDY, LIB, MPIEXEC, TIMEOUT, Skip, mpich_like)."""
 import glob
-import json
 import os
 import random
 import shutil
@@ -64,7 +63,7 @@ def cases(ns):
         profiles = []
         for f in files:
             try:
-                profiles.append(json.load(open(f)))
+                profiles.append(run.load_profile(f))
             except ValueError as ex:
                 raise AssertionError("%s is not valid JSON: %s" % (f, ex))
         return files, profiles
@@ -82,7 +81,7 @@ def cases(ns):
         missing = [r for r in range(ranks) if r not in present]
         if missing:
             expect("missing   ranks" in out, "merge names no missing ranks:\n%s" % out[:1500])
-        merged = json.load(open(os.path.join(d, "merged.json")))
+        merged = run.load_profile(os.path.join(d, "merged.json"))
         got = sorted(s["rank"] for s in merged["partial"]["stopped"])
         expect(got == sorted(present), "merged ranks %s, expected %s" % (got, present))
         for rank, reason in (reason_of or {}).items():
@@ -270,7 +269,7 @@ def cases(ns):
             expect(not glob.glob(os.path.join(d, "*.partial.json")), "partial files left")
             full = [f for f in glob.glob(os.path.join(d, "tardy-*.json"))]
             expect(len(full) == 1, "profiles: %s" % full)
-            prof = json.load(open(full[0]))
+            prof = run.load_profile(full[0])
             snaps = prof["ranks"].get("snapshots", {})
             expect(snaps.get("min", 0) >= 1, "snapshots per rank: %s" % snaps)
             expect("partial" not in prof and prof["run"].get("run_id"), "run: %s" % prof["run"])

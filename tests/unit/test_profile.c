@@ -11,6 +11,9 @@
 #include "check.h"
 #include "tool/profile/profile.h"
 
+/* Read from the top of the tree, where tests/run.py runs the unit tests. */
+#define OLD_PROFILE "tests/unit/profile-v1.json"
+
 static void stat_merge(void)
 {
     struct red_stat a, b, c, none = {0};
@@ -370,6 +373,118 @@ static void json_round_trip(const char *dir)
     profile_free(&q);
 }
 
+/* Version 2's text: a row per line, durations to the nanosecond, the histograms a row implies
+ * left out and read back the same. */
+static void compact(const char *dir)
+{
+    struct profile p, q;
+    profile_init(&p);
+    p.program = strdup("/x/app");
+    p.ranks = 2;
+    const char *one = "MPI_Bcast@main app.c:5", *two = "MPI_Recv@main app.c:6;run app.c:9";
+    for (int rank = 0; rank < 2; rank++) {
+        struct prof_nums n;
+        prof_nums_init(&n); /* one call of 1 ms on each rank: histograms of one bin */
+        red_stat_one(&n.count, 1, rank);
+        red_stat_one(&n.time, 1e-3, rank);
+        red_stat_one(&n.sent, 0, rank); /* no bytes: left out */
+        red_stat_one(&n.recv, 0, rank);
+        n.call_min = n.call_max = 1e-3;
+        hist_add(&n.calls, 1e-3);
+        hist_add(&n.ranks, 1e-3);
+        prof_nums_merge(&rowset_get(&p.rows, ROW_MPI, one, NULL)->n, &n);
+        double t = rank ? 0.6738360460003605 : 2e-6; /* two bins; needless digits */
+        prof_nums_init(&n);
+        red_stat_one(&n.count, 1, rank);
+        red_stat_one(&n.time, t, rank);
+        red_stat_one(&n.sent, 8 * rank, rank);
+        red_stat_one(&n.recv, 0, rank);
+        n.call_min = n.call_max = t;
+        hist_add(&n.calls, t);
+        hist_add(&n.ranks, t);
+        prof_nums_merge(&rowset_get(&p.rows, ROW_MPI, two, NULL)->n, &n);
+    }
+    char *text = profile_to_json(&p), err[512];
+    CHECK(text && strstr(text, "\n{\"function\":\"MPI_Bcast\",\"callpath\":0,"
+                                "\"count\":[2,1,0,1,0,2],\"time\":[0.002,0.001,0,0.001,0,2],"));
+    CHECK(text && strstr(text, "\"time\":[0.002,0.001,0,0.001,0,2],\"call_min\":0.001,"
+                                "\"call_max\":0.001}")); /* no bytes, no histograms */
+    CHECK(text && strstr(text, "\"time\":[0.673838046,2e-06,0,0.673836046,1,2],"
+                                "\"sent\":[8,0,0,8,1,2],\"call_min\":2e-06,"));
+    CHECK(text && !strstr(text, "0.6738360460003605"));
+    CHECK(text && strstr(text, "\"histogram\":[[11,1,2e-06],[30,1,0.673836046]]"));
+    CHECK(text && strstr(text, "\n\"files\":[\n\"app.c\"\n],\n"
+                                "\"frames\":[\n[\"main\",0,5],\n[\"main\",0,6],\n"
+                                "[\"run\",0,9]\n],\n\"callpaths\":[\n[0],\n[1,2]\n]"));
+    CHECK(profile_write(&p, dir, err, sizeof err) == 0);
+    profile_init(&q);
+    CHECK(profile_read(&q, p.path, err, sizeof err) == 0);
+    const struct prof_row *r = rowset_find(&q.rows, ROW_MPI, one, NULL);
+    int b = hist_bin(1e-3);
+    CHECK(r && r->n.calls.count[b] == 2 && r->n.calls.sum[b] == 2e-3);
+    CHECK(r && r->n.ranks.count[b] == 2 && r->n.ranks.sum[b] == 2e-3);
+    CHECK(r && r->n.sent.ranks == 2 && r->n.recv.max_rank == 0 && r->n.recv.sum == 0);
+    r = rowset_find(&q.rows, ROW_MPI, two, NULL);
+    CHECK(r && r->n.calls.count[hist_bin(2e-6)] == 1 && r->n.time.max == 0.673836046);
+    char *again = profile_to_json(&q);
+    CHECK(text && again && !strcmp(text, again));
+    free(text);
+    free(again);
+    profile_free(&p);
+    profile_free(&q);
+}
+
+/* A profile of version 1 (written by tardy before version 2: bench/micro ring at 3 ranks,
+ * wait states on, two SDE counters) reads, and written again as version 2 it reads back to
+ * the same profile: every row, the same summary. */
+static void old_version(const char *dir)
+{
+    struct profile v1, w, v2; /* v1 as read; w read again and written (rounded) as v2 */
+    char err[512];
+    profile_init(&v1);
+    profile_init(&w);
+    CHECK(profile_read(&v1, OLD_PROFILE, err, sizeof err) == 0);
+    CHECK(profile_read(&w, OLD_PROFILE, err, sizeof err) == 0);
+    CHECK(v1.ranks == 3 && v1.ncounters == 2 && v1.cvars_total > 0);
+    const char *waitall = "MPI_Waitall@ring bench/micro.c:60;main bench/micro.c:167";
+    const struct prof_row *r = rowset_find(&v1.rows, ROW_WAIT, "late_sender", waitall);
+    CHECK(r && r->n.count.sum == 42 && r->n.time.sum == 1.0099319969413045 &&
+          r->n.calls.count[26] == 13 && r->n.ranks.count[29] == 3);
+    CHECK(profile_rank_metric(&v1, "compute")->sum == 0.0008618279753136449);
+    CHECK(profile_write(&w, dir, err, sizeof err) == 0);
+    profile_init(&v2);
+    CHECK(profile_read(&v2, w.path, err, sizeof err) == 0);
+    CHECK(v2.rows.n == v1.rows.n && v2.ncounters == 2);
+    for (size_t i = 0; i < v1.rows.n; i++) {
+        const struct prof_row *a = &v1.rows.rows[i];
+        const struct prof_row *b = rowset_find(&v2.rows, a->kind, a->a, a->b);
+        CHECK(b && b->n.count.sum == a->n.count.sum && b->n.ctr[1].sum == a->n.ctr[1].sum);
+        CHECK(b && fabs(b->n.time.sum - a->n.time.sum) <= 5e-10 && b->n.late.max_rank ==
+              a->n.late.max_rank && b->n.time.max_rank == a->n.time.max_rank);
+        for (int k = 0; b && k < HIST_BINS; k++)
+            CHECK(b->n.calls.count[k] == a->n.calls.count[k] &&
+                  b->n.ranks.count[k] == a->n.ranks.count[k] &&
+                  fabs(b->n.calls.sum[k] - a->n.calls.sum[k]) <= 5e-10);
+    }
+    struct strbuf s1, s2;
+    sb_init(&s1);
+    sb_init(&s2);
+    free(v1.path);
+    v1.path = NULL;
+    free(v2.path);
+    v2.path = NULL;
+    summary_write(&v1, 10, &s1);
+    summary_write(&v2, 10, &s2);
+    CHECK(s1.data && s2.data && !strcmp(s1.data, s2.data));
+    if (s1.data && s2.data && strcmp(s1.data, s2.data))
+        show_difference(s1.data, s2.data);
+    sb_free(&s1);
+    sb_free(&s2);
+    profile_free(&v1);
+    profile_free(&w);
+    profile_free(&v2);
+}
+
 /* Write root with one change to dir/bad.json and read it: the read fails and the message
  * names the file and holds needle. */
 static void rejected(const char *dir, json_t *root, const char *needle, int line)
@@ -441,10 +556,16 @@ static void corrupt(const char *dir)
     REJECTED(j, "run.ranks is missing or not positive");
     j = json_deep_copy(good);
     json_object_set_new(j, "mpi", json_object());
-    REJECTED(j, "no \"mpi\" or \"callpaths\" array");
+    REJECTED(j, "no \"mpi\" array");
     j = json_deep_copy(good);
     json_object_del(j, "callpaths");
-    REJECTED(j, "no \"mpi\" or \"callpaths\" array");
+    REJECTED(j, "no \"callpaths\" array");
+    j = json_deep_copy(good);
+    json_array_set_new(json_array_get(json_object_get(j, "callpaths"), 1), 0, json_integer(99));
+    REJECTED(j, "a call path names a frame or file that is not in the tables");
+    j = json_deep_copy(good);
+    json_array_set_new(json_array_get(json_object_get(j, "frames"), 0), 1, json_integer(-1));
+    REJECTED(j, "a call path names a frame or file that is not in the tables");
     j = json_deep_copy(good);
     json_object_del(j, "intervals");
     REJECTED(j, "no \"intervals\" array");
@@ -463,10 +584,13 @@ static void corrupt(const char *dir)
     REJECTED(j, "a call site has no function or an unknown callpath id");
     j = json_deep_copy(good);
     json_object_set_new(row0(j, "mpi"), "count", json_integer(5));
-    REJECTED(j, "a statistic is not an object");
+    REJECTED(j, "a statistic is neither [sum, min, min_rank, max, max_rank, ranks] nor an object");
     j = json_deep_copy(good);
     json_object_set_new(json_object_get(j, "ranks"), "compute", json_real(1.5));
-    REJECTED(j, "a statistic is not an object");
+    REJECTED(j, "a statistic is neither");
+    j = json_deep_copy(good);
+    json_array_remove(json_object_get(row0(j, "intervals"), "time"), 5);
+    REJECTED(j, "a statistic is neither");
     j = json_deep_copy(good);
     json_object_set_new(row0(j, "mpi"), "histogram", json_pack("[[i,i,f]]", HIST_BINS, 1, 0.1));
     REJECTED(j, "a histogram bin is out of range");
@@ -559,16 +683,17 @@ static void diff(void)
     json_error_t je;
     json_t *doc = text ? json_loads(text, 0, &je) : NULL;
     json_t *row = json_array_get(json_object_get(doc, "mpi"), 0);
-    json_t *frames = json_object_get(json_array_get(json_object_get(doc, "callpaths"),
-                                                    json_integer_value(json_object_get(row, "callpath"))), "frames");
+    json_t *path = json_array_get(json_object_get(doc, "callpaths"),
+                                  (size_t)json_integer_value(json_object_get(row, "callpath")));
+    json_t *frame = json_array_get(json_object_get(doc, "frames"),
+                                   (size_t)json_integer_value(json_array_get(path, 0)));
     CHECK(doc && json_is_false(json_object_get(doc, "same_ranks")));
-    CHECK_STR(json_string_value(json_object_get(json_array_get(frames, 0), "function")),
-              "std::map<int, int>::at");
-    CHECK(json_real_value(json_object_get(json_object_get(row, "time"), "relative")) == 2.0);
+    CHECK_STR(json_string_value(json_array_get(frame, 0)), "std::map<int, int>::at");
+    CHECK(json_number_value(json_object_get(json_object_get(row, "time"), "relative")) == 2.0);
     CHECK(json_is_null(json_object_get(json_object_get(json_array_get(
         json_object_get(doc, "mpi"), 2), "time"), "relative")));
-    CHECK(json_real_value(json_object_get(json_object_get(json_object_get(doc, "totals"),
-                                                          "wall"), "change")) == 2.0);
+    CHECK(json_number_value(json_object_get(json_object_get(json_object_get(doc, "totals"),
+                                                            "wall"), "change")) == 2.0);
     json_decref(doc);
     free(text);
     struct strbuf out;
@@ -628,6 +753,8 @@ int main(void)
     rowset();
     params_and_sites();
     json_round_trip(dir);
+    compact(dir);
+    old_version(dir);
     corrupt(dir);
     diff();
     html(dir);

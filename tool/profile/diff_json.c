@@ -12,17 +12,17 @@ static json_t *change_json(double a, double b)
                      a != 0 ? json_real((b - a) / a) : json_null());
 }
 
-static json_t *row_json(const struct diff_row *r, json_t *paths, json_t *ids)
+static json_t *row_json(const struct diff_row *r, struct pj_paths *t)
 {
     json_t *o = json_object();
     if (r->kind == ROW_MPI) {
-        json_object_update_new(o, pj_site(paths, ids, r->a));
+        json_object_update_new(o, pj_site(t, r->a));
     } else if (r->kind == ROW_INTERVAL) {
-        json_object_set_new(o, "from", pj_site(paths, ids, r->a));
-        json_object_set_new(o, "to", pj_site(paths, ids, r->b ? r->b : ""));
+        json_object_set_new(o, "from", pj_site(t, r->a));
+        json_object_set_new(o, "to", pj_site(t, r->b ? r->b : ""));
     } else {
         json_object_set_new(o, "pattern", json_string(r->a));
-        json_object_update_new(o, pj_site(paths, ids, r->b ? r->b : ""));
+        json_object_update_new(o, pj_site(t, r->b ? r->b : ""));
     }
     json_object_set_new(o, "status", json_string(diff_status(r)));
     json_object_set_new(o, "time", change_json(r->in_a.time, r->in_b.time));
@@ -54,10 +54,12 @@ static json_t *side_json(const struct profile *p)
 
 char *diff_to_json(const struct profile_diff *d)
 {
-    json_t *paths = json_array(), *ids = json_object(), *root = json_object();
+    struct pj_paths t;
+    pj_paths_init(&t);
+    json_t *root = json_object();
     json_t *mpi = json_array(), *intervals = json_array(), *waits = json_array();
     json_object_set_new(root, "schema", json_string("tardy-diff"));
-    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "version", json_integer(2));
     json_object_set_new(root, "a", side_json(d->a));
     json_object_set_new(root, "b", side_json(d->b));
     json_object_set_new(root, "same_ranks", json_boolean(d->a->ranks == d->b->ranks));
@@ -66,14 +68,13 @@ char *diff_to_json(const struct profile_diff *d)
         const struct diff_row *r = &d->rows[i];
         json_array_append_new(r->kind == ROW_MPI ? mpi : r->kind == ROW_INTERVAL ? intervals
                                                                                  : waits,
-                              row_json(r, paths, ids));
+                              row_json(r, &t));
     }
     json_object_set_new(root, "mpi", mpi);
     json_object_set_new(root, "intervals", intervals);
     json_object_set_new(root, "waits", waits);
-    json_object_set_new(root, "callpaths", paths);
-    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    pj_paths_put(&t, root);
+    char *text = pj_text(root);
     json_decref(root);
-    json_decref(ids);
     return text;
 }

@@ -66,6 +66,44 @@ void prof_nums_merge(struct prof_nums *into, const struct prof_nums *from)
     }
 }
 
+/* A duration to the nanosecond of tardy's clock; unchanged from 10^6 s up, where 15
+ * significant digits no longer reach the nanosecond. */
+static double round_ns(double seconds)
+{
+    return fabs(seconds) < 1e6 ? nearbyint(seconds * 1e9) / 1e9 : seconds;
+}
+
+static void round_stat(struct red_stat *s)
+{
+    s->sum = round_ns(s->sum);
+    s->min = round_ns(s->min);
+    s->max = round_ns(s->max);
+}
+
+static void round_hist(struct hist *h)
+{
+    for (int b = 0; b < HIST_BINS; b++)
+        h->sum[b] = round_ns(h->sum[b]);
+}
+
+void profile_round_ns(struct profile *p)
+{
+    for (size_t i = 0; i < p->rows.n; i++) {
+        struct prof_row *r = &p->rows.rows[i];
+        struct prof_nums *n = &r->n;
+        if (r->kind != ROW_MPI && r->kind != ROW_INTERVAL && r->kind != ROW_WAIT &&
+            r->kind != ROW_CAUSE)
+            continue; /* per-rank metrics, MPI_T values: not all durations */
+        round_stat(&n->time);
+        round_stat(&n->late);
+        if (isfinite(n->call_min))
+            n->call_min = round_ns(n->call_min);
+        n->call_max = round_ns(n->call_max);
+        round_hist(&n->calls);
+        round_hist(&n->ranks);
+    }
+}
+
 int ctr_rank_bin(double v)
 {
     if (!(v >= 1.0))

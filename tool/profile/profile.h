@@ -23,7 +23,7 @@
 #include "tool/base/base.h"
 
 #define PROFILE_SCHEMA "tardy-profile"
-#define PROFILE_VERSION 1
+#define PROFILE_VERSION 2
 #define RANK_HIST_BINS 20
 /* Counter columns per row (TARDY_PAPI events), fixed so rows ship as plain bytes. */
 #define PROF_COUNTERS 8
@@ -164,6 +164,11 @@ void profile_free(struct profile *p);
  * when an entry is not key=value. */
 int profile_set_params(struct profile *p, const char *text, char *err, size_t errlen);
 
+/* The durations of p's rows (time, late, cost, single calls, histograms' seconds) to the
+ * nanosecond, the resolution of tardy's clock: no digits below what was measured. The JSON
+ * writer does this first, so a summary printed after writing matches the file's. */
+void profile_round_ns(struct profile *p);
+
 /* Add the rows of from into into, as the reduction at finalize merges ranks' rows. Returns
  * 0, or -1 when memory ran out. */
 int profile_merge_rows(struct profile *into, const struct profile *from);
@@ -205,7 +210,7 @@ int profile_write_as(struct profile *p, const char *dir, const char *name, char 
                      size_t errlen);
 
 /* Serialize p into a malloc'd string (caller frees); NULL when memory is short. A partial
- * profile's stops are sorted by rank first. */
+ * profile's stops are sorted by rank and its durations rounded (profile_round_ns) first. */
 char *profile_to_json(struct profile *p);
 
 /* The same for the HTML report: compact, 7 significant digits, and without the rows' per-call

@@ -17,18 +17,38 @@
 
 /* ---- writing ----------------------------------------------------------------------------- */
 
-static json_t *stat_json(const struct red_stat *s, int ranks)
+/* [sum, min, min_rank, max, max_rank, ranks]; the mean is sum / run.ranks. */
+static json_t *stat_json(const struct red_stat *s)
 {
     if (!s->ranks)
-        return json_pack("{s:f,s:f,s:f,s:f,s:i,s:i,s:i}", "sum", 0.0, "mean", 0.0, "min", 0.0,
-                         "max", 0.0, "min_rank", -1, "max_rank", -1, "ranks", 0);
-    return json_pack("{s:f,s:f,s:f,s:f,s:i,s:i,s:i}", "sum", s->sum, "mean",
-                     s->sum / (ranks > 0 ? ranks : 1), "min", s->min, "max", s->max, "min_rank",
-                     s->min_rank, "max_rank", s->max_rank, "ranks", (int)s->ranks);
+        return json_pack("[i,i,i,i,i,i]", 0, 0, -1, 0, -1, 0);
+    return json_pack("[f,f,i,f,i,i]", s->sum, s->min, s->min_rank, s->max, s->max_rank,
+                     (int)s->ranks);
 }
 
-static json_t *hist_json(const struct hist *h)
+/* The histogram a row implies where version 2 leaves it out: n values summing to sum, all in
+ * the bin of the largest, max (no bins when n is 0). The writer leaves out exactly the
+ * histograms equal to it, the reader fills them in. */
+static void hist_implied(struct hist *h, double n, double sum, double max)
 {
+    memset(h, 0, sizeof *h);
+    if (n > 0) {
+        h->count[hist_bin(max)] = (uint64_t)n;
+        h->sum[hist_bin(max)] = sum;
+    }
+}
+
+/* Sparse bins [[bin, count, seconds], ...], or NULL (left out) when they say no more than
+ * the row: the histogram implied by n values summing to sum, the largest max. */
+static json_t *hist_json(const struct hist *h, double n, double sum, double max)
+{
+    struct hist implied;
+    hist_implied(&implied, n, sum, max);
+    int same = 1;
+    for (int b = 0; b < HIST_BINS && same; b++)
+        same = h->count[b] == implied.count[b] && h->sum[b] == implied.sum[b];
+    if (same)
+        return NULL;
     json_t *bins = json_array();
     for (int b = 0; b < HIST_BINS; b++)
         if (h->count[b])
@@ -37,24 +57,68 @@ static json_t *hist_json(const struct hist *h)
     return bins;
 }
 
-static json_t *memory_json(const struct prof_nums *n, int ranks)
+/* The statistic a row implies where version 2 leaves "sent" or "recv" out: no byte on any
+ * of the ranks that have the row (count's), min and max at the lowest of them by the tie
+ * rule, which is count's min_rank or max_rank, whichever is lower. */
+static void zero_implied(struct red_stat *s, const struct red_stat *count)
 {
-    return json_pack("{s:o,s:o,s:o,s:o}", "allocs", stat_json(&n->mem_allocs, ranks),
-                     "alloc_bytes", stat_json(&n->mem_alloc, ranks), "freed_bytes",
-                     stat_json(&n->mem_freed, ranks), "live_bytes", stat_json(&n->mem_live, ranks));
+    memset(s, 0, sizeof *s);
+    s->ranks = count->ranks;
+    s->min_rank = s->max_rank = !count->ranks                       ? -1
+                                : count->min_rank < count->max_rank ? count->min_rank
+                                                                    : count->max_rank;
 }
 
-/* {"EVENT": statistic with its per-rank "ranks_histogram" [[bin, ranks], ...]} */
+/* Bytes sent or received, or NULL (left out) when they are the zero the row implies. */
+static json_t *bytes_json(const struct red_stat *s, const struct red_stat *count)
+{
+    struct red_stat zero;
+    zero_implied(&zero, count);
+    if (s->sum == 0 && s->min == 0 && s->max == 0 && s->ranks == zero.ranks &&
+        s->min_rank == zero.min_rank && s->max_rank == zero.max_rank)
+        return NULL;
+    return stat_json(s);
+}
+
+/* Sets key to value unless value is NULL (left out). */
+static void set_some(json_t *o, const char *key, json_t *value)
+{
+    if (value)
+        json_object_set_new(o, key, value);
+}
+
+static json_t *memory_json(const struct prof_nums *n)
+{
+    return json_pack("{s:o,s:o,s:o,s:o}", "allocs", stat_json(&n->mem_allocs),
+                     "alloc_bytes", stat_json(&n->mem_alloc), "freed_bytes",
+                     stat_json(&n->mem_freed), "live_bytes",
+                     stat_json(&n->mem_live));
+}
+
+/* The per-rank distribution of one counter, [[bin, ranks], ...], or NULL when all its ranks
+ * share the bin of its largest total. */
+static json_t *ctr_hist_json(const uint32_t *bins, const struct red_stat *s)
+{
+    int only = s->ranks ? ctr_rank_bin(s->max) : -1, same = 1;
+    for (int b = 0; b < CTR_RANK_BINS && same; b++)
+        same = bins[b] == (b == only ? s->ranks : 0);
+    if (same)
+        return NULL;
+    json_t *a = json_array();
+    for (int b = 0; b < CTR_RANK_BINS; b++)
+        if (bins[b])
+            json_array_append_new(a, json_pack("[i,I]", b, (json_int_t)bins[b]));
+    return a;
+}
+
+/* {"EVENT": {"value": statistic, "ranks_histogram": [[bin, ranks], ...]}} */
 static json_t *counters_json(const struct profile *p, const struct prof_nums *n)
 {
     json_t *o = json_object();
     for (int k = 0; k < p->ncounters; k++) {
-        json_t *s = stat_json(&n->ctr[k], p->ranks), *bins = json_array();
-        for (int b = 0; b < CTR_RANK_BINS; b++)
-            if (n->ctr_ranks[k][b])
-                json_array_append_new(bins, json_pack("[i,I]", b, (json_int_t)n->ctr_ranks[k][b]));
-        json_object_set_new(s, "ranks_histogram", bins);
-        json_object_set_new(o, p->counters[k], s);
+        json_t *c = json_pack("{s:o}", "value", stat_json(&n->ctr[k]));
+        set_some(c, "ranks_histogram", ctr_hist_json(n->ctr_ranks[k], &n->ctr[k]));
+        json_object_set_new(o, p->counters[k], c);
     }
     return o;
 }
@@ -74,53 +138,6 @@ static json_t *counter_meta_json(const struct profile *p)
     if (p->counter_note)
         json_object_set_new(o, "note", json_string(p->counter_note));
     return o;
-}
-
-json_t *pj_frame(const char *text, size_t len)
-{
-    char *frame = strndup(text, len);
-    if (!frame)
-        return NULL;
-    char *sp = (char *)frame_file_space(frame, len), *colon = strrchr(frame, ':');
-    json_t *o;
-    if (sp && colon && colon > sp) {
-        *sp = *colon = '\0';
-        o = json_pack("{s:s,s:s,s:i}", "function", frame, "file", sp + 1, "line",
-                      atoi(colon + 1));
-    } else {
-        o = json_pack("{s:s,s:s,s:i}", "function", frame, "file", "??", "line", 0);
-    }
-    free(frame);
-    return o;
-}
-
-/* Interns frame strings into the "callpaths" table; returns the id of frames. */
-static int path_id(json_t *paths, json_t *ids, const char *frames)
-{
-    json_t *id = json_object_get(ids, frames);
-    if (id)
-        return (int)json_integer_value(id);
-    int n = (int)json_array_size(paths);
-    json_t *list = json_array();
-    const char *s = frames;
-    while (*s) {
-        const char *end = strchr(s, ';');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
-        json_array_append_new(list, pj_frame(s, len));
-        s += len + (end ? 1 : 0);
-    }
-    json_array_append_new(paths, json_pack("{s:i,s:o}", "id", n, "frames", list));
-    json_object_set_new(ids, frames, json_integer(n));
-    return n;
-}
-
-json_t *pj_site(json_t *paths, json_t *ids, const char *site)
-{
-    char fn[128];
-    size_t len = site_function_len(site);
-    snprintf(fn, sizeof fn, "%.*s", (int)(len < sizeof fn ? len : sizeof fn - 1), site);
-    return json_pack("{s:s,s:i}", "function", fn, "callpath",
-                     path_id(paths, ids, site_frames(site)));
 }
 
 static json_t *params_json(const struct profile *p)
@@ -185,7 +202,7 @@ static json_t *partial_json(const struct profile *p)
     return o;
 }
 
-static json_t *rows_json(const struct profile *p, int kind, json_t *paths, json_t *ids)
+static json_t *rows_json(const struct profile *p, int kind, struct pj_paths *t)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < p->rows.n; i++) {
@@ -195,27 +212,28 @@ static json_t *rows_json(const struct profile *p, int kind, json_t *paths, json_
         const struct prof_nums *n = &r->n;
         json_t *o = json_object();
         if (kind == ROW_MPI) {
-            json_t *site = pj_site(paths, ids, r->a);
+            json_t *site = pj_site(t, r->a);
             json_object_update(o, site);
             json_decref(site);
         } else {
-            json_object_set_new(o, "from", pj_site(paths, ids, r->a));
-            json_object_set_new(o, "to", pj_site(paths, ids, r->b ? r->b : ""));
+            json_object_set_new(o, "from", pj_site(t, r->a));
+            json_object_set_new(o, "to", pj_site(t, r->b ? r->b : ""));
         }
-        json_object_set_new(o, "count", stat_json(&n->count, p->ranks));
-        json_object_set_new(o, "time", stat_json(&n->time, p->ranks));
+        json_object_set_new(o, "count", stat_json(&n->count));
+        json_object_set_new(o, "time", stat_json(&n->time));
         if (kind == ROW_MPI) {
-            json_object_set_new(o, "sent", stat_json(&n->sent, p->ranks));
-            json_object_set_new(o, "recv", stat_json(&n->recv, p->ranks));
+            set_some(o, "sent", bytes_json(&n->sent, &n->count));
+            set_some(o, "recv", bytes_json(&n->recv, &n->count));
             if (n->mem_allocs.ranks)
-                json_object_set_new(o, "memory", memory_json(n, p->ranks));
+                json_object_set_new(o, "memory", memory_json(n));
         } else {
             json_object_set_new(o, "sumsq", json_real(n->sumsq));
         }
         json_object_set_new(o, "call_min", json_real(isfinite(n->call_min) ? n->call_min : 0));
         json_object_set_new(o, "call_max", json_real(n->call_max));
-        json_object_set_new(o, "histogram", hist_json(&n->calls));
-        json_object_set_new(o, "ranks_histogram", hist_json(&n->ranks));
+        set_some(o, "histogram", hist_json(&n->calls, n->count.sum, n->time.sum, n->call_max));
+        set_some(o, "ranks_histogram",
+                 hist_json(&n->ranks, n->time.ranks, n->time.sum, n->time.max));
         if (p->ncounters)
             json_object_set_new(o, "counters", counters_json(p, n));
         json_array_append_new(arr, o);
@@ -225,7 +243,7 @@ static json_t *rows_json(const struct profile *p, int kind, json_t *paths, json_
 
 /* MPI_T: the library's inventory, recorded control variables, performance variables and
  * events reduced over ranks. */
-static json_t *mpit_json(const struct profile *p, json_t *paths, json_t *ids)
+static json_t *mpit_json(const struct profile *p, struct pj_paths *t)
 {
     json_t *cvars = json_array(), *pvars = json_array(), *events = json_array();
     for (int i = 0; i < p->ncvars; i++) {
@@ -243,13 +261,13 @@ static json_t *mpit_json(const struct profile *p, json_t *paths, json_t *ids)
         if (r->kind == ROW_PVAR)
             json_array_append_new(pvars, json_pack("{s:s,s:s,s:o}", "name", r->a, "class",
                                                    r->b ? r->b : "", "value",
-                                                   stat_json(&r->n.time, p->ranks)));
+                                                   stat_json(&r->n.time)));
         if (r->kind == ROW_EVENT) {
             json_t *o = json_pack("{s:s}", "event", r->a);
-            json_t *site = pj_site(paths, ids, r->b ? r->b : "");
+            json_t *site = pj_site(t, r->b ? r->b : "");
             json_object_update(o, site);
             json_decref(site);
-            json_object_set_new(o, "count", stat_json(&r->n.count, p->ranks));
+            json_object_set_new(o, "count", stat_json(&r->n.count));
             json_array_append_new(events, o);
         }
     }
@@ -262,21 +280,21 @@ static json_t *mpit_json(const struct profile *p, json_t *paths, json_t *ids)
 }
 
 /* A region of a late rank: "from\tto" (compute interval), "site" (MPI call), "?…" (none). */
-static json_t *region_json(json_t *paths, json_t *ids, const char *b)
+static json_t *region_json(struct pj_paths *t, const char *b)
 {
     if (b[0] == '?')
         return json_pack("{s:s}", "unknown", b[1] ? b + 1 : "no hotspot region");
     const char *tab = strchr(b, '\t');
     if (!tab)
-        return json_pack("{s:o}", "mpi", pj_site(paths, ids, b));
+        return json_pack("{s:o}", "mpi", pj_site(t, b));
     char *from = strndup(b, (size_t)(tab - b));
-    json_t *o = json_pack("{s:o,s:o}", "from", pj_site(paths, ids, from ? from : ""), "to",
-                          pj_site(paths, ids, tab + 1));
+    json_t *o = json_pack("{s:o,s:o}", "from", pj_site(t, from ? from : ""), "to",
+                          pj_site(t, tab + 1));
     free(from);
     return o;
 }
 
-static json_t *waits_json(const struct profile *p, json_t *paths, json_t *ids)
+static json_t *waits_json(const struct profile *p, struct pj_paths *t)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < p->rows.n; i++) {
@@ -285,21 +303,22 @@ static json_t *waits_json(const struct profile *p, json_t *paths, json_t *ids)
             continue;
         const struct prof_nums *n = &r->n;
         json_t *o = json_pack("{s:s}", "pattern", r->a);
-        json_t *site = pj_site(paths, ids, r->b ? r->b : "");
+        json_t *site = pj_site(t, r->b ? r->b : "");
         json_object_update(o, site);
         json_decref(site);
-        json_object_set_new(o, "count", stat_json(&n->count, p->ranks));
-        json_object_set_new(o, "time", stat_json(&n->time, p->ranks));
-        json_object_set_new(o, "late", stat_json(&n->late, p->ranks));
+        json_object_set_new(o, "count", stat_json(&n->count));
+        json_object_set_new(o, "time", stat_json(&n->time));
+        json_object_set_new(o, "late", stat_json(&n->late));
         json_object_set_new(o, "call_max", json_real(n->call_max));
-        json_object_set_new(o, "histogram", hist_json(&n->calls));
-        json_object_set_new(o, "ranks_histogram", hist_json(&n->ranks));
+        set_some(o, "histogram", hist_json(&n->calls, n->count.sum, n->time.sum, n->call_max));
+        set_some(o, "ranks_histogram",
+                 hist_json(&n->ranks, n->time.ranks, n->time.sum, n->time.max));
         json_array_append_new(arr, o);
     }
     return arr;
 }
 
-static json_t *causes_json(const struct profile *p, json_t *paths, json_t *ids)
+static json_t *causes_json(const struct profile *p, struct pj_paths *t)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < p->rows.n; i++) {
@@ -309,10 +328,10 @@ static json_t *causes_json(const struct profile *p, json_t *paths, json_t *ids)
             continue;
         char *pattern = strndup(r->a, (size_t)(nl - r->a));
         json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o}", "pattern", pattern ? pattern : "",
-                              "site", pj_site(paths, ids, nl + 1), "region",
-                              region_json(paths, ids, r->b ? r->b : "?"), "cost",
-                              stat_json(&r->n.time, p->ranks), "count",
-                              stat_json(&r->n.count, p->ranks));
+                              "site", pj_site(t, nl + 1), "region",
+                              region_json(t, r->b ? r->b : "?"), "cost",
+                              stat_json(&r->n.time), "count",
+                              stat_json(&r->n.count));
         free(pattern);
         json_array_append_new(arr, o);
     }
@@ -325,7 +344,7 @@ static json_t *ranks_json(const struct profile *p)
     for (size_t i = 0; i < p->rows.n; i++) {
         const struct prof_row *r = &p->rows.rows[i];
         if (r->kind == ROW_RANK)
-            json_object_set_new(o, r->a, stat_json(&r->n.time, p->ranks));
+            json_object_set_new(o, r->a, stat_json(&r->n.time));
     }
     json_t *bins = json_array();
     for (int b = 0; b < RANK_HIST_BINS; b++)
@@ -361,7 +380,9 @@ static json_t *predictions_json(const struct profile *p)
 /* The profile as a JSON tree (new reference). */
 static json_t *profile_tree(struct profile *p)
 {
-    json_t *paths = json_array(), *ids = json_object();
+    struct pj_paths t;
+    pj_paths_init(&t);
+    profile_round_ns(p);
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string(PROFILE_SCHEMA));
     json_object_set_new(root, "version", json_integer(PROFILE_VERSION));
@@ -370,14 +391,14 @@ static json_t *profile_tree(struct profile *p)
         profile_sort_stops(p);
         json_object_set_new(root, "partial", partial_json(p));
     }
-    json_object_set_new(root, "mpi", rows_json(p, ROW_MPI, paths, ids));
-    json_object_set_new(root, "intervals", rows_json(p, ROW_INTERVAL, paths, ids));
+    json_object_set_new(root, "mpi", rows_json(p, ROW_MPI, &t));
+    json_object_set_new(root, "intervals", rows_json(p, ROW_INTERVAL, &t));
     json_object_set_new(root, "ranks", ranks_json(p));
     if (p->cvars_total >= 0 || p->mpit_note)
-        json_object_set_new(root, "mpi_t", mpit_json(p, paths, ids));
-    json_object_set_new(root, "waits", waits_json(p, paths, ids));
-    json_object_set_new(root, "wait_causes", causes_json(p, paths, ids));
-    json_object_set_new(root, "callpaths", paths);
+        json_object_set_new(root, "mpi_t", mpit_json(p, &t));
+    json_object_set_new(root, "waits", waits_json(p, &t));
+    json_object_set_new(root, "wait_causes", causes_json(p, &t));
+    pj_paths_put(&t, root);
     if (p->ncounters || p->counter_note)
         json_object_set_new(root, "counters", counter_meta_json(p));
     if (p->npredictions || p->prediction_note) {
@@ -385,14 +406,13 @@ static json_t *profile_tree(struct profile *p)
         if (p->prediction_note)
             json_object_set_new(root, "prediction_note", json_string(p->prediction_note));
     }
-    json_decref(ids);
     return root;
 }
 
 char *profile_to_json(struct profile *p)
 {
     json_t *root = profile_tree(p);
-    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    char *text = pj_text(root);
     json_decref(root);
     return text;
 }
@@ -519,6 +539,8 @@ struct reader {
     char *err;
     size_t errlen;
     int failed;
+    int version;              /* of the file: 1 or 2 */
+    struct pj_pathtext paths; /* its call paths' frames by id */
 };
 
 static void bad(struct reader *rd, const char *what)
@@ -539,10 +561,21 @@ static double num_of(json_t *o, const char *key)
     return json_number_value(json_object_get(o, key));
 }
 
+/* A statistic: [sum, min, min_rank, max, max_rank, ranks] (version 2) or the object
+ * {"sum", "mean", "min", "max", "min_rank", "max_rank", "ranks"} (version 1). */
 static void read_stat(struct reader *rd, json_t *o, struct red_stat *s)
 {
+    if (json_is_array(o) && json_array_size(o) == 6) {
+        s->sum = json_number_value(json_array_get(o, 0));
+        s->min = json_number_value(json_array_get(o, 1));
+        s->min_rank = (int32_t)json_integer_value(json_array_get(o, 2));
+        s->max = json_number_value(json_array_get(o, 3));
+        s->max_rank = (int32_t)json_integer_value(json_array_get(o, 4));
+        s->ranks = (uint32_t)json_integer_value(json_array_get(o, 5));
+        return;
+    }
     if (!json_is_object(o)) {
-        bad(rd, "a statistic is not an object");
+        bad(rd, "a statistic is neither [sum, min, min_rank, max, max_rank, ranks] nor an object");
         return;
     }
     s->sum = num_of(o, "sum");
@@ -553,13 +586,18 @@ static void read_stat(struct reader *rd, json_t *o, struct red_stat *s)
     s->ranks = (uint32_t)json_integer_value(json_object_get(o, "ranks"));
 }
 
-static void read_hist(struct reader *rd, json_t *a, struct hist *h)
+/* A histogram's sparse bins; where version 2 leaves it out, the one the row implies. */
+static void read_hist(struct reader *rd, json_t *a, struct hist *h, double n, double sum,
+                      double max)
 {
     size_t i;
     json_t *bin;
     memset(h, 0, sizeof *h);
-    if (!a)
+    if (!a) {
+        if (rd->version >= 2)
+            hist_implied(h, n, sum, max);
         return;
+    }
     if (!json_is_array(a)) {
         bad(rd, "a histogram is not an array");
         return;
@@ -575,23 +613,34 @@ static void read_hist(struct reader *rd, json_t *a, struct hist *h)
     }
 }
 
+/* One counter: {"value": statistic, "ranks_histogram"} (version 2; the histogram left out
+ * when every rank is in the bin of the largest total) or the statistic's object with
+ * "ranks_histogram" (version 1). */
+static void read_counter(struct reader *rd, json_t *c, struct red_stat *s, uint32_t *bins)
+{
+    json_t *value = json_object_get(c, "value"), *hist = json_object_get(c, "ranks_histogram");
+    json_t *bin;
+    size_t i;
+    read_stat(rd, value ? value : c, s);
+    if (!hist && rd->version >= 2 && s->ranks)
+        bins[ctr_rank_bin(s->max)] = s->ranks;
+    json_array_foreach(hist, i, bin) {
+        json_int_t b = json_integer_value(json_array_get(bin, 0));
+        if (b < 0 || b >= CTR_RANK_BINS) {
+            bad(rd, "a counter histogram bin is out of range");
+            return;
+        }
+        bins[b] = (uint32_t)json_integer_value(json_array_get(bin, 1));
+    }
+}
+
 static void read_counters(struct reader *rd, const struct profile *p, json_t *o,
                           struct prof_nums *n)
 {
     for (int k = 0; o && k < p->ncounters; k++) {
-        json_t *c = json_object_get(o, p->counters[k]), *bin;
-        if (!c)
-            continue;
-        read_stat(rd, c, &n->ctr[k]);
-        size_t i;
-        json_array_foreach(json_object_get(c, "ranks_histogram"), i, bin) {
-            json_int_t b = json_integer_value(json_array_get(bin, 0));
-            if (b < 0 || b >= CTR_RANK_BINS) {
-                bad(rd, "a counter histogram bin is out of range");
-                return;
-            }
-            n->ctr_ranks[k][b] = (uint32_t)json_integer_value(json_array_get(bin, 1));
-        }
+        json_t *c = json_object_get(o, p->counters[k]);
+        if (c)
+            read_counter(rd, c, &n->ctr[k], n->ctr_ranks[k]);
     }
 }
 
@@ -610,34 +659,45 @@ static void read_counter_meta(struct profile *p, json_t *o)
 }
 
 /* Rebuild the call-site string "function@frames" from {"function","callpath"}. */
-static int site_of(struct reader *rd, json_t *paths, json_t *site, struct strbuf *out)
+static int site_of(struct reader *rd, json_t *site, struct strbuf *out)
 {
     const char *fn = json_string_value(json_object_get(site, "function"));
     json_t *id = json_object_get(site, "callpath");
-    json_t *path = json_array_get(paths, (size_t)json_integer_value(id));
-    if (!fn || !json_is_integer(id) || !path) {
+    json_int_t k = json_integer_value(id);
+    if (!fn || !json_is_integer(id) || k < 0 || (size_t)k >= rd->paths.n) {
         bad(rd, "a call site has no function or an unknown callpath id");
         return -1;
     }
     out->len = 0;
-    sb_printf(out, "%s@", fn);
-    size_t i;
-    json_t *fr;
-    json_array_foreach(json_object_get(path, "frames"), i, fr) {
-        const char *f = json_string_value(json_object_get(fr, "function"));
-        const char *file = json_string_value(json_object_get(fr, "file"));
-        sb_printf(out, "%s%s %s:%d", i ? ";" : "", f ? f : "??", file ? file : "??",
-                  (int)json_integer_value(json_object_get(fr, "line")));
-    }
+    sb_printf(out, "%s@%s", fn, rd->paths.text[k]);
     return 0;
+}
+
+/* "sent" or "recv" of an MPI row whose count is read; where version 2 leaves it out, the
+ * zero the row implies. */
+static void read_bytes(struct reader *rd, json_t *o, struct red_stat *s,
+                       const struct red_stat *count)
+{
+    if (!o && rd->version >= 2)
+        zero_implied(s, count);
+    else
+        read_stat(rd, o, s);
+}
+
+/* "histogram" and "ranks_histogram" of a row whose count, time and call_max are read. */
+static void read_rows_hists(struct reader *rd, json_t *o, struct prof_nums *n)
+{
+    read_hist(rd, json_object_get(o, "histogram"), &n->calls, n->count.sum, n->time.sum,
+              n->call_max);
+    read_hist(rd, json_object_get(o, "ranks_histogram"), &n->ranks, n->time.ranks,
+              n->time.sum, n->time.max);
 }
 
 static void read_rows(struct reader *rd, struct profile *p, json_t *root, int kind)
 {
-    json_t *paths = json_object_get(root, "callpaths");
     json_t *rows = json_object_get(root, kind == ROW_MPI ? "mpi" : "intervals");
-    if (!json_is_array(rows) || !json_is_array(paths)) {
-        bad(rd, kind == ROW_MPI ? "no \"mpi\" or \"callpaths\" array" : "no \"intervals\" array");
+    if (!json_is_array(rows)) {
+        bad(rd, kind == ROW_MPI ? "no \"mpi\" array" : "no \"intervals\" array");
         return;
     }
     struct strbuf a, b;
@@ -647,9 +707,9 @@ static void read_rows(struct reader *rd, struct profile *p, json_t *root, int ki
     json_t *o;
     json_array_foreach(rows, i, o) {
         int ok = kind == ROW_MPI
-                     ? site_of(rd, paths, o, &a)
-                     : (site_of(rd, paths, json_object_get(o, "from"), &a) ||
-                        site_of(rd, paths, json_object_get(o, "to"), &b));
+                     ? site_of(rd, o, &a)
+                     : (site_of(rd, json_object_get(o, "from"), &a) ||
+                        site_of(rd, json_object_get(o, "to"), &b));
         if (ok != 0)
             break;
         struct prof_row *r = rowset_get(&p->rows, kind, a.data, kind == ROW_MPI ? NULL : b.data);
@@ -660,8 +720,8 @@ static void read_rows(struct reader *rd, struct profile *p, json_t *root, int ki
         read_stat(rd, json_object_get(o, "count"), &r->n.count);
         read_stat(rd, json_object_get(o, "time"), &r->n.time);
         if (kind == ROW_MPI) {
-            read_stat(rd, json_object_get(o, "sent"), &r->n.sent);
-            read_stat(rd, json_object_get(o, "recv"), &r->n.recv);
+            read_bytes(rd, json_object_get(o, "sent"), &r->n.sent, &r->n.count);
+            read_bytes(rd, json_object_get(o, "recv"), &r->n.recv, &r->n.count);
             json_t *mem = json_object_get(o, "memory");
             if (mem) {
                 read_stat(rd, json_object_get(mem, "allocs"), &r->n.mem_allocs);
@@ -674,8 +734,7 @@ static void read_rows(struct reader *rd, struct profile *p, json_t *root, int ki
         r->n.sumsq = num_of(o, "sumsq");
         r->n.call_min = num_of(o, "call_min");
         r->n.call_max = num_of(o, "call_max");
-        read_hist(rd, json_object_get(o, "histogram"), &r->n.calls);
-        read_hist(rd, json_object_get(o, "ranks_histogram"), &r->n.ranks);
+        read_rows_hists(rd, o, &r->n);
     }
     sb_free(&a);
     sb_free(&b);
@@ -718,7 +777,7 @@ static void read_mpit(struct reader *rd, struct profile *p, json_t *root)
     sb_init(&site);
     json_array_foreach(json_object_get(o, "events"), i, v) {
         const char *name = json_string_value(json_object_get(v, "event"));
-        if (!name || site_of(rd, json_object_get(root, "callpaths"), v, &site) != 0)
+        if (!name || site_of(rd, v, &site) != 0)
             break;
         struct prof_row *r = rowset_get(&p->rows, ROW_EVENT, name, site.data);
         if (r)
@@ -728,7 +787,7 @@ static void read_mpit(struct reader *rd, struct profile *p, json_t *root)
 }
 
 /* Rebuild a region string (see region_json). */
-static int region_of(struct reader *rd, json_t *paths, json_t *o, struct strbuf *out,
+static int region_of(struct reader *rd, json_t *o, struct strbuf *out,
                      struct strbuf *tmp)
 {
     out->len = 0;
@@ -739,9 +798,9 @@ static int region_of(struct reader *rd, json_t *paths, json_t *o, struct strbuf 
         return 0;
     }
     if (mpi)
-        return site_of(rd, paths, mpi, out);
-    if (site_of(rd, paths, json_object_get(o, "from"), out) ||
-        site_of(rd, paths, json_object_get(o, "to"), tmp))
+        return site_of(rd, mpi, out);
+    if (site_of(rd, json_object_get(o, "from"), out) ||
+        site_of(rd, json_object_get(o, "to"), tmp))
         return -1;
     sb_printf(out, "\t%s", tmp->data);
     return 0;
@@ -750,7 +809,7 @@ static int region_of(struct reader *rd, json_t *paths, json_t *o, struct strbuf 
 /* "waits" and "wait_causes" (absent in profiles without wait states). */
 static void read_waits(struct reader *rd, struct profile *p, json_t *root)
 {
-    json_t *paths = json_object_get(root, "callpaths"), *o;
+    json_t *o;
     struct strbuf a, b, t;
     sb_init(&a);
     sb_init(&b);
@@ -759,24 +818,23 @@ static void read_waits(struct reader *rd, struct profile *p, json_t *root)
     json_array_foreach(json_object_get(root, "waits"), i, o) {
         const char *pattern = json_string_value(json_object_get(o, "pattern"));
         struct prof_row *r;
-        if (!pattern || site_of(rd, paths, o, &a) ||
+        if (!pattern || site_of(rd, o, &a) ||
             !(r = rowset_get(&p->rows, ROW_WAIT, pattern, a.data)))
             break;
         read_stat(rd, json_object_get(o, "count"), &r->n.count);
         read_stat(rd, json_object_get(o, "time"), &r->n.time);
         read_stat(rd, json_object_get(o, "late"), &r->n.late);
         r->n.call_max = num_of(o, "call_max");
-        read_hist(rd, json_object_get(o, "histogram"), &r->n.calls);
-        read_hist(rd, json_object_get(o, "ranks_histogram"), &r->n.ranks);
+        read_rows_hists(rd, o, &r->n);
     }
     json_array_foreach(json_object_get(root, "wait_causes"), i, o) {
         const char *pattern = json_string_value(json_object_get(o, "pattern"));
         struct prof_row *r;
-        if (!pattern || site_of(rd, paths, json_object_get(o, "site"), &t))
+        if (!pattern || site_of(rd, json_object_get(o, "site"), &t))
             break;
         a.len = 0;
         sb_printf(&a, "%s\n%s", pattern, t.data);
-        if (region_of(rd, paths, json_object_get(o, "region"), &b, &t) ||
+        if (region_of(rd, json_object_get(o, "region"), &b, &t) ||
             !(r = rowset_get(&p->rows, ROW_CAUSE, a.data, b.data)))
             break;
         read_stat(rd, json_object_get(o, "cost"), &r->n.time);
@@ -948,12 +1006,16 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: not a JSON profile (line %d: %s)", path, je.line, je.text);
         return -1;
     }
-    const char *schema = json_string_value(json_object_get(root, "schema"));
+    const char *schema = json_string_value(json_object_get(root, "schema")), *why = NULL;
     json_int_t version = json_integer_value(json_object_get(root, "version"));
+    rd.version = (int)version;
+    /* both versions: a run store keeps the profiles of earlier tardy releases */
     if (!schema || strcmp(schema, PROFILE_SCHEMA))
         bad(&rd, "not a tardy profile (no \"schema\": \"" PROFILE_SCHEMA "\")");
     else if (version < 1 || version > PROFILE_VERSION)
         bad(&rd, "profile version not supported by this tardy");
+    else if (pj_paths_read(root, &rd.paths, &why) < 0)
+        bad(&rd, why);
     if (!rd.failed)
         read_run(&rd, p, json_object_get(root, "run"));
     if (!rd.failed)
@@ -972,6 +1034,7 @@ int profile_read(struct profile *p, const char *path, char *err, size_t errlen)
         read_predictions(p, root);
     if (!rd.failed)
         read_mpit(&rd, p, root);
+    pj_pathtext_free(&rd.paths);
     json_decref(root);
     if (!rd.failed) {
         free(p->path);

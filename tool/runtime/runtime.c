@@ -249,6 +249,9 @@ static void fill_metadata(struct profile *p, int warn)
 static void emit(struct profile *p)
 {
     char err[512];
+    /* as the file will hold them, so that predictions, file and summary agree with what
+     * tardy report and tardy predict read back */
+    profile_round_ns(p);
     fc_predict(p);
     /* With a run store, the profile goes to the store; also to TARDY_PROFILE if it is set. */
     int to_dir = strcmp(cfg.profile, "none") && (!*cfg.store || getenv("TARDY_PROFILE"));

@@ -1,11 +1,14 @@
 /* Call sites, intervals, regions and wait-state patterns as a person reads them, from a
- * document with "callpaths" as a profile has them (the run's page and the diff's). */
+ * document with "files", "frames" and "callpaths" as a profile has them (the run's page and
+ * the diff's): a call path lists frame ids, a frame is [function, file id, line]. */
 "use strict";
 
-const PATHS = new Map((DATA.callpaths || []).map(c => [c.id, c.frames || []]));
+const FRAMES = (DATA.frames || []).map(([fn, file, line]) =>
+  ({function: fn, file: (DATA.files || [])[file], line: line}));
+const PATHS = (DATA.callpaths || []).map(ids => ids.map(id => FRAMES[id]));
 
 function frameText(f) { return `${f.function} ${f.file}${f.line ? ":" + f.line : ""}`; }
-function siteFrames(site) { return PATHS.get(site.callpath) || []; }
+function siteFrames(site) { return PATHS[site.callpath] || []; }
 /* "MPI_Send @ solve jacobi.c:88": the function and the calling line. */
 function siteName(site) {
   const f = siteFrames(site)[0];

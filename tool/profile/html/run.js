@@ -10,7 +10,9 @@ const MPI_ROWS = DATA.mpi || [];
 const INTERVALS = DATA.intervals || [];
 const WAITS = DATA.waits || [];
 const CAUSES = DATA.wait_causes || [];
-const stat = (s, f) => (s && s[f] != null ? s[f] : 0);
+/* A statistic [sum, min, min_rank, max, max_rank, ranks] by name, and its mean over all ranks. */
+const STAT_AT = {sum: 0, min: 1, min_rank: 2, max: 3, max_rank: 4, ranks: 5};
+const stat = (s, f) => (!s ? 0 : f === "mean" ? s[0] / NRANKS : s[STAT_AT[f]] != null ? s[STAT_AT[f]] : 0);
 const MPI_TIME = stat(RANKS.mpi, "sum") || d3.sum(MPI_ROWS, r => stat(r.time, "sum"));
 
 const imbalance = s => (stat(s, "mean") > 0 ? stat(s, "max") / stat(s, "mean") : null);
@@ -191,9 +193,11 @@ function icicle() {
 
 /* ---- distributions over ranks ---- */
 /* Quartiles of the per-rank totals from ranks_histogram ([bin, ranks, seconds]; bin means),
- * ranks without the row at 0, clamped to the exact min and max. */
+ * ranks without the row at 0, clamped to the exact min and max. The profile leaves out a
+ * ranks_histogram of one bin: then every rank with the row is in it. */
 function rankBox(row, field) {
-  const s = row[field || "time"], hist = row.ranks_histogram || [];
+  const s = row[field || "time"];
+  const hist = row.ranks_histogram || (stat(s, "ranks") ? [[null, stat(s, "ranks"), stat(s, "sum")]] : []);
   const absent = Math.max(NRANKS - stat(s, "ranks"), 0);
   const lo = absent ? 0 : stat(s, "min"), hi = stat(s, "max");
   const q = p => {
@@ -396,7 +400,7 @@ function counters(s) {
     .concat(INTERVALS.map(r => ({kind: "interval", name: intervalName(r), r: r})))
     .filter(x => x.r.counters);
   table(s, [{label: "row", value: x => `${x.kind}: ${x.name}`, cls: "site"}].concat(c.events.map(e => (
-    {label: e + " (per rank)", num: true, value: x => stat(x.r.counters[e], "mean"), fmt: fmtCount}))),
+    {label: e + " (per rank)", num: true, value: x => stat((x.r.counters[e] || {}).value, "mean"), fmt: fmtCount}))),
     rows, {cls: "counters"});
   if (c.note) s.append(el("p", {class: "note", text: c.note}));
 }
