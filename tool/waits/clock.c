@@ -171,20 +171,14 @@ static int one_clock(MPI_Comm comm, uint64_t key)
     return key && most[0] == key && most[1] == ~key;
 }
 
-/* Split comm into clock domains: all of comm when every rank reads one clock (one host: then
- * nothing is measured), else the ranks of one host that read one clock form one and every
- * other rank one of its own; the leaders (rank 0 of each, comm's rank 0 among them) measure.
- * Collective over comm. */
-static void domains(MPI_Comm comm)
+/* Split comm, whose ranks do not all read one clock, into clock domains: the ranks of one host
+ * that read one clock form one, every other rank one of its own; the leaders (rank 0 of each,
+ * comm's rank 0 among them) measure. Collective over comm. */
+static void domains(MPI_Comm comm, uint64_t key)
 {
-    uint64_t key = clock_key();
     int rank = 0, hrank = 0, lead = 0;
     own_Comm_rank(comm, &rank);
     MPI_Comm host = MPI_COMM_NULL;
-    if (one_clock(comm, key)) {
-        clk.one = 1;
-        return;
-    }
     if (own_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host) ==
         MPI_SUCCESS) {
         int shared = one_clock(host, key);
@@ -248,27 +242,44 @@ void ws_clock_comm(struct ws_comm *sc)
     sc->t_look = local(clk_now());
 }
 
-int ws_clock_sync(MPI_Comm comm, int final)
+int ws_clock_start(MPI_Comm comm, int want)
 {
-    if (!final)
-        domains(comm);
+    /* One reduction: whether every rank wants wait states, whether all read one clock, and
+     * the latest of their clocks, read before it (so earlier than any rank's reading after
+     * it: on one clock, a base no later call comes before). */
+    uint64_t key = clock_key(), in[4] = {!want, key, ~key, (uint64_t)llrint(clk_now() * 1e9)};
+    uint64_t most[4] = {0, 0, 0, 0};
+    own_Allreduce(in, most, 4, MPI_UINT64_T, MPI_MAX, comm);
+    if (most[0])
+        return 0;
+    clk.one = key && most[1] == key && most[2] == ~key;
+    if (!clk.one)
+        domains(comm, key);
     double rtt = 0, t = local(clk_now()), off = measure_domains(&rtt, &t, 0);
-    if (!final) {
-        clk.rtt0 = rtt;
-        clk.off0 = off;
-        clk.t0_raw = t;
-        set_model(off, t, rtt);
-        clk.synced = 1;
-        clk.sync_comm = comm;
-        ws_resync = clk.period > 0;
+    clk.rtt0 = rtt;
+    clk.off0 = off;
+    clk.t0_raw = t;
+    set_model(off, t, rtt);
+    clk.synced = 1;
+    clk.sync_comm = comm;
+    ws_resync = clk.period > 0;
+    if (clk.one) { /* the reference clock is every rank's own */
+        ws_base = (double)most[3] * 1e-9;
     } else {
-        clk.off1 = off;
-        clk.t1_raw = t;
-        clk.sync_comm = MPI_COMM_NULL;
-        ws_resync = 0;
-        free_domains();
+        ws_base = ws_corr(clk_now());
+        own_Bcast(&ws_base, 1, MPI_DOUBLE, 0, comm);
     }
-    return 0;
+    return 1;
+}
+
+void ws_clock_end(void)
+{
+    double rtt = 0, t = local(clk_now()), off = measure_domains(&rtt, &t, 0);
+    clk.off1 = off;
+    clk.t1_raw = t;
+    clk.sync_comm = MPI_COMM_NULL;
+    ws_resync = 0;
+    free_domains();
 }
 
 int ws_clock_look(struct ws_comm *sc)
