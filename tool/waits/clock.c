@@ -4,7 +4,11 @@
  * in microseconds, not a time slice). At init, at finalize, and with TARDY_WAITS_RESYNC_MS about
  * every period right after a blocking collective on an intra-communicator of every world rank
  * (the n-th one on it is the same call on every rank), where the ranks agree by a MAX reduction
- * whether to measure; between measurements the offset follows a line fitted to them. */
+ * whether to measure; between measurements the offset follows a line fitted to them.
+ * Ranks of one host read one CLOCK_MONOTONIC: only one rank of each such clock domain (its
+ * leader) takes part in the ping-pongs and hands its model to the others, so that a job on one
+ * host measures nothing (its offsets are exactly 0) and one on many hosts pings over log2 of
+ * the hosts, not of the ranks. */
 #include "ws_data.h"
 #include "waits.h"
 
@@ -12,6 +16,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 
 #include "tool/base/base.h"
 #include "mpit/own/own.h"
@@ -44,10 +49,15 @@ static struct {
      * point-to-point traffic has the application's tags); MPI_COMM_NULL outside init to
      * finalize. */
     MPI_Comm sync_comm;
+    /* Clock domains (domains()): dom_comm the ranks sharing this rank's clock, its rank 0
+     * the leader; meas_comm the leaders, world rank 0 first (MPI_COMM_NULL elsewhere). */
+    MPI_Comm dom_comm, meas_comm;
+    int one;                 /* every rank reads one clock: nothing to measure */
     pthread_mutex_t resync_lock;   /* one thread measures */
     _Atomic double t_last;   /* local time of the last measurement */
     unsigned resyncs;
-} clk = {.sync_comm = MPI_COMM_NULL, .resync_lock = PTHREAD_MUTEX_INITIALIZER};
+} clk = {.sync_comm = MPI_COMM_NULL, .dom_comm = MPI_COMM_NULL, .meas_comm = MPI_COMM_NULL,
+       .resync_lock = PTHREAD_MUTEX_INITIALIZER};
 
 int ws_resync;
 
@@ -130,6 +140,86 @@ static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
     return off;
 }
 
+/* The identity of the clock this rank reads: CLOCK_MONOTONIC is one per booted Linux kernel
+ * (its boot_id), moved only by a time namespace (its offsets), so two ranks with the same key
+ * read the same clock. 0: unknown (not Linux), or a test shift: a domain of its own. */
+static uint64_t clock_key(void)
+{
+    if (clk.shift != 0 || clk.test_rate != 0)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over both files' bytes */
+    long boot_bytes = 0;
+    const char *files[] = {"/proc/sys/kernel/random/boot_id", "/proc/self/timens_offsets"};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(files[i], "r");
+        if (!f)
+            continue;  /* no time namespaces: the clock is the kernel's */
+        for (int ch; (ch = getc(f)) != EOF; boot_bytes += i == 0) {
+            h ^= (unsigned char)ch;
+            h *= 0x100000001b3ull;
+        }
+        fclose(f);
+    }
+    return boot_bytes && h ? h : 0;
+}
+
+/* Do all ranks of comm have the same key, none 0? Collective over comm. */
+static int one_clock(MPI_Comm comm, uint64_t key)
+{
+    uint64_t in[2] = {key, ~key}, most[2] = {0, 0};
+    own_Allreduce(in, most, 2, MPI_UINT64_T, MPI_MAX, comm);
+    return key && most[0] == key && most[1] == ~key;
+}
+
+/* Split comm, whose ranks do not all read one clock, into clock domains: the ranks of one host
+ * that read one clock form one, every other rank one of its own; the leaders (rank 0 of each,
+ * comm's rank 0 among them) measure. Collective over comm. */
+static void domains(MPI_Comm comm, uint64_t key)
+{
+    int rank = 0, hrank = 0, lead = 0;
+    own_Comm_rank(comm, &rank);
+    MPI_Comm host = MPI_COMM_NULL;
+    if (own_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host) ==
+        MPI_SUCCESS) {
+        int shared = one_clock(host, key);
+        own_Comm_rank(host, &hrank);
+        own_Comm_split(host, shared ? 0 : 1 + hrank, hrank, &clk.dom_comm);
+        own_Comm_free(&host);
+    } else {
+        own_Comm_split(comm, rank, 0, &clk.dom_comm);
+    }
+    own_Comm_rank(clk.dom_comm, &lead);
+    own_Comm_split(comm, lead == 0 ? 0 : MPI_UNDEFINED, rank, &clk.meas_comm);
+}
+
+/* Measure the offsets against comm's rank 0 among the leaders; every rank gets its leader's
+ * result (offset, local time it is valid at, best round trip). */
+static double measure_domains(double *rtt, double *t_best, int quick)
+{
+    double r[3] = {0, *t_best, 0};
+    if (clk.one) { /* the reference clock itself */
+        *rtt = 0;
+        return 0;
+    }
+    if (clk.meas_comm != MPI_COMM_NULL) {
+        r[2] = *rtt;
+        r[0] = measure(clk.meas_comm, &r[2], &r[1], quick);
+    }
+    own_Bcast(r, 3, MPI_DOUBLE, 0, clk.dom_comm);
+    *t_best = r[1];
+    *rtt = r[2];
+    return r[0];
+}
+
+static void free_domains(void)
+{
+    clk.one = 0;
+    if (clk.meas_comm != MPI_COMM_NULL)
+        own_Comm_free(&clk.meas_comm);
+    if (clk.dom_comm != MPI_COMM_NULL)
+        own_Comm_free(&clk.dom_comm);
+}
+
 /* A new measurement: offset off at local time t, best round trip rtt. */
 static void set_model(double off, double t, double rtt)
 {
@@ -152,24 +242,44 @@ void ws_clock_comm(struct ws_comm *sc)
     sc->t_look = local(clk_now());
 }
 
-int ws_clock_sync(MPI_Comm comm, int final)
+int ws_clock_start(MPI_Comm comm, int want)
 {
-    double rtt = 0, t = local(clk_now()), off = measure(comm, &rtt, &t, 0);
-    if (!final) {
-        clk.rtt0 = rtt;
-        clk.off0 = off;
-        clk.t0_raw = t;
-        set_model(off, t, rtt);
-        clk.synced = 1;
-        clk.sync_comm = comm;
-        ws_resync = clk.period > 0;
+    /* One reduction: whether every rank wants wait states, whether all read one clock, and
+     * the latest of their clocks, read before it (so earlier than any rank's reading after
+     * it: on one clock, a base no later call comes before). */
+    uint64_t key = clock_key(), in[4] = {!want, key, ~key, (uint64_t)llrint(clk_now() * 1e9)};
+    uint64_t most[4] = {0, 0, 0, 0};
+    own_Allreduce(in, most, 4, MPI_UINT64_T, MPI_MAX, comm);
+    if (most[0])
+        return 0;
+    clk.one = key && most[1] == key && most[2] == ~key;
+    if (!clk.one)
+        domains(comm, key);
+    double rtt = 0, t = local(clk_now()), off = measure_domains(&rtt, &t, 0);
+    clk.rtt0 = rtt;
+    clk.off0 = off;
+    clk.t0_raw = t;
+    set_model(off, t, rtt);
+    clk.synced = 1;
+    clk.sync_comm = comm;
+    ws_resync = clk.period > 0;
+    if (clk.one) { /* the reference clock is every rank's own */
+        ws_base = (double)most[3] * 1e-9;
     } else {
-        clk.off1 = off;
-        clk.t1_raw = t;
-        clk.sync_comm = MPI_COMM_NULL;
-        ws_resync = 0;
+        ws_base = ws_corr(clk_now());
+        own_Bcast(&ws_base, 1, MPI_DOUBLE, 0, comm);
     }
-    return 0;
+    return 1;
+}
+
+void ws_clock_end(void)
+{
+    double rtt = 0, t = local(clk_now()), off = measure_domains(&rtt, &t, 0);
+    clk.off1 = off;
+    clk.t1_raw = t;
+    clk.sync_comm = MPI_COMM_NULL;
+    ws_resync = 0;
+    free_domains();
 }
 
 int ws_clock_look(struct ws_comm *sc)
@@ -194,7 +304,7 @@ int ws_clock_look(struct ws_comm *sc)
         own_Allreduce(&busy, &any, 1, MPI_INT, MPI_MAX, sc->shadow);
         if (!any) {
             double rtt = 0, t = local(clk_now());
-            double off = measure(clk.sync_comm, &rtt, &t, 1);
+            double off = measure_domains(&rtt, &t, 1);
             set_model(off, t, rtt);
             /* the tree's ranks finish at different times: leave together, as they came */
             own_Barrier(clk.sync_comm);

@@ -80,19 +80,16 @@ static void test_shift(void)
 
 void ws_init(MPI_Comm tool_comm)
 {
-    int want = cfg.enable && cfg.waits, all = 0;
-    own_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, tool_comm);
-    if (!all)
+    int want = cfg.enable && cfg.waits;
+    if (want)
+        test_shift();
+    ws_clock_period(cfg.waits_resync_ms / 1000.0);
+    if (!ws_clock_start(tool_comm, want))
         return;
-    test_shift();
     ws_hotspot_permille = cfg.waits_hotspot * 10;
     ws_sample = cfg.waits_sample;
     ws_keys_init();
     ws_wire_init();
-    ws_clock_sync(tool_comm, 0);
-    ws_clock_period(cfg.waits_resync_ms / 1000.0);
-    ws_base = ws_corr(clk_now());
-    own_Bcast(&ws_base, 1, MPI_DOUBLE, 0, tool_comm);
     ws_comm_add(MPI_COMM_WORLD);
     ws_comm_add(MPI_COMM_SELF);
     ws_on = ws_used = 1;
@@ -139,7 +136,8 @@ void ws_finish(MPI_Comm tool_comm)
     ws_rma_fini();
     ws_batch_drain(ws_me(), 1);
     ws_for_each_thread(drain, NULL);
-    ws_clock_sync(tool_comm, 1); /* every rank is here: all answers have been sent */
+    ws_clock_end();
+    own_Barrier(tool_comm); /* every rank is past its takes: all answers have been sent */
     ws_for_each_thread(drain_acks, NULL);
     ws_on = 0;
     quiet_busy = 0;

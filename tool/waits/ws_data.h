@@ -245,8 +245,12 @@ double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
  * from now on. */
 void ws_clock_test(double shift, double rate);
 void ws_clock_period(double seconds);   /* periodic resynchronisation (0: none) */
-/* Collective over comm: measure the offsets (at init, final 0; at finalize 1). */
-int ws_clock_sync(MPI_Comm comm, int final);
+/* Collective over comm at init: do all ranks want wait states (want: this rank's wish)? If so
+ * (returns 1; else 0, and nothing else is done), align the clocks and set ws_base. One
+ * reduction when every rank reads one clock (one host): nothing to measure. */
+int ws_clock_start(MPI_Comm comm, int want);
+/* Collective over the ranks of ws_clock_start at finalize: measure the offsets once more. */
+void ws_clock_end(void);
 void ws_clock_comm(struct ws_comm *sc);   /* a new shadow: its resynchronisation schedule */
 void ws_clock_report(double *offset, double *uncertainty, double *drift, double *n_resync);
 /* Periodic resynchronisation is on: a period is set and the clocks are in sync (from init to
