@@ -179,26 +179,29 @@ def main():
               "PASS" if added <= 0.2 else "MISS"))
 
 
-def layout_rows(layouts=16, repeats=3):
+def layout_rows(layouts=16, repeats=5):
     """The call-path cache whatever the layout (issue 15): address randomisation off (setarch
     -R) and the environment padded in 8-byte steps, which moves the stack and so the cache's
-    keys; in each layout the ping-pong 12 frames deep without and with tardy, repeats times
-    alternating, the fastest of each kept: a layout's cost is the same every time, where a
-    2-rank ping-pong on 2 cores is also slowed at random by the scheduler. A cache whose hot
-    entries evict each other makes every call unwind (40x the cost, once in 20 layouts with
-    a direct-mapped cache), which no repeat escapes."""
+    keys; in each layout the ping-pong 12 frames deep without and with tardy, repeats times,
+    the fastest of each kept. A layout's cost is the same every time, where a 2-rank
+    ping-pong on this 2-core VM runs in one of two modes, some 450 or some 950 ns a call with
+    tardy (150 or 780 without), at random from launch to launch, bound to cores or not. A
+    cache whose hot entries evict each other makes every call unwind (40x the cost, once in
+    20 layouts with a direct-mapped cache), which no repeat escapes."""
     if subprocess.run(["setarch", "-R", "true"], capture_output=True).returncode != 0:
         print("layout rows: setarch -R is not available here; skipped")
         return
-    with_tool, over = [], []
-    for k in range(layouts):
-        env = {"PAD": "x" * (8 * k + 1)}  # Hydra passes the environment on to the ranks
-        t0, t1 = [], []
-        for _ in range(repeats):
-            t0.append(launch("deep", 50000, 2, False, env, prefix=("setarch", "-R"))[0])
-            t1.append(launch("deep", 50000, 2, True, env, prefix=("setarch", "-R"))[0])
-        with_tool.append(min(t1))
-        over.append(min(t1) - min(t0))
+    # the repeats go round the layouts, so that a mode lasting a while does not take all of
+    # one layout's runs
+    t0 = [[] for _ in range(layouts)]
+    t1 = [[] for _ in range(layouts)]
+    for _ in range(repeats):
+        for k in range(layouts):
+            env = {"PAD": "x" * (8 * k + 1)}  # Hydra passes the environment on to the ranks
+            t0[k].append(launch("deep", 50000, 2, False, env, prefix=("setarch", "-R"))[0])
+            t1[k].append(launch("deep", 50000, 2, True, env, prefix=("setarch", "-R"))[0])
+    with_tool = [min(t) for t in t1]
+    over = [min(b) - min(a) for a, b in zip(t0, t1)]
     med, worst = statistics.median(with_tool), max(with_tool)
     print("ping-pong 12 frames deep, %d layouts (setarch -R, environment padded in 8-byte "
           "steps; the fastest of %d runs per layout), with tardy: %.1f ns per call median, "
