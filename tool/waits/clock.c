@@ -163,12 +163,19 @@ static uint64_t clock_key(void)
     return boot_bytes && h ? h : 0;
 }
 
+/* Did every rank bring this key, none 0? most: the MAX reduction of {key, ~key} over them
+ * (equal maxima of a value and of its complement: all values equal). */
+static int same_key(uint64_t key, const uint64_t most[2])
+{
+    return key && most[0] == key && most[1] == ~key;
+}
+
 /* Do all ranks of comm have the same key, none 0? Collective over comm. */
 static int one_clock(MPI_Comm comm, uint64_t key)
 {
     uint64_t in[2] = {key, ~key}, most[2] = {0, 0};
     own_Allreduce(in, most, 2, MPI_UINT64_T, MPI_MAX, comm);
-    return key && most[0] == key && most[1] == ~key;
+    return same_key(key, most);
 }
 
 /* Split comm, whose ranks do not all read one clock, into clock domains: the ranks of one host
@@ -252,7 +259,7 @@ int ws_clock_start(MPI_Comm comm, int want)
     own_Allreduce(in, most, 4, MPI_UINT64_T, MPI_MAX, comm);
     if (most[0])
         return 0;
-    clk.one = key && most[1] == key && most[2] == ~key;
+    clk.one = same_key(key, most + 1);
     if (!clk.one)
         domains(comm, key);
     double rtt = 0, t = local(clk_now()), off = measure_domains(&rtt, &t, 0);
