@@ -1,16 +1,19 @@
 /* Wait states of blocking collectives on intra-communicators, exchanged in batches: each call
  * keeps its enter and leave times and a snapshot of the ledger; every WS_BATCH calls on a
  * communicator (the same call on every rank) one MAX reduction of two 64-bit integers per
- * call (enter times at the clock's resolution) finds each call's latest rank, and the late
- * ranks' ledgers follow in one more reduction only for the calls where somebody waited at
- * least CAUSE_MIN. The waits are
- * exact, recorded a few calls late. Batches still open when their communicator is freed, and
- * at finalize, finish with one nonblocking exchange of the whole records. */
+ * call (enter times at the clock's resolution) finds each call's latest rank. The late
+ * ranks' ledgers of the calls where somebody waited at least CAUSE_MIN ride in the same
+ * reduction of the next batch (held until then): one reduction per batch, where a second
+ * one right away cost as much as the first (on oversubscribed cores nearly every batch has
+ * such a call). The waits are exact, recorded one to two batches late. Batches still open
+ * when their communicator is freed, and at finalize, finish with one nonblocking exchange of
+ * the whole records and of the held calls' late records. */
 #include "waits.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpit/own/own.h"
 #include "ws_exchange.h"
@@ -20,6 +23,10 @@
 #define CAUSE_MIN 20e-6
 #define NS_BITS 47      /* 2^47 ns (39 hours) from a batch's base at the finest tick */
 #define NONE INT64_MIN
+/* A late rank's record as 64-bit words in the MAX reduction: the other ranks give NONE, so
+ * the maximum is its words, bit for bit. */
+#define MSG_WORDS ((int)(sizeof(struct ws_msg) / sizeof(int64_t)))
+_Static_assert(sizeof(struct ws_msg) % sizeof(int64_t) == 0, "a record is whole 64-bit words");
 
 /* One collective call of this rank. */
 struct entry {
@@ -34,10 +41,19 @@ struct ws_batch {
     int rank_bits, shift; /* packed enter times: ranks' bits, tick 2^shift ns (0: unset) */
     double base;          /* packed enter times count from here, the same on every rank */
     MPI_Comm comm;       /* the user's communicator (its ranks name the late one) */
-    int64_t in[2 * WS_BATCH], out[2 * WS_BATCH];
+    /* a batch's exchange: 2 packed enter times per call, then the held calls' late records
+     * (words); closing: the whole records of the open calls, then the held calls' late
+     * records */
+    union {
+        int64_t w[(2 + MSG_WORDS) * WS_BATCH];
+        struct ws_msg rec[2 * WS_BATCH];
+    } in, out;
     struct entry ent[WS_BATCH];
-    /* closing: the whole records, exchanged nonblocking */
-    struct ws_msg rec[WS_BATCH], res[WS_BATCH];
+    /* calls of the last exchange whose late record comes with the next one, and their late
+     * ranks (in comm) */
+    int nheld;
+    struct entry held[WS_BATCH];
+    int held_late[WS_BATCH];
     MPI_Request req;
     MPI_Comm shadow;     /* freed once the exchange is done (Open MPI 4.1 crashes otherwise) */
     struct ws_batch *next;
@@ -98,7 +114,7 @@ static void record(struct ws_thread *w, const struct entry *t, const struct ws_m
 static void rebase(struct ws_batch *b, int n)
 {
     for (int i = n - 1; i >= 0; i--) {
-        int64_t lo = b->out[2 * i + 1];
+        int64_t lo = b->out.w[2 * i + 1];
         if (b->ent[i].kind != WS_LATE_BCAST && b->ent[i].kind != WS_EARLY_REDUCE && lo != NONE) {
             b->base = unpack(b, -lo);
             return;
@@ -106,45 +122,49 @@ static void rebase(struct ws_batch *b, int n)
     }
 }
 
-/* The batch's exchange (blocking, collective over the shadow communicator). */
+/* Put this rank's words for the held calls' late records after the 2n packed enter times. */
+static void put_held(const struct ws_comm *sc, struct ws_batch *b, int n)
+{
+    for (int j = 0; j < b->nheld; j++) {
+        int64_t *words = &b->in.w[2 * n + j * MSG_WORDS];
+        if (b->held_late[j] == sc->rank)
+            memcpy(words, &b->held[j].own, sizeof(struct ws_msg));
+        else
+            for (int k = 0; k < MSG_WORDS; k++)
+                words[k] = NONE;
+    }
+}
+
+/* The batch's exchange (blocking, collective over the shadow communicator): the calls' latest
+ * ranks, and the late records of the calls held from the last one. */
 static void flush(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch *b)
 {
-    int n = b->n, late[WS_BATCH], need = 0;
+    int n = b->n, nheld = b->nheld;
     b->n = 0;
-    own_Allreduce(b->in, b->out, 2 * n, MPI_INT64_T, MPI_MAX, sc->shadow);
-    for (int i = 0; i < n; i++) {
-        int64_t hi = b->out[2 * i], lo = b->out[2 * i + 1];
-        late[i] = (int)(hi & ((1ll << b->rank_bits) - 1));
-        struct ws_msg *r = &b->rec[i];
-        r->e = -INFINITY;
-        if (hi == NONE || lo == NONE || late[i] >= sc->size)
-            continue;
-        double early = unpack(b, b->ent[i].kind == WS_EARLY_REDUCE ? lo : -lo);
-        if (unpack(b, hi) - early < CAUSE_MIN)
-            continue;
-        late[i] = -1 - late[i]; /* its ledger follows */
-        need++;
-        if (sc->rank == -1 - late[i])
-            *r = b->ent[i].own;
-    }
-    if (need) {
-        /* the late ranks' records of the calls where somebody waited, in call order */
-        int k = 0;
-        for (int i = 0; i < n; i++)
-            if (late[i] < 0)
-                b->rec[k++] = b->rec[i];
-        own_Allreduce(b->rec, b->res, need, ws_msg_dtype(), ws_later(), sc->shadow);
-    }
-    for (int i = 0, k = 0; i < n; i++) {
+    put_held(sc, b, n);
+    own_Allreduce(b->in.w, b->out.w, 2 * n + nheld * MSG_WORDS, MPI_INT64_T, MPI_MAX,
+                  sc->shadow);
+    for (int j = 0; j < nheld; j++) {
         struct ws_msg m;
-        if (late[i] < 0) {
-            m = b->res[k++];
-        } else {
-            int none = b->out[2 * i] == NONE || late[i] >= sc->size;
-            m.e = none ? -INFINITY : unpack(b, b->out[2 * i]);
-            m.rank = none ? -1 : pr_world(b->comm, late[i]);
-            ws_led_reset(&m.led); /* too short a wait for root causes */
+        memcpy(&m, &b->out.w[2 * n + j * MSG_WORDS], sizeof m);
+        record(w, &b->held[j], &m);
+    }
+    b->nheld = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t hi = b->out.w[2 * i], lo = b->out.w[2 * i + 1];
+        int late = (int)(hi & ((1ll << b->rank_bits) - 1));
+        if (hi == NONE || lo == NONE || late >= sc->size)
+            continue; /* nobody can be late (or waits) here */
+        double early = unpack(b, b->ent[i].kind == WS_EARLY_REDUCE ? lo : -lo);
+        if (unpack(b, hi) - early >= CAUSE_MIN) { /* its ledger comes with the next exchange */
+            b->held_late[b->nheld] = late;
+            b->held[b->nheld++] = b->ent[i];
+            continue;
         }
+        struct ws_msg m;
+        m.e = unpack(b, hi);
+        m.rank = pr_world(b->comm, late);
+        ws_led_reset(&m.led); /* too short a wait for root causes */
         record(w, &b->ent[i], &m);
     }
     rebase(b, n);
@@ -169,7 +189,7 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
         scale(b, sc->size);
     int is_root = root == sc->rank, waiter = 1;
     double e = ws_corr(c->t_enter);
-    int64_t *in = &b->in[2 * b->n];
+    int64_t *in = &b->in.w[2 * b->n];
     ws_fill(w, &t->own, e);
     t->e = e;
     t->l = ws_corr(c->t_leave);
@@ -202,13 +222,24 @@ void ws_batch_close(struct ws_comm *sc)
 {
     struct ws_batch *b = sc->batch;
     sc->batch = NULL;
-    if (!b || !b->n) {
+    if (!b || (!b->n && !b->nheld)) {
         free(b);
         return;
     }
     for (int i = 0; i < b->n; i++)
-        b->rec[i] = b->ent[i].own;
-    own_Iallreduce(b->rec, b->res, b->n, ws_msg_dtype(), ws_later(), sc->shadow, &b->req);
+        b->in.rec[i] = b->ent[i].own;
+    for (int j = 0; j < b->nheld; j++) {
+        struct ws_msg *r = &b->in.rec[b->n + j];
+        if (b->held_late[j] == sc->rank) {
+            *r = b->held[j].own;
+        } else {
+            r->e = -INFINITY; /* the late rank's record wins */
+            r->rank = -1;
+            ws_led_reset(&r->led);
+        }
+    }
+    own_Iallreduce(b->in.rec, b->out.rec, b->n + b->nheld, ws_msg_dtype(), ws_later(),
+                   sc->shadow, &b->req);
     b->shadow = sc->shadow;
     sc->shadow = MPI_COMM_NULL;
     pthread_mutex_lock(&closing.lock);
@@ -236,7 +267,9 @@ void ws_batch_drain(struct ws_thread *w, int block)
         *p = b->next;
         atomic_fetch_sub(&closing.n, 1);
         for (int i = 0; w && i < b->n; i++)
-            record(w, &b->ent[i], &b->res[i]);
+            record(w, &b->ent[i], &b->out.rec[i]);
+        for (int j = 0; w && j < b->nheld; j++)
+            record(w, &b->held[j], &b->out.rec[b->n + j]);
         own_Comm_free(&b->shadow);
         free(b);
     }
