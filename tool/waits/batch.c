@@ -1,13 +1,16 @@
 /* Wait states of blocking collectives on intra-communicators, exchanged in batches: each call
  * keeps its enter and leave times and a snapshot of the ledger; every WS_BATCH calls on a
  * communicator (the same call on every rank) one MAX reduction of two 64-bit integers per
- * call (enter times at the clock's resolution) finds each call's latest rank. The late
- * ranks' ledgers of the calls where somebody waited at least CAUSE_MIN ride in the same
- * reduction of the next batch (held until then): one reduction per batch, where a second
- * one right away cost as much as the first (on oversubscribed cores nearly every batch has
- * such a call). The waits are exact, recorded one to two batches late. Batches still open
- * when their communicator is freed, and at finalize, finish with one nonblocking exchange of
- * the whole records and of the held calls' late records. */
+ * call (enter times at the clock's resolution) finds each call's latest rank. It is
+ * nonblocking, started at the batch's last call and finished at the next batch's: on
+ * oversubscribed cores a blocking one cost as much as the program's own collective, since
+ * every rank must run for it, where a nonblocking one progresses while the ranks are in MPI
+ * anyway. The late ranks' ledgers of the calls where somebody waited at least CAUSE_MIN ride
+ * in the next batch's reduction (held until then): one reduction per batch, where a second
+ * one right away cost as much again (on oversubscribed cores nearly every batch has such a
+ * call). The waits are exact, recorded one to three batches late. Batches still open when
+ * their communicator is freed, and at finalize, finish with one nonblocking exchange of the
+ * whole records and of the held calls' late records. */
 #include "waits.h"
 
 #include <math.h>
@@ -32,12 +35,12 @@ _Static_assert(sizeof(struct ws_msg) % sizeof(int64_t) == 0, "a record is whole 
 struct entry {
     uint64_t site;       /* 0: do not record (quiet call, or this rank cannot wait) */
     double e, l;         /* corrected enter and leave */
-    int pattern, kind;
+    int pattern, root;   /* root: this rank was the call's root */
     struct ws_msg own;   /* e: -inf when this rank cannot be the late one; the ledger */
 };
 
 struct ws_batch {
-    int n;
+    int n;               /* calls of the open batch, in ent */
     int rank_bits, shift; /* packed enter times: ranks' bits, tick 2^shift ns (0: unset) */
     double base;          /* packed enter times count from here, the same on every rank */
     MPI_Comm comm;       /* the user's communicator (its ranks name the late one) */
@@ -49,12 +52,14 @@ struct ws_batch {
         struct ws_msg rec[2 * WS_BATCH];
     } in, out;
     struct entry ent[WS_BATCH];
-    /* calls of the last exchange whose late record comes with the next one, and their late
-     * ranks (in comm) */
-    int nheld;
+    int nsent;           /* calls of the exchange in flight (req), in sent */
+    struct entry sent[WS_BATCH];
+    /* calls of an exchange done whose late records come with the next one to start (or in
+     * flight), and their late ranks (in comm) */
+    int nheld, held_in_flight;
     struct entry held[WS_BATCH];
     int held_late[WS_BATCH];
-    MPI_Request req;
+    MPI_Request req;     /* the exchange in flight, or at closing the closing one */
     MPI_Comm shadow;     /* freed once the exchange is done (Open MPI 4.1 crashes otherwise) */
     struct ws_batch *next;
 };
@@ -98,7 +103,7 @@ static void scale(struct ws_batch *b, int size)
 /* Record the wait of entry t against the late record m (this thread's tables). */
 static void record(struct ws_thread *w, const struct entry *t, const struct ws_msg *m)
 {
-    if (!t->site || !isfinite(m->e))
+    if (!w || !t->site || !isfinite(m->e))
         return;
     if (m->e > t->l)
         atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
@@ -115,16 +120,73 @@ static void rebase(struct ws_batch *b, int n)
 {
     for (int i = n - 1; i >= 0; i--) {
         int64_t lo = b->out.w[2 * i + 1];
-        if (b->ent[i].kind != WS_LATE_BCAST && b->ent[i].kind != WS_EARLY_REDUCE && lo != NONE) {
+        int p = b->sent[i].pattern;
+        if (p != WS_LATE_BCAST && p != WS_EARLY_REDUCE && lo != NONE) {
             b->base = unpack(b, -lo);
             return;
         }
     }
 }
 
-/* Put this rank's words for the held calls' late records after the 2n packed enter times. */
-static void put_held(const struct ws_comm *sc, struct ws_batch *b, int n)
+/* This rank's part of call t in an exchange (in[0]: who can be late, NONE: not this rank;
+ * in[1]: -(min E), or the root's E). */
+static void pack_call(const struct ws_batch *b, const struct entry *t, int rank, int64_t *in)
 {
+    if (t->pattern == WS_LATE_BCAST) {
+        in[0] = t->root ? pack(b, t->e, rank) : NONE;
+        in[1] = t->root ? NONE : -pack(b, t->e, 0);
+    } else if (t->pattern == WS_EARLY_REDUCE) {
+        in[0] = t->root ? NONE : pack(b, t->e, rank);
+        in[1] = t->root ? pack(b, t->e, 0) : NONE;
+    } else {
+        in[0] = pack(b, t->e, rank);
+        in[1] = -pack(b, t->e, 0);
+    }
+}
+
+/* Finish the exchange in flight, if any (collective: every rank started it): record the
+ * held calls with the late records it brought, hold its own calls that need theirs, record
+ * the others, and count the next batch from it. Returns 1 if there was one. */
+static int finish(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch *b)
+{
+    if (b->req == MPI_REQUEST_NULL)
+        return 0;
+    own_Wait(&b->req, MPI_STATUS_IGNORE);
+    int n = b->nsent;
+    for (int j = 0; j < b->held_in_flight; j++) {
+        struct ws_msg m;
+        memcpy(&m, &b->out.w[2 * n + j * MSG_WORDS], sizeof m);
+        record(w, &b->held[j], &m);
+    }
+    b->nheld = b->held_in_flight = b->nsent = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t hi = b->out.w[2 * i], lo = b->out.w[2 * i + 1];
+        int late = (int)(hi & ((1ll << b->rank_bits) - 1));
+        if (hi == NONE || lo == NONE || late >= sc->size)
+            continue; /* nobody can be late (or wait) here */
+        double early = unpack(b, b->sent[i].pattern == WS_EARLY_REDUCE ? lo : -lo);
+        if (unpack(b, hi) - early >= CAUSE_MIN) { /* its ledger comes with the next exchange */
+            b->held_late[b->nheld] = late;
+            b->held[b->nheld++] = b->sent[i];
+            continue;
+        }
+        struct ws_msg m;
+        m.e = unpack(b, hi);
+        m.rank = pr_world(b->comm, late);
+        ws_led_reset(&m.led); /* too short a wait for root causes */
+        record(w, &b->sent[i], &m);
+    }
+    rebase(b, n);
+    return 1;
+}
+
+/* Start the open batch's exchange (nonblocking, collective over the shadow communicator):
+ * the calls' packed enter times, then this rank's words of the held calls' late records. */
+static void start(const struct ws_comm *sc, struct ws_batch *b)
+{
+    int n = b->n;
+    for (int i = 0; i < n; i++)
+        pack_call(b, &b->ent[i], sc->rank, &b->in.w[2 * i]);
     for (int j = 0; j < b->nheld; j++) {
         int64_t *words = &b->in.w[2 * n + j * MSG_WORDS];
         if (b->held_late[j] == sc->rank)
@@ -133,48 +195,21 @@ static void put_held(const struct ws_comm *sc, struct ws_batch *b, int n)
             for (int k = 0; k < MSG_WORDS; k++)
                 words[k] = NONE;
     }
-}
-
-/* The batch's exchange (blocking, collective over the shadow communicator): the calls' latest
- * ranks, and the late records of the calls held from the last one. */
-static void flush(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch *b)
-{
-    int n = b->n, nheld = b->nheld;
+    memcpy(b->sent, b->ent, (size_t)n * sizeof *b->ent);
+    b->nsent = n;
+    b->held_in_flight = b->nheld;
     b->n = 0;
-    put_held(sc, b, n);
-    own_Allreduce(b->in.w, b->out.w, 2 * n + nheld * MSG_WORDS, MPI_INT64_T, MPI_MAX,
-                  sc->shadow);
-    for (int j = 0; j < nheld; j++) {
-        struct ws_msg m;
-        memcpy(&m, &b->out.w[2 * n + j * MSG_WORDS], sizeof m);
-        record(w, &b->held[j], &m);
-    }
-    b->nheld = 0;
-    for (int i = 0; i < n; i++) {
-        int64_t hi = b->out.w[2 * i], lo = b->out.w[2 * i + 1];
-        int late = (int)(hi & ((1ll << b->rank_bits) - 1));
-        if (hi == NONE || lo == NONE || late >= sc->size)
-            continue; /* nobody can be late (or waits) here */
-        double early = unpack(b, b->ent[i].kind == WS_EARLY_REDUCE ? lo : -lo);
-        if (unpack(b, hi) - early >= CAUSE_MIN) { /* its ledger comes with the next exchange */
-            b->held_late[b->nheld] = late;
-            b->held[b->nheld++] = b->ent[i];
-            continue;
-        }
-        struct ws_msg m;
-        m.e = unpack(b, hi);
-        m.rank = pr_world(b->comm, late);
-        ws_led_reset(&m.led); /* too short a wait for root causes */
-        record(w, &b->ent[i], &m);
-    }
-    rebase(b, n);
+    own_Iallreduce(b->in.w, b->out.w, 2 * n + b->nheld * MSG_WORDS, MPI_INT64_T, MPI_MAX,
+                   sc->shadow, &b->req);
 }
 
 struct ws_batch *ws_batch_new(MPI_Comm comm)
 {
     struct ws_batch *b = calloc(1, sizeof *b);
-    if (b)
+    if (b) {
         b->comm = comm;
+        b->req = MPI_REQUEST_NULL;
+    }
     return b;
 }
 
@@ -187,32 +222,20 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
     struct entry *t = &b->ent[b->n];
     if (!b->rank_bits)
         scale(b, sc->size);
-    int is_root = root == sc->rank, waiter = 1;
     double e = ws_corr(c->t_enter);
-    int64_t *in = &b->in.w[2 * b->n];
     ws_fill(w, &t->own, e);
     t->e = e;
     t->l = ws_corr(c->t_leave);
-    t->pattern = t->kind = pattern;
-    /* in[0]: who can be late (NONE: not this rank); in[1]: -(min E), or the root's E */
-    if (pattern == WS_LATE_BCAST) {
-        waiter = !is_root;
-        in[0] = is_root ? pack(b, e, sc->rank) : NONE;
-        in[1] = is_root ? NONE : -pack(b, e, 0);
-    } else if (pattern == WS_EARLY_REDUCE) {
-        waiter = is_root;
-        in[0] = is_root ? NONE : pack(b, e, sc->rank);
-        in[1] = is_root ? pack(b, e, 0) : NONE;
-    } else {
-        in[0] = pack(b, e, sc->rank);
-        in[1] = -pack(b, e, 0);
-    }
-    if (in[0] == NONE)
+    t->pattern = pattern;
+    t->root = root == sc->rank;
+    int waiter = pattern == WS_LATE_BCAST ? !t->root : pattern == WS_EARLY_REDUCE ? t->root : 1;
+    if ((pattern == WS_LATE_BCAST && !t->root) || (pattern == WS_EARLY_REDUCE && t->root))
         t->own.e = -INFINITY; /* cannot be the late one (the closing exchange) */
     t->site = waiter && c->th ? SITE(c->fn, c->cp) : 0;
     if (++b->n < WS_BATCH)
         return 0;
-    flush(w, sc, b);
+    finish(w, sc, b); /* the last batch's, whose result fixes this one's base */
+    start(sc, b);
     return 1;
 }
 
@@ -222,6 +245,8 @@ void ws_batch_close(struct ws_comm *sc)
 {
     struct ws_batch *b = sc->batch;
     sc->batch = NULL;
+    if (b)
+        finish(ws_me(), sc, b);
     if (!b || (!b->n && !b->nheld)) {
         free(b);
         return;
