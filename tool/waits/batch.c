@@ -42,6 +42,7 @@ struct entry {
 struct ws_batch {
     int n;               /* calls of the open batch, in ent */
     int rank_bits, shift; /* packed enter times: ranks' bits, tick 2^shift ns (0: unset) */
+    double ns_per, per_ns; /* 2^shift and 2^-shift */
     double base;          /* packed enter times count from here, the same on every rank */
     MPI_Comm comm;       /* the user's communicator (its ranks name the late one) */
     /* a batch's exchange: 2 packed enter times per call, then the held calls' late records
@@ -51,9 +52,10 @@ struct ws_batch {
         int64_t w[(2 + MSG_WORDS) * WS_BATCH];
         struct ws_msg rec[2 * WS_BATCH];
     } in, out;
-    struct entry ent[WS_BATCH];
+    struct entry *ent;   /* one of sets: the open batch's calls */
     int nsent;           /* calls of the exchange in flight (req), in sent */
-    struct entry sent[WS_BATCH];
+    struct entry *sent;  /* the other one */
+    struct entry sets[2][WS_BATCH];
     /* calls of an exchange done whose late records come with the next one to start (or in
      * flight), and their late ranks (in comm) */
     int nheld, held_in_flight;
@@ -79,7 +81,7 @@ static struct {
  * lost the waits under it, 25-30% of Wait at NxN instances in balanced runs. */
 static int64_t pack(const struct ws_batch *b, double e, int rank)
 {
-    double ticks = ldexp((e - b->base) * 1e9, -b->shift);
+    double ticks = (e - b->base) * 1e9 * b->per_ns; /* a power of two: exact as ldexp */
     int64_t max = INT64_MAX >> b->rank_bits;
     int64_t t = !(ticks > 0) ? 0 : ticks >= (double)max ? max : llrint(ticks);
     return t << b->rank_bits | rank;
@@ -87,7 +89,7 @@ static int64_t pack(const struct ws_batch *b, double e, int rank)
 
 static double unpack(const struct ws_batch *b, int64_t v)
 {
-    return b->base + ldexp((double)(v >> b->rank_bits), b->shift) * 1e-9;
+    return b->base + (double)(v >> b->rank_bits) * b->ns_per * 1e-9;
 }
 
 /* The packing of a communicator of size ranks, from ws_base on. */
@@ -97,6 +99,8 @@ static void scale(struct ws_batch *b, int size)
     while (b->rank_bits < 31 && (1 << b->rank_bits) < size)
         b->rank_bits++;
     b->shift = b->rank_bits + NS_BITS > 63 ? b->rank_bits + NS_BITS - 63 : 0;
+    b->ns_per = ldexp(1.0, b->shift);
+    b->per_ns = ldexp(1.0, -b->shift);
     b->base = ws_base;
 }
 
@@ -132,15 +136,16 @@ static void rebase(struct ws_batch *b, int n)
  * in[1]: -(min E), or the root's E). */
 static void pack_call(const struct ws_batch *b, const struct entry *t, int rank, int64_t *in)
 {
+    int64_t e = pack(b, t->e, 0);
     if (t->pattern == WS_LATE_BCAST) {
-        in[0] = t->root ? pack(b, t->e, rank) : NONE;
-        in[1] = t->root ? NONE : -pack(b, t->e, 0);
+        in[0] = t->root ? e | rank : NONE;
+        in[1] = t->root ? NONE : -e;
     } else if (t->pattern == WS_EARLY_REDUCE) {
-        in[0] = t->root ? NONE : pack(b, t->e, rank);
-        in[1] = t->root ? pack(b, t->e, 0) : NONE;
+        in[0] = t->root ? NONE : e | rank;
+        in[1] = t->root ? e : NONE;
     } else {
-        in[0] = pack(b, t->e, rank);
-        in[1] = -pack(b, t->e, 0);
+        in[0] = e | rank;
+        in[1] = -e;
     }
 }
 
@@ -195,7 +200,9 @@ static void start(const struct ws_comm *sc, struct ws_batch *b)
             for (int k = 0; k < MSG_WORDS; k++)
                 words[k] = NONE;
     }
-    memcpy(b->sent, b->ent, (size_t)n * sizeof *b->ent);
+    struct entry *spare = b->sent;
+    b->sent = b->ent;
+    b->ent = spare;
     b->nsent = n;
     b->held_in_flight = b->nheld;
     b->n = 0;
@@ -209,6 +216,8 @@ struct ws_batch *ws_batch_new(MPI_Comm comm)
     if (b) {
         b->comm = comm;
         b->req = MPI_REQUEST_NULL;
+        b->ent = b->sets[0];
+        b->sent = b->sets[1];
     }
     return b;
 }
