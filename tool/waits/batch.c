@@ -1,16 +1,22 @@
 /* Wait states of blocking collectives on intra-communicators, exchanged in batches: each call
  * keeps its enter and leave times and a snapshot of the ledger; every WS_BATCH calls on a
  * communicator (the same call on every rank) one MAX reduction of two 64-bit integers per
- * call (enter times at the clock's resolution) finds each call's latest rank, and the late
- * ranks' ledgers follow in one more reduction only for the calls where somebody waited at
- * least CAUSE_MIN. The waits are
- * exact, recorded a few calls late. Batches still open when their communicator is freed, and
- * at finalize, finish with one nonblocking exchange of the whole records. */
+ * call (enter times at the clock's resolution) finds each call's latest rank. It is
+ * nonblocking, started at the batch's last call and finished at the next batch's: on
+ * oversubscribed cores a blocking one cost as much as the program's own collective, since
+ * every rank must run for it, where a nonblocking one progresses while the ranks are in MPI
+ * anyway. The late ranks' ledgers of the calls where somebody waited at least CAUSE_MIN ride
+ * in the next batch's reduction (held until then): one reduction per batch, where a second
+ * one right away cost as much again (on oversubscribed cores nearly every batch has such a
+ * call). The waits are exact, recorded one to three batches late. Batches still open when
+ * their communicator is freed, and at finalize, finish with one nonblocking exchange of the
+ * whole records and of the held calls' late records. */
 #include "waits.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpit/own/own.h"
 #include "ws_exchange.h"
@@ -20,25 +26,42 @@
 #define CAUSE_MIN 20e-6
 #define NS_BITS 47      /* 2^47 ns (39 hours) from a batch's base at the finest tick */
 #define NONE INT64_MIN
+/* A late rank's record as 64-bit words in the MAX reduction: the other ranks give NONE, so
+ * the maximum is its words, bit for bit. */
+#define MSG_WORDS ((int)(sizeof(struct ws_msg) / sizeof(int64_t)))
+_Static_assert(sizeof(struct ws_msg) % sizeof(int64_t) == 0, "a record is whole 64-bit words");
 
 /* One collective call of this rank. */
 struct entry {
     uint64_t site;       /* 0: do not record (quiet call, or this rank cannot wait) */
     double e, l;         /* corrected enter and leave */
-    int pattern, kind;
+    int pattern, root;   /* root: this rank was the call's root */
     struct ws_msg own;   /* e: -inf when this rank cannot be the late one; the ledger */
 };
 
 struct ws_batch {
-    int n;
+    int n;               /* calls of the open batch, in ent */
     int rank_bits, shift; /* packed enter times: ranks' bits, tick 2^shift ns (0: unset) */
+    double ns_per, per_ns; /* 2^shift and 2^-shift */
     double base;          /* packed enter times count from here, the same on every rank */
     MPI_Comm comm;       /* the user's communicator (its ranks name the late one) */
-    int64_t in[2 * WS_BATCH], out[2 * WS_BATCH];
-    struct entry ent[WS_BATCH];
-    /* closing: the whole records, exchanged nonblocking */
-    struct ws_msg rec[WS_BATCH], res[WS_BATCH];
-    MPI_Request req;
+    /* a batch's exchange: 2 packed enter times per call, then the held calls' late records
+     * (words); closing: the whole records of the open calls, then the held calls' late
+     * records */
+    union {
+        int64_t w[(2 + MSG_WORDS) * WS_BATCH];
+        struct ws_msg rec[2 * WS_BATCH];
+    } in, out;
+    struct entry *ent;   /* one of sets: the open batch's calls */
+    int nsent;           /* calls of the exchange in flight (req), in sent */
+    struct entry *sent;  /* the other one */
+    struct entry sets[2][WS_BATCH];
+    /* calls of an exchange done whose late records come with the next one to start (or in
+     * flight), and their late ranks (in comm) */
+    int nheld, held_in_flight;
+    struct entry held[WS_BATCH];
+    int held_late[WS_BATCH];
+    MPI_Request req;     /* the exchange in flight, or at closing the closing one */
     MPI_Comm shadow;     /* freed once the exchange is done (Open MPI 4.1 crashes otherwise) */
     struct ws_batch *next;
 };
@@ -58,7 +81,7 @@ static struct {
  * lost the waits under it, 25-30% of Wait at NxN instances in balanced runs. */
 static int64_t pack(const struct ws_batch *b, double e, int rank)
 {
-    double ticks = ldexp((e - b->base) * 1e9, -b->shift);
+    double ticks = (e - b->base) * 1e9 * b->per_ns; /* a power of two: exact as ldexp */
     int64_t max = INT64_MAX >> b->rank_bits;
     int64_t t = !(ticks > 0) ? 0 : ticks >= (double)max ? max : llrint(ticks);
     return t << b->rank_bits | rank;
@@ -66,7 +89,7 @@ static int64_t pack(const struct ws_batch *b, double e, int rank)
 
 static double unpack(const struct ws_batch *b, int64_t v)
 {
-    return b->base + ldexp((double)(v >> b->rank_bits), b->shift) * 1e-9;
+    return b->base + (double)(v >> b->rank_bits) * b->ns_per * 1e-9;
 }
 
 /* The packing of a communicator of size ranks, from ws_base on. */
@@ -76,13 +99,15 @@ static void scale(struct ws_batch *b, int size)
     while (b->rank_bits < 31 && (1 << b->rank_bits) < size)
         b->rank_bits++;
     b->shift = b->rank_bits + NS_BITS > 63 ? b->rank_bits + NS_BITS - 63 : 0;
+    b->ns_per = ldexp(1.0, b->shift);
+    b->per_ns = ldexp(1.0, -b->shift);
     b->base = ws_base;
 }
 
 /* Record the wait of entry t against the late record m (this thread's tables). */
 static void record(struct ws_thread *w, const struct entry *t, const struct ws_msg *m)
 {
-    if (!t->site || !isfinite(m->e))
+    if (!w || !t->site || !isfinite(m->e))
         return;
     if (m->e > t->l)
         atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
@@ -98,63 +123,102 @@ static void record(struct ws_thread *w, const struct entry *t, const struct ws_m
 static void rebase(struct ws_batch *b, int n)
 {
     for (int i = n - 1; i >= 0; i--) {
-        int64_t lo = b->out[2 * i + 1];
-        if (b->ent[i].kind != WS_LATE_BCAST && b->ent[i].kind != WS_EARLY_REDUCE && lo != NONE) {
+        int64_t lo = b->out.w[2 * i + 1];
+        int p = b->sent[i].pattern;
+        if (p != WS_LATE_BCAST && p != WS_EARLY_REDUCE && lo != NONE) {
             b->base = unpack(b, -lo);
             return;
         }
     }
 }
 
-/* The batch's exchange (blocking, collective over the shadow communicator). */
-static void flush(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch *b)
+/* This rank's part of call t in an exchange (in[0]: who can be late, NONE: not this rank;
+ * in[1]: -(min E), or the root's E). */
+static void pack_call(const struct ws_batch *b, const struct entry *t, int rank, int64_t *in)
 {
-    int n = b->n, late[WS_BATCH], need = 0;
-    b->n = 0;
-    own_Allreduce(b->in, b->out, 2 * n, MPI_INT64_T, MPI_MAX, sc->shadow);
-    for (int i = 0; i < n; i++) {
-        int64_t hi = b->out[2 * i], lo = b->out[2 * i + 1];
-        late[i] = (int)(hi & ((1ll << b->rank_bits) - 1));
-        struct ws_msg *r = &b->rec[i];
-        r->e = -INFINITY;
-        if (hi == NONE || lo == NONE || late[i] >= sc->size)
-            continue;
-        double early = unpack(b, b->ent[i].kind == WS_EARLY_REDUCE ? lo : -lo);
-        if (unpack(b, hi) - early < CAUSE_MIN)
-            continue;
-        late[i] = -1 - late[i]; /* its ledger follows */
-        need++;
-        if (sc->rank == -1 - late[i])
-            *r = b->ent[i].own;
+    int64_t e = pack(b, t->e, 0);
+    if (t->pattern == WS_LATE_BCAST) {
+        in[0] = t->root ? e | rank : NONE;
+        in[1] = t->root ? NONE : -e;
+    } else if (t->pattern == WS_EARLY_REDUCE) {
+        in[0] = t->root ? NONE : e | rank;
+        in[1] = t->root ? e : NONE;
+    } else {
+        in[0] = e | rank;
+        in[1] = -e;
     }
-    if (need) {
-        /* the late ranks' records of the calls where somebody waited, in call order */
-        int k = 0;
-        for (int i = 0; i < n; i++)
-            if (late[i] < 0)
-                b->rec[k++] = b->rec[i];
-        own_Allreduce(b->rec, b->res, need, ws_msg_dtype(), ws_later(), sc->shadow);
-    }
-    for (int i = 0, k = 0; i < n; i++) {
+}
+
+/* Finish the exchange in flight, if any (collective: every rank started it): record the
+ * held calls with the late records it brought, hold its own calls that need theirs, record
+ * the others, and count the next batch from it. Returns 1 if there was one. */
+static int finish(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch *b)
+{
+    if (b->req == MPI_REQUEST_NULL)
+        return 0;
+    own_Wait(&b->req, MPI_STATUS_IGNORE);
+    int n = b->nsent;
+    for (int j = 0; j < b->held_in_flight; j++) {
         struct ws_msg m;
-        if (late[i] < 0) {
-            m = b->res[k++];
-        } else {
-            int none = b->out[2 * i] == NONE || late[i] >= sc->size;
-            m.e = none ? -INFINITY : unpack(b, b->out[2 * i]);
-            m.rank = none ? -1 : pr_world(b->comm, late[i]);
-            ws_led_reset(&m.led); /* too short a wait for root causes */
+        memcpy(&m, &b->out.w[2 * n + j * MSG_WORDS], sizeof m);
+        record(w, &b->held[j], &m);
+    }
+    b->nheld = b->held_in_flight = b->nsent = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t hi = b->out.w[2 * i], lo = b->out.w[2 * i + 1];
+        int late = (int)(hi & ((1ll << b->rank_bits) - 1));
+        if (hi == NONE || lo == NONE || late >= sc->size)
+            continue; /* nobody can be late (or wait) here */
+        double early = unpack(b, b->sent[i].pattern == WS_EARLY_REDUCE ? lo : -lo);
+        if (unpack(b, hi) - early >= CAUSE_MIN) { /* its ledger comes with the next exchange */
+            b->held_late[b->nheld] = late;
+            b->held[b->nheld++] = b->sent[i];
+            continue;
         }
-        record(w, &b->ent[i], &m);
+        struct ws_msg m;
+        m.e = unpack(b, hi);
+        m.rank = pr_world(b->comm, late);
+        ws_led_reset(&m.led); /* too short a wait for root causes */
+        record(w, &b->sent[i], &m);
     }
     rebase(b, n);
+    return 1;
+}
+
+/* Start the open batch's exchange (nonblocking, collective over the shadow communicator):
+ * the calls' packed enter times, then this rank's words of the held calls' late records. */
+static void start(const struct ws_comm *sc, struct ws_batch *b)
+{
+    int n = b->n;
+    for (int i = 0; i < n; i++)
+        pack_call(b, &b->ent[i], sc->rank, &b->in.w[2 * i]);
+    for (int j = 0; j < b->nheld; j++) {
+        int64_t *words = &b->in.w[2 * n + j * MSG_WORDS];
+        if (b->held_late[j] == sc->rank)
+            memcpy(words, &b->held[j].own, sizeof(struct ws_msg));
+        else
+            for (int k = 0; k < MSG_WORDS; k++)
+                words[k] = NONE;
+    }
+    struct entry *spare = b->sent;
+    b->sent = b->ent;
+    b->ent = spare;
+    b->nsent = n;
+    b->held_in_flight = b->nheld;
+    b->n = 0;
+    own_Iallreduce(b->in.w, b->out.w, 2 * n + b->nheld * MSG_WORDS, MPI_INT64_T, MPI_MAX,
+                   sc->shadow, &b->req);
 }
 
 struct ws_batch *ws_batch_new(MPI_Comm comm)
 {
     struct ws_batch *b = calloc(1, sizeof *b);
-    if (b)
+    if (b) {
         b->comm = comm;
+        b->req = MPI_REQUEST_NULL;
+        b->ent = b->sets[0];
+        b->sent = b->sets[1];
+    }
     return b;
 }
 
@@ -167,32 +231,20 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
     struct entry *t = &b->ent[b->n];
     if (!b->rank_bits)
         scale(b, sc->size);
-    int is_root = root == sc->rank, waiter = 1;
     double e = ws_corr(c->t_enter);
-    int64_t *in = &b->in[2 * b->n];
     ws_fill(w, &t->own, e);
     t->e = e;
     t->l = ws_corr(c->t_leave);
-    t->pattern = t->kind = pattern;
-    /* in[0]: who can be late (NONE: not this rank); in[1]: -(min E), or the root's E */
-    if (pattern == WS_LATE_BCAST) {
-        waiter = !is_root;
-        in[0] = is_root ? pack(b, e, sc->rank) : NONE;
-        in[1] = is_root ? NONE : -pack(b, e, 0);
-    } else if (pattern == WS_EARLY_REDUCE) {
-        waiter = is_root;
-        in[0] = is_root ? NONE : pack(b, e, sc->rank);
-        in[1] = is_root ? pack(b, e, 0) : NONE;
-    } else {
-        in[0] = pack(b, e, sc->rank);
-        in[1] = -pack(b, e, 0);
-    }
-    if (in[0] == NONE)
+    t->pattern = pattern;
+    t->root = root == sc->rank;
+    int waiter = pattern == WS_LATE_BCAST ? !t->root : pattern == WS_EARLY_REDUCE ? t->root : 1;
+    if ((pattern == WS_LATE_BCAST && !t->root) || (pattern == WS_EARLY_REDUCE && t->root))
         t->own.e = -INFINITY; /* cannot be the late one (the closing exchange) */
     t->site = waiter && c->th ? SITE(c->fn, c->cp) : 0;
     if (++b->n < WS_BATCH)
         return 0;
-    flush(w, sc, b);
+    finish(w, sc, b); /* the last batch's, whose result fixes this one's base */
+    start(sc, b);
     return 1;
 }
 
@@ -202,13 +254,26 @@ void ws_batch_close(struct ws_comm *sc)
 {
     struct ws_batch *b = sc->batch;
     sc->batch = NULL;
-    if (!b || !b->n) {
+    if (b)
+        finish(ws_me(), sc, b);
+    if (!b || (!b->n && !b->nheld)) {
         free(b);
         return;
     }
     for (int i = 0; i < b->n; i++)
-        b->rec[i] = b->ent[i].own;
-    own_Iallreduce(b->rec, b->res, b->n, ws_msg_dtype(), ws_later(), sc->shadow, &b->req);
+        b->in.rec[i] = b->ent[i].own;
+    for (int j = 0; j < b->nheld; j++) {
+        struct ws_msg *r = &b->in.rec[b->n + j];
+        if (b->held_late[j] == sc->rank) {
+            *r = b->held[j].own;
+        } else {
+            r->e = -INFINITY; /* the late rank's record wins */
+            r->rank = -1;
+            ws_led_reset(&r->led);
+        }
+    }
+    own_Iallreduce(b->in.rec, b->out.rec, b->n + b->nheld, ws_msg_dtype(), ws_later(),
+                   sc->shadow, &b->req);
     b->shadow = sc->shadow;
     sc->shadow = MPI_COMM_NULL;
     pthread_mutex_lock(&closing.lock);
@@ -236,7 +301,9 @@ void ws_batch_drain(struct ws_thread *w, int block)
         *p = b->next;
         atomic_fetch_sub(&closing.n, 1);
         for (int i = 0; w && i < b->n; i++)
-            record(w, &b->ent[i], &b->res[i]);
+            record(w, &b->ent[i], &b->out.rec[i]);
+        for (int j = 0; w && j < b->nheld; j++)
+            record(w, &b->held[j], &b->out.rec[b->n + j]);
         own_Comm_free(&b->shadow);
         free(b);
     }

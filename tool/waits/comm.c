@@ -85,90 +85,131 @@ static struct ws_comm *claim(uint64_t k)
     return NULL;
 }
 
-/* A split, not a dup: a dup would run the application's attribute copy callbacks. Errors are
- * returned, not fatal (no communicator ids left), and the copy inherits that error handler. */
-MPI_Comm ws_split(MPI_Comm comm, int rank)
+/* Not a dup, which would run the application's attribute copy callbacks: an intra-
+ * communicator's copy is made from its group (MPI_Comm_create: one agreement on a
+ * communicator id; a split costs an allgather of every rank's colour and key before it) or
+ * by its topology's constructor, an inter-communicator's by a split. Errors are returned,
+ * not fatal (no communicator ids left), and the copy inherits that error handler. */
+MPI_Comm ws_comm_copy(MPI_Comm comm, int rank, const struct ws_topo *topo)
 {
     MPI_Comm copy = MPI_COMM_NULL;
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    MPI_Group g = MPI_GROUP_NULL;
+    int inter = 0, rc;
+    own_Comm_test_inter(comm, &inter);
     own_Comm_get_errhandler(comm, &eh);
     own_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    if (own_Comm_split(comm, 0, rank, &copy) != MPI_SUCCESS)
+    if (topo) {
+        copy = ws_topo_make(comm, topo);
+        rc = copy != MPI_COMM_NULL ? MPI_SUCCESS : MPI_ERR_OTHER;
+    } else if (inter) {
+        rc = own_Comm_split(comm, 0, rank, &copy);
+    } else {
+        own_Comm_group(comm, &g);
+        rc = own_Comm_create(comm, g, &copy);
+        own_Group_free(&g);
+    }
+    if (rc != MPI_SUCCESS)
         copy = MPI_COMM_NULL;
     own_Comm_set_errhandler(comm, eh);
     own_Errhandler_free(&eh);
     return copy;
 }
 
-int ws_comm_add(MPI_Comm comm)
+void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n)
 {
-    if (comm == MPI_COMM_NULL)
-        return -1;
-    uint64_t k = ws_handle_key(&comm, sizeof comm);
+    *n = (struct ws_comm_new){.key = ws_handle_key(&comm, sizeof comm)};
     /* Reserve a slot under the lock; the collective calls run outside it, so that two
      * threads creating communicators at once cannot deadlock across ranks. */
     pthread_mutex_lock(&shadows.lock);
-    struct ws_comm *slot = ws_comm_find(comm) ? NULL : claim(k);
-    if (slot)
-        atomic_store(&slot->key, k | 1ull << 62);
+    n->slot = ws_comm_find(comm) ? NULL : claim(n->key);
+    if (n->slot)
+        atomic_store(&n->slot->key, n->key | 1ull << 62);
     pthread_mutex_unlock(&shadows.lock);
-    int me = 0, nbr_in = -1;
-    struct ws_msg *nbuf = NULL;
-    own_Comm_rank(comm, &me);
-    MPI_Comm shadow = ws_split(comm, me);
-    if (shadow != MPI_COMM_NULL) /* with the topology, if any: neighbourhood collectives */
-        ws_topo_shadow(comm, &shadow, &nbr_in, &nbuf);
+    n->size = 1;
+    own_Comm_test_inter(comm, &n->inter);
+    if (n->inter)
+        own_Comm_remote_size(comm, &n->size);
+    else
+        own_Comm_size(comm, &n->size);
+    own_Comm_rank(comm, &n->me);
+    /* blocking collectives of intra-communicators exchange in batches (batch.c) */
+    n->batch = !n->inter && n->size > 1 ? ws_batch_new(comm) : NULL;
+    /* with the topology, if any: neighbourhood collectives */
+    n->has_topo = n->inter ? 0 : ws_topo_read(comm, &n->topo);
+    n->ok[0] = n->slot && (n->batch || n->inter || n->size <= 1) &&
+               atomic_load(&shadows.live) < WS_COMMS_MAX;
+    n->ok[1] = !n->inter && spans_world(comm, n->size);
+    n->ok[2] = n->has_topo >= 0;
+}
+
+void ws_comm_drop(struct ws_comm_new *n)
+{
+    if (n->slot)
+        atomic_store(&n->slot->key, 1);
+    free(n->batch);
+    if (n->has_topo > 0) {
+        ws_topo_free(&n->topo);
+        free(n->topo.buf);
+    }
+}
+
+int ws_comm_end(MPI_Comm comm, struct ws_comm_new *n, const int all[3])
+{
+    /* the copies fail on every rank or none (a communicator id is agreed on); without the
+     * topology's copy (out of memory on some rank) neighbourhood waits are not measured */
+    int with_topo = n->has_topo > 0 && all[2];
+    MPI_Comm shadow = all[0] ? ws_comm_copy(comm, n->me, with_topo ? &n->topo : NULL)
+                             : MPI_COMM_NULL;
     /* The answers' copy duplicates the shadow, which has no attributes to copy (a dup costs
-     * 2/3 of a split: 150 against 235 ms at 8 ranks on 2 cores, load 20). A shadow fails on
-     * every rank or none (a communicator id is agreed on). */
+     * 2/3 of a split: 150 against 235 ms at 8 ranks on 2 cores, load 20). */
     MPI_Comm ack = MPI_COMM_NULL;
     if (shadow != MPI_COMM_NULL && own_Comm_dup(shadow, &ack) != MPI_SUCCESS)
         ack = MPI_COMM_NULL;
-    /* Every rank of comm must agree, or a partner would wait for a piggyback forever. */
-    int inter = 0, size = 1;
-    own_Comm_test_inter(comm, &inter);
-    if (inter)
-        own_Comm_remote_size(comm, &size);
-    else
-        own_Comm_size(comm, &size);
-    /* blocking collectives of intra-communicators exchange in batches (batch.c) */
-    struct ws_batch *batch = !inter && size > 1 ? ws_batch_new(comm) : NULL;
-    int ok[2] = {slot && shadow != MPI_COMM_NULL && ack != MPI_COMM_NULL &&
-                 (batch || inter || size <= 1) && atomic_load(&shadows.live) < WS_COMMS_MAX,
-                 !inter && spans_world(comm, size)},
-        all[2] = {0, 0};
-    if (shadow != MPI_COMM_NULL)
-        own_Allreduce(ok, all, 2, MPI_INT, MPI_MIN, shadow);
-    if (!all[0]) {
+    if (ack == MPI_COMM_NULL) {
         if (shadow != MPI_COMM_NULL)
             own_Comm_free(&shadow);
-        if (ack != MPI_COMM_NULL)
-            own_Comm_free(&ack);
-        if (slot)
-            atomic_store(&slot->key, 1);
-        free(nbuf);
-        free(batch);
+        ws_comm_drop(n);
         atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_COMMS], 1, memory_order_relaxed);
         tardy_warn_once(&shadows.full_warned, "too many communicators for wait-state tracking; "
                         "waits on further communicators are not measured");
         return -1;
     }
+    struct ws_comm *slot = n->slot;
     slot->shadow = shadow;
     slot->ack = ack;
-    slot->nbr_in = nbr_in;
-    slot->nbuf = nbuf;
-    slot->inter = inter;
-    slot->size = size;
-    slot->batch = batch;
+    slot->nbr_in = with_topo ? n->topo.in : -1;
+    slot->nbuf = with_topo ? n->topo.buf : NULL;
+    if (n->has_topo > 0) {
+        ws_topo_free(&n->topo);
+        if (!with_topo)
+            free(n->topo.buf);
+    }
+    slot->inter = n->inter;
+    slot->size = n->size;
+    slot->batch = n->batch;
     static atomic_uint gens;
     slot->gen = atomic_fetch_add(&gens, 1) + 1;
-    own_Comm_rank(comm, &slot->rank);
+    slot->rank = n->me;
     slot->world = all[1];
     ws_clock_comm(slot);
     atomic_fetch_add(&shadows.live, 1);
     atomic_store(&slot->ncoll, 0);
-    atomic_store_explicit(&slot->key, k, memory_order_release);
+    atomic_store_explicit(&slot->key, n->key, memory_order_release);
     return 0;
+}
+
+int ws_comm_add(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return -1;
+    struct ws_comm_new n;
+    int all[3] = {0, 0, 0};
+    ws_comm_begin(comm, &n);
+    /* Every rank of comm must agree before the copies are made, or a partner would wait for
+     * a piggyback forever. */
+    own_Allreduce(n.ok, all, 3, MPI_INT, MPI_MIN, comm);
+    return ws_comm_end(comm, &n, all);
 }
 
 /* Free the shadow communicators of s (the lock held), or, with keep, keep them by number

@@ -1,6 +1,8 @@
-/* The shadow of a communicator with a topology (cartesian, graph, distributed graph): a copy
- * with the same neighbours, so that a neighbourhood collective's records travel between the
- * same ranks as its data (neigh.c), and a buffer for one record per in-neighbour. */
+/* The shadow of a communicator with a topology (cartesian, graph, distributed graph): made by
+ * the topology's constructor on the communicator itself (no attributes are copied, and one
+ * creation instead of a copy and then its topology), with the same neighbours, so that a
+ * neighbourhood collective's records travel between the same ranks as its data (neigh.c),
+ * and a buffer for one record per in-neighbour. */
 #include <stdlib.h>
 
 #include "mpit/own/own.h"
@@ -42,46 +44,55 @@ static int *neighbours(MPI_Comm comm, int *n_in, int *n_out)
     return nb;
 }
 
-void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **buf)
+int ws_topo_read(MPI_Comm comm, struct ws_topo *t)
 {
-    int topo = MPI_UNDEFINED, in = -1, out = -1, ok = 1, all = 0, *nb = NULL, *cart = NULL;
+    int topo = MPI_UNDEFINED;
+    *t = (struct ws_topo){.kind = MPI_UNDEFINED, .in = -1, .out = -1};
     own_Topo_test(comm, &topo);
-    *n_in = -1;
-    *buf = NULL;
     if (topo != MPI_CART && topo != MPI_GRAPH && topo != MPI_DIST_GRAPH)
-        return;
+        return 0;
+    int ok;
     if (topo == MPI_CART) {
         int nd = 0;
         own_Cartdim_get(comm, &nd);
-        if ((cart = malloc((size_t)(3 * nd + 1) * sizeof *cart)))
-            own_Cart_get(comm, nd, cart, cart + nd, cart + 2 * nd);
-        in = out = 2 * nd;
-        ok = cart != NULL;
+        if ((t->cart = malloc((size_t)(3 * nd + 1) * sizeof *t->cart)))
+            own_Cart_get(comm, nd, t->cart, t->cart + nd, t->cart + 2 * nd);
+        t->in = t->out = 2 * nd;
+        t->kind = MPI_CART;
+        ok = t->cart != NULL;
     } else {
-        nb = neighbours(comm, &in, &out);
-        ok = nb != NULL;
+        t->nb = neighbours(comm, &t->in, &t->out);
+        t->kind = MPI_DIST_GRAPH; /* a graph's copy is the distributed graph of its edges */
+        ok = t->nb != NULL;
     }
-    struct ws_msg *b = malloc((size_t)(in + 1) * sizeof *b);
-    ok = ok && b;
-    own_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, *shadow);
-    MPI_Comm t = MPI_COMM_NULL;
-    if (all && topo == MPI_CART)
-        own_Cart_create(*shadow, in / 2, cart, cart + in / 2, 0, &t);
-    else if (all) {
+    t->buf = malloc((size_t)(t->in + 1) * sizeof *t->buf);
+    if (ok && t->buf)
+        return 1;
+    ws_topo_free(t);
+    free(t->buf);
+    t->buf = NULL;
+    return -1;
+}
+
+MPI_Comm ws_topo_make(MPI_Comm comm, const struct ws_topo *t)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    int rc;
+    if (t->kind == MPI_CART) {
+        rc = own_Cart_create(comm, t->in / 2, t->cart, t->cart + t->in / 2, 0, &c);
+    } else {
         /* Open MPI's MPI_UNWEIGHTED points at a zero-length array, which GCC takes for an
          * overread once the call is inlined: read it through a volatile. */
         int *volatile unweighted = MPI_UNWEIGHTED;
-        own_Dist_graph_create_adjacent(*shadow, in, nb, unweighted, out, nb + in, unweighted,
-                                        MPI_INFO_NULL, 0, &t);
+        rc = own_Dist_graph_create_adjacent(comm, t->in, t->nb, unweighted, t->out,
+                                            t->nb + t->in, unweighted, MPI_INFO_NULL, 0, &c);
     }
-    free(cart);
-    free(nb);
-    if (t == MPI_COMM_NULL) { /* not on every rank: neighbourhood waits are not measured */
-        free(b);
-        return;
-    }
-    own_Comm_free(shadow);
-    *shadow = t;
-    *n_in = in;
-    *buf = b;
+    return rc == MPI_SUCCESS ? c : MPI_COMM_NULL;
+}
+
+void ws_topo_free(struct ws_topo *t)
+{
+    free(t->cart);
+    free(t->nb);
+    t->cart = t->nb = NULL;
 }

@@ -84,13 +84,22 @@ void ws_init(MPI_Comm tool_comm)
     if (want)
         test_shift();
     ws_clock_period(cfg.waits_resync_ms / 1000.0);
-    if (!ws_clock_start(tool_comm, want))
+    /* MPI_COMM_WORLD's shadow: every rank can make it, agreed in the clocks' reduction (one
+     * collective fewer at MPI_Init; a rank that cannot turns wait states off everywhere) */
+    struct ws_comm_new world;
+    if (want)
+        ws_comm_begin(MPI_COMM_WORLD, &world);
+    if (!ws_clock_start(tool_comm, want && world.ok[0] && world.ok[2])) {
+        if (want)
+            ws_comm_drop(&world);
         return;
+    }
     ws_hotspot_permille = cfg.waits_hotspot * 10;
     ws_sample = cfg.waits_sample;
     ws_keys_init();
     ws_wire_init();
-    ws_comm_add(MPI_COMM_WORLD);
+    int all[3] = {1, world.ok[1], 1};
+    ws_comm_end(MPI_COMM_WORLD, &world, all);
     ws_comm_add(MPI_COMM_SELF);
     ws_on = ws_used = 1;
 }

@@ -5,13 +5,45 @@
 
 #include "ws_record.h"
 
+/* ---- the shadow of a communicator with a topology (topo.c) ---- */
+struct ws_topo {
+    int kind;            /* MPI_CART, MPI_DIST_GRAPH (also a graph's copy), MPI_UNDEFINED */
+    int in, out;         /* this rank's in- and out-neighbours */
+    int *cart;           /* a cartesian one's dimensions, periods and coordinates */
+    int *nb;             /* a graph's in-neighbours, then its out-neighbours */
+    struct ws_msg *buf;  /* room for the in-neighbours' records (the shadow's nbuf) */
+};
+/* Read comm's topology (local): 1 when it has one (t filled), 0 when it has none, -1 when
+ * out of memory. */
+int ws_topo_read(MPI_Comm comm, struct ws_topo *t);
+/* A communicator of comm's ranks with topology t, which every rank of comm read (collective
+ * over comm); MPI_COMM_NULL on every rank when the library cannot make one. */
+MPI_Comm ws_topo_make(MPI_Comm comm, const struct ws_topo *t);
+void ws_topo_free(struct ws_topo *t);   /* all but buf */
+
 /* ---- shadow communicators (comm.c) ---- */
 struct ws_comm *ws_comm_find(MPI_Comm comm);
-/* A private copy of comm with the same ranks (rank: this rank's in comm), made collectively;
- * MPI_COMM_NULL when the library cannot make one. */
-MPI_Comm ws_split(MPI_Comm comm, int rank);
+/* A private copy of comm with the same ranks (rank: this rank's in comm) and, with topo,
+ * that topology (ws_topo_read), made collectively; MPI_COMM_NULL when the library cannot
+ * make one. */
+MPI_Comm ws_comm_copy(MPI_Comm comm, int rank, const struct ws_topo *topo);
 /* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
 int ws_comm_add(MPI_Comm comm);
+/* ws_comm_add in two steps, for a caller that agrees in a reduction of its own: begin
+ * reserves and allocates (local; ok: this rank's part of the agreement, a MIN over comm's
+ * ranks), end makes the copies with the agreement all (collective) or gives back; drop gives
+ * back without making any (every rank). */
+struct ws_comm_new {
+    uint64_t key;
+    struct ws_comm *slot;
+    struct ws_batch *batch;
+    struct ws_topo topo;
+    int has_topo, inter, size, me;
+    int ok[3];      /* can make it; spans MPI_COMM_WORLD; has its topology's copy */
+};
+void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n);
+int ws_comm_end(MPI_Comm comm, struct ws_comm_new *n, const int all[3]);
+void ws_comm_drop(struct ws_comm_new *n);
 void ws_comm_remove(MPI_Comm comm);
 /* The shadow and answer communicators of shadow number gen of comm: the live ones, or those
  * kept after comm was freed with receives pending. Returns 0 (live), 1 (kept: comm is no
@@ -29,20 +61,15 @@ MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted);
 
 /* ---- batched exchanges of blocking collectives (batch.c) ---- */
 struct ws_batch *ws_batch_new(MPI_Comm comm);
-/* Queue this rank's part of blocking collective c on sc; a full batch is exchanged at once
- * (collective: returns 1). */
+/* Queue this rank's part of blocking collective c on sc; a full batch finishes the last
+ * batch's exchange and starts its own (collective: returns 1). */
 int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int pattern,
                  int root);
-/* The communicator goes away (collective): its open batch is exchanged nonblocking, on the
- * shadow communicator, which the batch then owns (sc->shadow becomes MPI_COMM_NULL). */
+/* The communicator goes away (collective): the exchange in flight is finished, and the open
+ * batch with the held calls is exchanged nonblocking, on the shadow communicator, which the
+ * batch then owns (sc->shadow becomes MPI_COMM_NULL). */
 void ws_batch_close(struct ws_comm *sc);
 /* Finish closing exchanges (block: all of them), recorded in w's tables. */
 void ws_batch_drain(struct ws_thread *w, int block);
-
-/* ---- the shadow of a communicator with a topology (topo.c) ---- */
-/* Collective over comm: when comm has a topology, replace its new shadow by one with the
- * same neighbours (n_in: this rank's in-neighbours, buf: room for their records; -1 and
- * NULL when comm has none or the copy failed). */
-void ws_topo_shadow(MPI_Comm comm, MPI_Comm *shadow, int *n_in, struct ws_msg **buf);
 
 #endif
