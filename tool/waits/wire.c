@@ -88,10 +88,9 @@ int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m)
     m->rank = rank;
     ws_led_reset(&m->led);
     m->led.nreg = n;
+    m->led.slots[0] = (uint8_t)((1u << n) - 1);
     memcpy(m->led.reg, p->reg, (size_t)n * sizeof *p->reg);
-    for (int i = 0; i < n; i++) {
-        m->led.sec[i] = 0;
+    for (int i = 0; i < n; i++)
         m->led.sec_t[0] += p->reg[i].t;
-    }
     return (int)(p->eh >> FLAGS_SHIFT) & (WS_WIRE_SYNC | WS_WIRE_CHAIN);
 }
