@@ -13,14 +13,19 @@ void ws_led_reset(struct ws_led *l)
     l->peers[0] = ~0ull;
     l->sent[0] = 0;
     l->sec_t[0] = 0;
+    l->floor = -HUGE_VAL;
 }
 
 void ws_led_evict(struct ws_led *l, uint64_t key, double t)
 {
+    if (t <= l->floor) /* the common case once the ledger holds its large regions */
+        return;
     int min = 0;
     for (int i = 1; i < l->nreg; i++)
         if (l->reg[i].t < l->reg[min].t)
             min = i;
+    /* the smallest, whether it goes or stays, bounds the regions from below */
+    l->floor = l->reg[min].t;
     if (!(t > l->reg[min].t))
         return;
     for (int s = 0; s < l->nsec; s++)
@@ -72,6 +77,8 @@ static void merge(struct ws_led *l, int i)
             p &= p - 1;
         if (p) {
             l->reg[__builtin_ctz(p)].t += l->reg[r].t;
+            if (l->reg[r].t < 0)
+                l->floor = -HUGE_VAL;
             gone |= 1u << r;
         }
     }

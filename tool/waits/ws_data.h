@@ -5,6 +5,7 @@
 #ifndef TARDY_WS_DATA_H
 #define TARDY_WS_DATA_H
 
+#include <math.h>
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -32,9 +33,10 @@ struct ws_reg {
  * its regions by a mask of their slots, so that adding, cutting and asking for the part
  * since a cut touch only the regions concerned. */
 struct ws_led {
-    int32_t nreg, nsec;         /* nsec >= 1 (ws_led_reset) */
-    struct ws_reg reg[WS_K];
+    uint8_t nreg, nsec;         /* nsec >= 1 (ws_led_reset) */
     uint8_t slots[WS_SECS];     /* the regions of each section: bit i for reg[i] */
+    struct ws_reg reg[WS_K];
+    double floor;               /* no region is smaller (a full ledger drops smaller ones) */
     uint64_t peers[WS_SECS];    /* the ranks each section begins a synchronisation with */
     uint64_t sent[WS_SECS];     /* ... of those, the ones it only sent to (ws_led_since) */
     double sec_t[WS_SECS];      /* time in each section, regions no longer kept included */
@@ -170,12 +172,16 @@ static inline void ws_led_add(struct ws_led *l, uint64_t key, double t)
         int i = __builtin_ctz(m);
         if (l->reg[i].key == key) {
             l->reg[i].t += t;
+            if (t < 0)
+                l->floor = -HUGE_VAL;
             return;
         }
     }
     if (l->nreg < WS_K) {
         l->slots[s] |= (uint8_t)(1u << l->nreg);
         l->reg[l->nreg++] = (struct ws_reg){key, t};
+        if (t < l->floor)
+            l->floor = t;
     } else {
         ws_led_evict(l, key, t);
     }
