@@ -421,6 +421,7 @@ struct ws_thread {
     uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
     struct ws_keyslot {
         uint64_t site, key;
+        uint64_t from, from_key, pair;   /* the last call before it: its key, the interval's */
     } keys[WS_KEYS];            /* keys of recent call sites (site 0: empty) */
     double prev_enter, prev_enter_before;
     struct table rows, costs;
