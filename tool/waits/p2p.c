@@ -248,9 +248,15 @@ static void take(struct ws_thread *w, const struct ws_take *t)
     struct ws_callwait *cw = &w->cw;
     if (cw->open && cw->call != t->call)
         close_call(w);
-    if (!cw->open) {
-        *cw = (struct ws_callwait){.open = 1, .call = t->call, .site = t->site,
-                                   .group = t->group, .led = t->led};
+    if (!cw->open) { /* field by field: the record and the chains are read once set */
+        cw->open = 1;
+        cw->pattern = 0;
+        cw->call = t->call;
+        cw->site = t->site;
+        cw->group = t->group;
+        cw->best_w = 0;
+        cw->led = t->led;
+        cw->nchain = 0;
     }
     ws_chain_add(cw->chain, &cw->nchain, &m, flags & WS_WIRE_CHAIN);
     if (m.e > t->l)

@@ -9,9 +9,29 @@ void ws_led_reset(struct ws_led *l)
 {
     l->nreg = 0;
     l->nsec = 1;
+    l->slots[0] = 0;
     l->peers[0] = ~0ull;
     l->sent[0] = 0;
     l->sec_t[0] = 0;
+    l->floor = -HUGE_VAL;
+}
+
+void ws_led_evict(struct ws_led *l, uint64_t key, double t)
+{
+    if (t <= l->floor) /* the common case once the ledger holds its large regions */
+        return;
+    int min = 0;
+    for (int i = 1; i < l->nreg; i++)
+        if (l->reg[i].t < l->reg[min].t)
+            min = i;
+    /* the smallest, whether it goes or stays, bounds the regions from below */
+    l->floor = l->reg[min].t;
+    if (!(t > l->reg[min].t))
+        return;
+    for (int s = 0; s < l->nsec; s++)
+        l->slots[s] &= (uint8_t)~(1u << min);
+    l->slots[l->nsec - 1] |= (uint8_t)(1u << min);
+    l->reg[min] = (struct ws_reg){key, t};
 }
 
 /* Ranks of mask peers (sent: only sent to) join the cut of section s. */
@@ -22,6 +42,24 @@ static void join(struct ws_led *l, int s, uint64_t peers, int sent)
     l->sent[s] = l->peers[s] & ~received;
 }
 
+/* Drop the regions of slots gone (in no section's mask any more); the others keep their
+ * order. */
+static void compact(struct ws_led *l, unsigned gone)
+{
+    int n = __builtin_ctz(gone);
+    for (int r = n + 1; r < l->nreg; r++)
+        if (!(gone >> r & 1))
+            l->reg[n++] = l->reg[r];
+    l->nreg = n;
+    /* the masks close up likewise: above each slot gone, the highest first, one down */
+    for (unsigned g = gone; g;) {
+        unsigned top = 1u << (31 - __builtin_clz(g)), below = top - 1;
+        g ^= top;
+        for (int s = 0; s < l->nsec; s++)
+            l->slots[s] = (uint8_t)((l->slots[s] & below) | (l->slots[s] >> 1 & ~below));
+    }
+}
+
 /* Section i (>= 1) joins section i - 1: its ranks then begin there, and take i - 1's time
  * as if it came after their synchronisation. */
 static void merge(struct ws_led *l, int i)
@@ -29,43 +67,31 @@ static void merge(struct ws_led *l, int i)
     join(l, i - 1, l->peers[i] & ~l->sent[i], 0);
     join(l, i - 1, l->sent[i], 1);
     l->sec_t[i - 1] += l->sec_t[i];
+    /* a key is in a section at most once: a region of section i whose key section i - 1 holds
+     * adds to it and goes (adjacent sections of a loop share no key) */
+    unsigned prev = l->slots[i - 1], gone = 0;
+    for (unsigned m = l->slots[i]; m; m &= m - 1) {
+        int r = __builtin_ctz(m);
+        unsigned p = prev;
+        while (p && l->reg[__builtin_ctz(p)].key != l->reg[r].key)
+            p &= p - 1;
+        if (p) {
+            l->reg[__builtin_ctz(p)].t += l->reg[r].t;
+            if (l->reg[r].t < 0)
+                l->floor = -HUGE_VAL;
+            gone |= 1u << r;
+        }
+    }
+    l->slots[i - 1] = (uint8_t)(prev | (l->slots[i] & ~gone));
     for (int s = i; s + 1 < l->nsec; s++) {
+        l->slots[s] = l->slots[s + 1];
         l->peers[s] = l->peers[s + 1];
         l->sent[s] = l->sent[s + 1];
         l->sec_t[s] = l->sec_t[s + 1];
     }
     l->nsec--;
-    /* a key is in a section at most once: only regions of section i can meet their key in
-     * i - 1 (the regions of one section are few; all of them, up to WS_K, are not) */
-    int prev[WS_K], np = 0, gone = 0;
-    for (int r = 0; r < l->nreg; r++)
-        if (l->sec[r] == i - 1)
-            prev[np++] = r;
-    for (int r = 0; r < l->nreg; r++) {
-        if (l->sec[r] > i) {
-            l->sec[r]--;
-        } else if (l->sec[r] == i) {
-            int k = 0;
-            while (k < np && l->reg[prev[k]].key != l->reg[r].key)
-                k++;
-            if (k < np) {
-                l->reg[prev[k]].t += l->reg[r].t;
-                l->sec[r] = UINT8_MAX;
-                gone++;
-            } else {
-                l->sec[r] = (uint8_t)(i - 1);
-            }
-        }
-    }
-    if (!gone) /* the common case: adjacent sections of a loop share no key */
-        return;
-    int n = 0;
-    for (int r = 0; r < l->nreg; r++)
-        if (l->sec[r] != UINT8_MAX) {
-            l->reg[n] = l->reg[r];
-            l->sec[n++] = l->sec[r];
-        }
-    l->nreg = n;
+    if (gone)
+        compact(l, gone);
 }
 
 void ws_led_sync(struct ws_led *l, uint64_t peers, int sent)
@@ -84,6 +110,7 @@ void ws_led_sync(struct ws_led *l, uint64_t peers, int sent)
         merge(l, best);
         n--;
     }
+    l->slots[n] = 0;
     l->peers[n] = peers;
     l->sent[n] = sent ? peers : 0;
     l->sec_t[n] = 0;
@@ -102,19 +129,26 @@ int ws_led_since(const struct ws_led *l, int peer, struct ws_reg out[WS_K], doub
     if (sent)
         *sent = from > 0 && (l->sent[from] & ws_rank_bit(peer));
     *total = 0;
-    for (int s = from; s < l->nsec; s++)
+    unsigned sel = 0;
+    for (int s = from; s < l->nsec; s++) {
         *total += l->sec_t[s];
+        sel |= l->slots[s];
+    }
     int n = 0;
-    for (int r = 0; r < l->nreg; r++) {
-        if (l->sec[r] < from)
-            continue;
+    if (from == l->nsec - 1) { /* one section: its keys are distinct */
+        for (; sel; sel &= sel - 1)
+            out[n++] = l->reg[__builtin_ctz(sel)];
+        return n;
+    }
+    for (; sel; sel &= sel - 1) {
+        const struct ws_reg *r = &l->reg[__builtin_ctz(sel)];
         int k = 0;
-        while (k < n && out[k].key != l->reg[r].key)
+        while (k < n && out[k].key != r->key)
             k++;
         if (k < n)
-            out[k].t += l->reg[r].t;
+            out[k].t += r->t;
         else
-            out[n++] = l->reg[r];
+            out[n++] = *r;
     }
     return n;
 }

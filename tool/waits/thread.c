@@ -72,15 +72,22 @@ void ws_for_each_thread(void (*fn)(struct ws_thread *w, void *arg), void *arg)
 
 /* ---- the ledger ----------------------------------------------------------------------- */
 
-/* The key of a call site, from the thread's small cache of recent sites. */
-static uint64_t site_key(struct ws_thread *w, uint64_t site)
+/* The keys of call site `site` in the thread's small cache of recent sites, with those of
+ * the interval from call site `from` to it (a loop meets the same few again and again). */
+static const struct ws_keyslot *site_keys(struct ws_thread *w, uint64_t site, uint64_t from)
 {
     struct ws_keyslot *k = &w->keys[(site * 0x9E3779B97F4A7C15ull) >> 60];
     if (k->site != site) {
         k->site = site;
         k->key = ws_site_key(site);
+        k->from = 0;
     }
-    return k->key;
+    if (k->from != from) {
+        k->from = from;
+        k->from_key = ws_site_key(from);
+        k->pair = ws_key_pair(k->from_key, k->key);
+    }
+    return k;
 }
 
 void ws_fold(struct ev_call *c)
@@ -95,11 +102,11 @@ void ws_fold(struct ev_call *c)
     w->prev_enter = c->t_enter;
     if (!t->last_site || t->epoch != atomic_load_explicit(&ev_epoch, memory_order_relaxed))
         return;
-    uint64_t key = site_key(w, site), last_key = site_key(w, t->last_site);
+    const struct ws_keyslot *k = site_keys(w, site, t->last_site);
     /* the previous MPI call (when it was no synchronisation point), then the interval */
     if (prev == t->last_site)
-        ws_led_add(&w->led, last_key | WS_KEY_MPI, t->last_leave - w->prev_enter_before);
-    ws_led_add(&w->led, ws_key_pair(last_key, key), c->t_enter - t->last_leave);
+        ws_led_add(&w->led, k->from_key | WS_KEY_MPI, t->last_leave - w->prev_enter_before);
+    ws_led_add(&w->led, k->pair, c->t_enter - t->last_leave);
 }
 
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)

@@ -68,12 +68,11 @@ int ws_wire_pack(const struct ws_led *led, int peer, double e, int sync, struct 
     double ns = (e - ws_base) * 1e9, total;
     int chain;
     int64_t t = ns >= T_MAX ? (int64_t)T_MAX : ns <= -T_MAX ? -(int64_t)T_MAX : llrint(ns);
-    struct ws_reg since[WS_K];
-    int nled = ws_led_since(led, peer, since, &total, &chain), n = 0;
+    int nled = ws_led_since(led, peer, p->reg, &total, &chain), n = 0;
     double floor_t = total * ws_hotspot_permille / 1000.0;
-    for (int i = 0; i < nled; i++)
-        if (since[i].t >= floor_t)
-            p->reg[n++] = since[i];
+    for (int i = 0; i < nled; i++) /* in place: the hotspots keep their order */
+        if (p->reg[i].t >= floor_t)
+            p->reg[n++] = p->reg[i];
     int flags = (sync ? WS_WIRE_SYNC : 0) | (chain ? WS_WIRE_CHAIN : 0);
     p->eh = (int64_t)((uint64_t)t << HEAD_BITS) | n | flags << FLAGS_SHIFT;
     return (int)(sizeof p->eh + (size_t)n * sizeof *p->reg);
@@ -88,10 +87,9 @@ int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m)
     m->rank = rank;
     ws_led_reset(&m->led);
     m->led.nreg = n;
+    m->led.slots[0] = (uint8_t)((1u << n) - 1);
     memcpy(m->led.reg, p->reg, (size_t)n * sizeof *p->reg);
-    for (int i = 0; i < n; i++) {
-        m->led.sec[i] = 0;
+    for (int i = 0; i < n; i++)
         m->led.sec_t[0] += p->reg[i].t;
-    }
     return (int)(p->eh >> FLAGS_SHIFT) & (WS_WIRE_SYNC | WS_WIRE_CHAIN);
 }

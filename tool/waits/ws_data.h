@@ -5,6 +5,7 @@
 #ifndef TARDY_WS_DATA_H
 #define TARDY_WS_DATA_H
 
+#include <math.h>
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -28,15 +29,19 @@ struct ws_reg {
  * rank), in sections that tell the waiting rank which regions came after its own last
  * synchronisation with this one (H-CWP-DM, docs/design.md 3.6). Section 0 starts at the
  * collective; each later one at a message sent to or received from the ranks of its mask
- * (bit rank % 64). Regions are kept per section, the WS_K largest of all. */
+ * (bit rank % 64). Regions are kept per section, the WS_K largest of all; each section knows
+ * its regions by a mask of their slots, so that adding, cutting and asking for the part
+ * since a cut touch only the regions concerned. */
 struct ws_led {
-    int32_t nreg, nsec;         /* nsec >= 1 (ws_led_reset) */
+    uint8_t nreg, nsec;         /* nsec >= 1 (ws_led_reset) */
+    uint8_t slots[WS_SECS];     /* the regions of each section: bit i for reg[i] */
     struct ws_reg reg[WS_K];
-    uint8_t sec[WS_K];          /* the section of each region */
+    double floor;               /* no region is smaller (a full ledger drops smaller ones) */
     uint64_t peers[WS_SECS];    /* the ranks each section begins a synchronisation with */
     uint64_t sent[WS_SECS];     /* ... of those, the ones it only sent to (ws_led_since) */
     double sec_t[WS_SECS];      /* time in each section, regions no longer kept included */
 };
+_Static_assert(WS_K <= 8, "a section's regions are a mask of 8 bits");
 
 /* What travels with a message or through a collective exchange: the corrected enter time
  * of the late side's call, its world rank, and its ledger (a message's: only the regions
@@ -154,26 +159,32 @@ uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key);   /* ws_region_key fro
 /* Regions under this share of a ledger's total (per mille) are no hotspot: never sent, never
  * a cause. */
 extern int ws_hotspot_permille;
+/* A full ledger l meets a region (key, t) its newest section does not hold: it takes the
+ * slot of the smallest region if it is larger (sections.c). */
+void ws_led_evict(struct ws_led *l, uint64_t key, double t);
 /* Add t seconds to region key in the newest section of ledger l; a full ledger keeps its
  * largest regions. Inline: every MPI call adds twice with wait states on. */
 static inline void ws_led_add(struct ws_led *l, uint64_t key, double t)
 {
-    int s = l->nsec - 1, min = 0;
+    int s = l->nsec - 1;
     l->sec_t[s] += t;
-    for (int i = 0; i < l->nreg; i++) {
-        if (l->reg[i].key == key && l->sec[i] == s) {
+    for (unsigned m = l->slots[s]; m; m &= m - 1) {
+        int i = __builtin_ctz(m);
+        if (l->reg[i].key == key) {
             l->reg[i].t += t;
+            if (t < 0)
+                l->floor = -HUGE_VAL;
             return;
         }
-        if (l->reg[i].t < l->reg[min].t)
-            min = i;
     }
-    if (l->nreg < WS_K)
-        min = l->nreg++;
-    else if (!(t > l->reg[min].t))
-        return;
-    l->reg[min] = (struct ws_reg){key, t};
-    l->sec[min] = (uint8_t)s;
+    if (l->nreg < WS_K) {
+        l->slots[s] |= (uint8_t)(1u << l->nreg);
+        l->reg[l->nreg++] = (struct ws_reg){key, t};
+        if (t < l->floor)
+            l->floor = t;
+    } else {
+        ws_led_evict(l, key, t);
+    }
 }
 /* ---- the ledger's sections (sections.c: no MPI) ---- */
 /* The bit of world rank r in the mask of a section. */
@@ -410,6 +421,7 @@ struct ws_thread {
     uint64_t prev_site;         /* the last call seen by ws_fold, 0 after a sync point */
     struct ws_keyslot {
         uint64_t site, key;
+        uint64_t from, from_key, pair;   /* the last call before it: its key, the interval's */
     } keys[WS_KEYS];            /* keys of recent call sites (site 0: empty) */
     double prev_enter, prev_enter_before;
     struct table rows, costs;
