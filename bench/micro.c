@@ -1,6 +1,7 @@
 /* MPI micro-benchmarks for `make bench`, independent of tardy. Usage: micro KIND ITERATIONS
  * KIND: pingpong (8 bytes), pingpong64k (64 KiB), deep (the ping-pong 12 frames down the stack), allreduce (1 double), allreduce1m (1 MiB of doubles), ring (1 KiB Isend/Irecv/Waitall),
  * iprobe (nothing pending), fence (empty MPI_Win_fence on a window of MPI_COMM_WORLD),
+ * commdup (MPI_Comm_dup + MPI_Comm_free), cart (3-D MPI_Cart_create + MPI_Comm_free),
  * malloc (malloc/free pairs outside MPI), finalize (many call
  * sites, then times MPI_Finalize), callpaths (1,024 distinct call paths, for the profile's size). Prints on rank 0: "ns_per_call X rss_kib Y" (peak RSS,
  * max over ranks). Registers two software-defined counters (libsde) that tardy can read with
@@ -85,6 +86,29 @@ static void fences(long n)
     for (long i = 0; i < n; i++)
         MPI_Win_fence(0, win);
     MPI_Win_free(&win);
+}
+
+/* MPI_Comm_dup + MPI_Comm_free of MPI_COMM_WORLD (with wait states: its private copies). */
+static void comm_dups(long n)
+{
+    MPI_Comm c;
+    for (long i = 0; i < n; i++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Comm_free(&c);
+    }
+}
+
+/* MPI_Cart_create + MPI_Comm_free, a periodic 3-D grid of all ranks (with wait states: its
+ * private copies, one with the grid). */
+static void carts(int size, long n)
+{
+    int dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1};
+    MPI_Comm c;
+    MPI_Dims_create(size, 3, dims);
+    for (long i = 0; i < n; i++) {
+        MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &c);
+        MPI_Comm_free(&c);
+    }
 }
 
 /* callpaths: four levels of calls with four call sites each, then four MPI calls: 4^5 = 1,024
@@ -172,6 +196,10 @@ int main(int argc, char **argv)
             MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     } else if (!strcmp(kind, "fence")) {
         fences(n);
+    } else if (!strcmp(kind, "commdup")) {
+        comm_dups(n);
+    } else if (!strcmp(kind, "cart")) {
+        carts(size, n);
     } else if (!strcmp(kind, "malloc")) {
         for (long i = 0; i < n; i++) {
             void *p = malloc(64 + (i & 15) * 8);

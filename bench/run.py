@@ -120,7 +120,9 @@ def wait_rows():
              {"TARDY_WAITS": "1", "TARDY_WAITS_SAMPLE": "16"}, 400),
             ("Allreduce, wait states off", "allreduce", 100000, {"TARDY_WAITS": "0"}, None),
             ("Win_fence, wait states on", "fence", 100000, {"TARDY_WAITS": "1"}, None),
-            ("Win_fence, wait states off", "fence", 100000, {"TARDY_WAITS": "0"}, None)):
+            ("Win_fence, wait states off", "fence", 100000, {"TARDY_WAITS": "0"}, None),
+            ("Comm_dup+free, waits on", "commdup", 1000, {"TARDY_WAITS": "1"}, None),
+            ("Cart_create+free, waits on", "cart", 1000, {"TARDY_WAITS": "1"}, None)):
         base, over, r0, r1 = pairs(kind, n, env=env)
         line(name, base, over, r0, r1, target)
     base, over, r0, r1 = pairs("pingpong64k", 20000, env={"TARDY_WAITS": "1"})
