@@ -50,11 +50,6 @@ int ev_run_due(int layers)
     return (atomic_load_explicit(&ev_on, memory_order_relaxed) & layers) != 0;
 }
 
-uint32_t ev_callpath(void *ra, const void *sp)
-{
-    return cs_capture(ra, sp);
-}
-
 void ev_record(unsigned fn, void *ra, double t_enter, double t_leave)
 {
     struct ev_thread *t = ev_thread();
