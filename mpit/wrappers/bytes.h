@@ -12,7 +12,8 @@
 #include "mpit/own/own.h"
 #include "type_size.h"
 
-static inline int64_t by_count(MPI_Count count, MPI_Datatype type)
+static inline __attribute__((always_inline)) int64_t by_count(MPI_Count count,
+                                                               MPI_Datatype type)
 {
     MPI_Count size = 0;
     if (count <= 0 || type == MPI_DATATYPE_NULL)

@@ -14,7 +14,7 @@
 
 /* The sizes of the predefined datatypes, found once (ts_fill): open addressing by handle,
  * handle 0 for an empty slot. Read-only once ts_state is TS_READY. */
-#define TS_SLOTS 128
+#define TS_SLOTS 256
 struct ts_slot {
     uintptr_t type;
     MPI_Count size;
@@ -39,7 +39,7 @@ static inline uintptr_t ts_key(MPI_Datatype type)
 
 static inline unsigned ts_home(uintptr_t k)
 {
-    return (unsigned)(((uint64_t)k * 0x9e3779b97f4a7c15ull) >> 57) % TS_SLOTS;
+    return (unsigned)(((uint64_t)k * 0x9e3779b97f4a7c15ull) >> 56) % TS_SLOTS;
 }
 
 static inline int ts_ready(void)

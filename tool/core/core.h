@@ -61,6 +61,7 @@ struct ev_thread {
     int busy;              /* inside a wrapper: nested MPI calls pass through */
     unsigned epoch;        /* collection epoch of last_site (MPI_Pcontrol restarts it) */
     uint64_t last_site;    /* call site of the previous MPI call, 0 before the first */
+    uint32_t last_row;     /* the number of its MPI row (ev_leave's hints), 0 when none */
     double last_leave;
     double compute, mpi;   /* totals of intervals and of MPI time */
     uint64_t mem_site;     /* site charged for allocations while a PMPI call runs, or 0 */
@@ -102,7 +103,10 @@ extern void (*ev_due_hook)(void);
 /* Run the due work (one caller wins); returns whether collection is on for layers again. */
 int ev_run_due(int layers);
 
-static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra, int layers)
+/* Inlined into every wrapper even where the compiler would rather not (it is on the path of
+ * every call, and most of its stores die under the wrapper's own). */
+static inline __attribute__((always_inline)) int ev_enter(struct ev_call *c, unsigned fn,
+                                                          void *ra, int layers)
 {
     if (__builtin_expect(!(atomic_load_explicit(&ev_on, memory_order_relaxed) & layers), 0) &&
         (!atomic_load_explicit(&ev_due, memory_order_relaxed) || !ev_run_due(layers)))
