@@ -240,12 +240,21 @@ def layers(f):
     return "EV_PMPI" if has_qmpi(f) else "EV_ANY"
 
 
-def after_call(post, wpost):
-    """Statements after the PMPI call: the annotations' (when it succeeded), then the hooks'."""
+def when_waits(hooks):
+    """The wait-state hooks' statements under a test of ws_on: with wait states off a call
+    costs one load and branch instead of the hooks' calls (each a no-op then)."""
+    if not hooks:
+        return []
+    return ["if (ws_on) {"] + ["    " + s for s in hooks] + ["}"]
+
+
+def after_call(post, wpost, guard=True):
+    """Statements after the PMPI call: the annotations' (when it succeeded), then the hooks'
+    (guard: under a test of ws_on)."""
     out = []
     if post:
         out += ["    if (rc == MPI_SUCCESS) {"] + ["        " + s for s in post] + ["    }"]
-    return out + ["    " + s for s in wpost]
+    return out + ["    " + s for s in (when_waits(wpost) if guard else wpost)]
 
 
 def indent(lines, n=4):
@@ -475,7 +484,7 @@ def quiet_wrapper(f, hooks):
     out += ["    " + s for s in decls + pre + wpre]
     out.append("    int rc = P%s(%s);" % (f.name, call_args))
     out.append("    c.t_leave = clk_now();")
-    out += after_call(post, wpost)
+    out += after_call(post, wpost, guard=False)
     out.append("    ws_quiet_leave(&c);")
     out.append("    return rc;")
     out.append("}")
@@ -500,7 +509,7 @@ def c_wrapper(f):
     out += ["    " + s for s in pre]
     out.append("    ev_started(&c);")
     out.append("    ws_begin(&c);")
-    out += ["    " + s for s in wpre]
+    out += ["    " + s for s in when_waits(wpre)]
     out.append("    int rc = P%s(%s);" % (f.name, call_args))
     out.append("    ev_finished(&c);")
     out += after_call(post, wpost)
@@ -545,7 +554,7 @@ def q_wrapper(f):
     out += ["    " + s for s in decls + pre]
     if hooks:
         out += ["    if (!quiet_) {", "        ev_started(&c);", "        ws_begin(&c);", "    }"]
-        out += ["    " + s for s in wpre]
+        out += ["    " + s for s in when_waits(wpre)]
     else:
         out.append("    ev_started(&c);")
     out.append("    int rc = next(%s);" % call_args)
@@ -813,7 +822,7 @@ def f_wrapper(f, f08):
         out.append("        ev_started(&c);")
         out.append("        ws_begin(&c);")
         out.append("    }")
-        out += ["    " + s for s in wpre]
+        out += ["    " + s for s in when_waits(wpre)]
     else:
         out.append("    ev_started(&c);")
     out.append("    %s(%s);" % (call_next, call))
@@ -834,7 +843,7 @@ def f_wrapper(f, f08):
             out.append("        PMPI_Status_f2c(fst_, st_);")
         out += ["        " + s for s in post]
         out.append("    }")
-    out += ["    " + s for s in wpost]
+    out += ["    " + s for s in when_waits(wpost)]
     if hooks:
         out.append("    if (quiet_)")
         out.append("        ws_quiet_leave(&c);")

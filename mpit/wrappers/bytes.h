@@ -10,17 +10,25 @@
 
 #include "tool/core/core.h"
 #include "mpit/own/own.h"
+#include "type_size.h"
 
-static inline int64_t by_count(MPI_Count count, MPI_Datatype type)
+static inline __attribute__((always_inline)) int64_t by_count(MPI_Count count,
+                                                               MPI_Datatype type)
 {
     MPI_Count size = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL || own_Type_size_x(type, &size) != MPI_SUCCESS)
+    if (count <= 0 || type == MPI_DATATYPE_NULL)
+        return 0;
+    if (!ts_known(type, &size) && own_Type_size_x(type, &size) != MPI_SUCCESS)
         return 0;
     return (int64_t)(count * size);
 }
 
 /* Bytes actually received according to a status (0 when undefined). */
-int64_t by_status(const MPI_Status *st);
+int64_t by_status_asked(const MPI_Status *st);
+static inline int64_t by_status(const MPI_Status *st)
+{
+    return ts_ready() && ts_raw_status ? (int64_t)ts_status_field(st) : by_status_asked(st);
+}
 
 void by_bcast(struct ev_call *c, int count, MPI_Datatype t, int root, MPI_Comm comm);
 void by_reduce(struct ev_call *c, int count, MPI_Datatype t, int root, MPI_Comm comm);

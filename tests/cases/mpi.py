@@ -152,6 +152,25 @@ def test_depth(depth):
             check_p2p(run, 2)
 
 
+def test_callpath_cache(ranks):
+    """Paths told apart by one frame at the same stack position (tests/mpi/callpath_cache.c):
+    frame 1 or frame 7 differs, each path counted apart; frame 8 differs, beyond
+    TARDY_DEPTH=8, the paths merge."""
+    src = "tests/mpi/callpath_cache.c"
+
+    @with_run([binary("callpath_cache")], ranks, {"TARDY_DEPTH": "8"})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+        got = {}
+        for row in mpi_rows(run.profile, "MPI_Barrier", src, "leaf"):
+            names = tuple(f["function"] for f in frames_of(run.profile, row["callpath"]))
+            got[names] = got.get(names, 0) + row["count"]["sum"]
+        n, down = 50 * ranks, ("down",) * 6
+        want = {("leaf", "near_a", "main"): n, ("leaf", "near_b", "main"): n,
+                ("leaf",) + down + ("far_a",): 3 * n, ("leaf",) + down + ("far_b",): n}
+        expect(got == want, "calls per path %s, expected %s" % (got, want))
+
+
 def test_linked():
     """The library linked in with -ltardy instead of preloaded."""
     @with_run([binary("p2p_linked")], 2, tool=False)
@@ -185,6 +204,9 @@ for _n in (1, 2, 4):
     room.case("mpi/p2p_counts -n %d" % _n, lambda n=_n: test_p2p(n))
 room.case("mpi/p2p_counts singleton", lambda: test_p2p(0))
 room.case("mpi/p2p_counts linked with -ltardy", test_linked)
+for _n in (1, 2):
+    room.case("mpi/call paths apart at one stack position -n %d" % _n,
+              lambda n=_n: test_callpath_cache(n))
 for _d in (0, 1, 64):
     room.case("mpi/p2p_counts TARDY_DEPTH=%d" % _d, lambda d=_d: test_depth(d))
 room.case("mpi/families of the spec -n 2", lambda: test_families(2))

@@ -81,6 +81,20 @@ static void tables(void)
     CHECK_INT(((struct mpi_row *)tab_get(&t, 1, 2))->count, 12);
     CHECK_INT(((struct mpi_row *)tab_get(&t, 2, 1))->count, 0); /* (2,1) is another key */
     CHECK_INT(t.n, 2);
+
+    /* a hint is a row number tried first: right, it is the answer; wrong or 0, the key is
+     * looked up; numbers are kept while rows are added */
+    uint32_t one = tab_find(&t, 1, 2), two = tab_find(&t, 2, 1);
+    CHECK(one != 0 && two != 0 && one != two);
+    CHECK_INT(tab_find_hinted(&t, 1, 2, one), one);
+    CHECK_INT(tab_find_hinted(&t, 1, 2, two), one);
+    CHECK_INT(tab_find_hinted(&t, 2, 1, 0), two);
+    uint32_t three = tab_find_hinted(&t, 3, 3, one); /* a new key through a wrong hint */
+    CHECK(three != one && three != two && ((uint64_t *)tab_row(&t, three - 1))[0] == 3);
+    for (uint64_t k = 10; k < 100; k++) /* the rows move as the table grows */
+        tab_get(&t, k, 0);
+    CHECK_INT(tab_find_hinted(&t, 1, 2, one), one);
+    CHECK_INT(((struct mpi_row *)tab_row(&t, one - 1))->count, 12);
     tab_free(&t);
     CHECK(t.n == 0 && t.rows == NULL && t.index == NULL);
 

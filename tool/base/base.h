@@ -68,9 +68,11 @@ static inline int hist_bin(double seconds)
     double ns = seconds * 1e9;
     if (!(ns >= 1.0))
         return 0;
-    if (ns >= 9.2e18)
-        return HIST_BINS - 1;
-    int b = 64 - __builtin_clzll((uint64_t)ns);
+    /* ns in [2^(b-1), 2^b) has the binary exponent b - 1: read it from the double's bits
+     * rather than converting and counting leading zeros (this runs twice per MPI call). */
+    uint64_t bits;
+    __builtin_memcpy(&bits, &ns, sizeof bits);
+    int b = (int)(bits >> 52) - 1022; /* the sign is 0: ns >= 1 */
     return b < HIST_BINS ? b : HIST_BINS - 1;
 }
 
@@ -108,6 +110,10 @@ struct mpi_row {
     double time, tmin, tmax;
     int64_t sent, recv;
     struct hist calls;
+    /* Not statistics: row numbers (tab_find_hinted) of what came with this site's last call,
+     * tried first at the next one: the MPI row of the call after it and the interval row
+     * between them, the peer rows it sent to and received from. */
+    uint32_t next_hint, iv_hint, dest_hint, src_hint;
 };
 
 struct iv_row {
@@ -143,21 +149,43 @@ static inline uint32_t tab_slot(uint64_t k1, uint64_t k2, uint32_t mask)
     uint64_t h = (k1 ^ (k2 * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
     return (uint32_t)(h ^ (h >> 29)) & mask;
 }
-/* The row for (k1, k2) made, the overflow row when the table is full: tab_get's path for a
- * key not in the table. */
-void *tab_add(struct table *t, uint64_t k1, uint64_t k2);
-/* The row for (k1, k2), created if missing; the overflow row when the table is full;
- * NULL only when memory is exhausted. The pointer is valid until the next tab_get. Inline:
- * every MPI call looks up two or three rows, and a found row is the common case. */
-static inline void *tab_get(struct table *t, uint64_t k1, uint64_t k2)
+/* Rows are numbered from 1 in the order they were made and keep their number (not their
+ * address: the rows move when the table grows). */
+/* The number of the row for (k1, k2) made, of the overflow row when the table is full, 0 when
+ * memory is exhausted: tab_find's path for a key not in the table. */
+uint32_t tab_add(struct table *t, uint64_t k1, uint64_t k2);
+/* The number of the row for (k1, k2), created if missing; of the overflow row when the table
+ * is full; 0 only when memory is exhausted. Inline: every MPI call looks up two or three
+ * rows, and a found row is the common case. */
+static inline uint32_t tab_find(struct table *t, uint64_t k1, uint64_t k2)
 {
     if (t->mask)
         for (uint32_t s = tab_slot(k1, k2, t->mask), i; (i = t->index[s]); s = (s + 1) & t->mask) {
-            uint64_t *key = tab_row(t, i - 1);
+            const uint64_t *key = tab_row(t, i - 1);
             if (key[0] == k1 && key[1] == k2)
-                return key;
+                return i;
         }
     return tab_add(t, k1, k2);
+}
+/* tab_find trying row number hint first (0: none), a row the caller found for this key
+ * before: one comparison of keys instead of the hash and the probe when the key repeats; a
+ * wrong hint costs that comparison only. */
+static inline uint32_t tab_find_hinted(struct table *t, uint64_t k1, uint64_t k2,
+                                       uint32_t hint)
+{
+    if (hint) {
+        const uint64_t *key = tab_row(t, hint - 1);
+        if (key[0] == k1 && key[1] == k2)
+            return hint;
+    }
+    return tab_find(t, k1, k2);
+}
+/* The row for (k1, k2) as tab_find finds it; NULL only when memory is exhausted. The pointer
+ * is valid until the next row is made. */
+static inline void *tab_get(struct table *t, uint64_t k1, uint64_t k2)
+{
+    uint32_t i = tab_find(t, k1, k2);
+    return i ? tab_row(t, i - 1) : NULL;
 }
 
 void mpi_row_init(void *row);

@@ -38,13 +38,14 @@ static int grow_index(struct table *t)
     return 0;
 }
 
-static void *append(struct table *t, uint64_t k1, uint64_t k2)
+/* Append a row for (k1, k2); returns its number, 0 when memory is short. */
+static uint32_t append(struct table *t, uint64_t k1, uint64_t k2)
 {
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 16;
         char *rows = realloc(t->rows, (size_t)cap * t->row_size);
         if (!rows)
-            return NULL;
+            return 0;
         t->rows = rows;
         t->cap = cap;
     }
@@ -52,23 +53,21 @@ static void *append(struct table *t, uint64_t k1, uint64_t k2)
     t->init_row(row);
     row[0] = k1;
     row[1] = k2;
-    t->n++;
-    return row;
+    return ++t->n;
 }
 
-void *tab_add(struct table *t, uint64_t k1, uint64_t k2)
+uint32_t tab_add(struct table *t, uint64_t k1, uint64_t k2)
 {
     if ((t->n + 1) * 2 > (t->mask ? t->mask + 1 : 0) && grow_index(t) < 0)
-        return NULL;
+        return 0;
     if (t->n >= TAB_MAX_ROWS - 1 && k1 != TAB_OVERFLOW_KEY)
-        return tab_get(t, TAB_OVERFLOW_KEY, TAB_OVERFLOW_KEY);
+        return tab_find(t, TAB_OVERFLOW_KEY, TAB_OVERFLOW_KEY);
     uint32_t s = tab_slot(k1, k2, t->mask);
     while (t->index[s])
         s = (s + 1) & t->mask;
-    void *row = append(t, k1, k2);
-    if (row)
-        t->index[s] = t->n;
-    return row;
+    uint32_t i = append(t, k1, k2);
+    t->index[s] = i;
+    return i;
 }
 
 void mpi_row_init(void *row)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "path_cache.h"
 #include "tool/base/base.h"
 
 struct slot {
@@ -138,6 +139,7 @@ int cs_init(int depth, int max_paths)
         cs.depth = 0;
         return -1;
     }
+    pcache_init(depth);
     dl_iterate_phdr(collect_ranges, NULL);
     return 0;
 }
@@ -264,107 +266,34 @@ static uint32_t intern(const uintptr_t *pc, int n)
     }
 }
 
-/* Per-thread cache of recent paths, keyed by the call site and the wrapper's stack position.
- * A hit is confirmed by re-reading the stack slots where the unwinder found each return
- * address: the same call site at the same stack position with the same return addresses in
- * the same slots is the same chain of callers (each frame's layout follows from its return
- * address), so a hit costs a few loads instead of an unwind (≈ 800 instructions).
- * Set-associative, CACHE_WAYS ways per set, the least recently used way replaced: with one
- * way per set, two hot call sites whose keys fell into the same set (about 1 layout of the
- * program in 20) evicted each other at every call, and every call unwound (40x the cost). */
-#define CACHE_SETS 64
-#define CACHE_WAYS 4
-struct cached {
-    uintptr_t ra, sp;
-    uint32_t id;
-    uint32_t used; /* the thread's call count at the last use (wraps after 2^32 calls: one
-                    * wrong choice of the way to replace then, no harm) */
-    int n;
-    uintptr_t slot[]; /* cs.depth slots */
-};
-static _Thread_local struct {
-    char *ways;
-    uint32_t clock;
-} path_cache;
-
-static size_t way_size(void)
+/* A path the thread's cache did not hold: unwound, interned and cached. Apart from
+ * cs_capture so that a hit does not pay for the unwinder's arrays. */
+static __attribute__((noinline)) uint32_t capture_unwound(void *ra, const void *sp,
+                                                          struct path_way *way)
 {
-    return sizeof(struct cached) + (size_t)cs.depth * sizeof(uintptr_t);
+    uintptr_t pc[CS_MAX_DEPTH], slot[CS_MAX_DEPTH];
+    int n = unwind_from(ra, pc, slot);
+    uint32_t id = intern(pc, n);
+    pcache_put(way, (uintptr_t)ra, (uintptr_t)sp, id, pc, slot, n);
+    return id;
 }
 
-static struct cached *way(size_t set, int w)
+/* A depth-1 path: the call site alone (no cache, no unwind). */
+static __attribute__((noinline)) uint32_t capture_site(void *ra)
 {
-    return (struct cached *)(path_cache.ways + (set * CACHE_WAYS + (size_t)w) * way_size());
-}
-
-/* The set of (ra, sp), or (size_t)-1 without a cache. */
-static size_t cache_set(uintptr_t ra, uintptr_t sp)
-{
-    if (__builtin_expect(!path_cache.ways, 0) &&
-        !(path_cache.ways = calloc(CACHE_SETS * CACHE_WAYS, way_size())))
-        return (size_t)-1;
-    uintptr_t h = (ra ^ (sp * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
-    return (h >> 40) % CACHE_SETS;
-}
-
-static int cache_hit(const struct cached *e, uintptr_t ra, uintptr_t sp)
-{
-    if (e->ra != ra || e->sp != sp || !e->n)
-        return 0;
-    const uintptr_t *pcs = cs.pcs + (size_t)e->id * cs.depth;
-    for (int i = 0; i < e->n; i++)
-        if (!e->slot[i] || *(const uintptr_t *)e->slot[i] != pcs[i])
-            return 0;
-    return 1;
-}
-
-/* The way of set holding (ra, sp) (a hit: *hit = 1), else the way to replace. */
-static struct cached *cache_find(size_t set, uintptr_t ra, uintptr_t sp, int *hit)
-{
-    struct cached *oldest = way(set, 0);
-    for (int w = 0; w < CACHE_WAYS; w++) {
-        struct cached *e = way(set, w);
-        if (e->ra == ra && e->sp == sp) {
-            *hit = cache_hit(e, ra, sp);
-            return e;
-        }
-        if (e->used < oldest->used)
-            oldest = e;
-    }
-    *hit = 0;
-    return oldest;
+    uintptr_t pc = (uintptr_t)ra;
+    return intern(&pc, 1);
 }
 
 uint32_t cs_capture(void *ra, const void *sp)
 {
     if (cs.depth == 0)
         return CS_NONE;
-    uintptr_t pc[CS_MAX_DEPTH], slot[CS_MAX_DEPTH];
-    if (cs.depth == 1 && ra) {
-        pc[0] = (uintptr_t)ra;
-        return intern(pc, 1);
-    }
-    size_t set = cache_set((uintptr_t)ra, (uintptr_t)sp);
-    int hit = 0;
-    struct cached *e = set != (size_t)-1 ? cache_find(set, (uintptr_t)ra, (uintptr_t)sp, &hit)
-                                         : NULL;
-    if (e)
-        e->used = ++path_cache.clock;
-    if (hit)
-        return e->id;
-    int n = unwind_from(ra, pc, slot);
-    uint32_t id = intern(pc, n);
-    if (e) {
-        e->n = 0;
-        if (id >= 2) { /* a real path whose frames are stored: cacheable */
-            e->ra = (uintptr_t)ra;
-            e->sp = (uintptr_t)sp;
-            e->id = id;
-            memcpy(e->slot, slot, (size_t)n * sizeof *slot);
-            e->n = n;
-        }
-    }
-    return id;
+    if (cs.depth == 1 && ra)
+        return capture_site(ra);
+    struct path_way *way;
+    uint32_t id = pcache_get((uintptr_t)ra, (uintptr_t)sp, &way);
+    return __builtin_expect(id != 0, 1) ? id : capture_unwound(ra, sp, way);
 }
 
 int cs_stack(uintptr_t *pc, int max, int after_signal, uintptr_t fault_pc)

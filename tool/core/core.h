@@ -12,6 +12,41 @@
 #include "tool/counters/counters.h"
 #include "mpit/own/own.h"
 
+/* ---- callpath.c ----
+ * Call paths: the application's return addresses above an MPI call, captured with libunwind
+ * and interned to small ids at run time. Lookups are lock-free; only a new path takes a lock.
+ * Paths are symbolized (symbolize.c) only at finalize. */
+#define CS_NONE 0     /* depth 0: no call path is taken */
+#define CS_OVERFLOW 1 /* the table is full: all further paths share this id */
+#define CS_MAX_DEPTH 64
+
+/* Size the table for max_paths paths of up to depth frames. Returns 0 on success, -1 when
+ * memory is short (call paths are then off and every call gets CS_NONE). */
+int cs_init(int depth, int max_paths);
+void cs_fini(void);
+
+/* Intern the call path of the MPI call whose wrapper was called from return address ra
+ * (__builtin_return_address(0) in the wrapper); sp is any address in the wrapper's own stack
+ * frame (it keys a per-thread cache of recent paths). Frames inside the MPI library right
+ * above ra (the mpi_f08 bindings calling the C entry points) are skipped too. ra NULL (QMPI
+ * functions): the path starts above the MPI library's frames and other tools'. */
+uint32_t cs_capture(void *ra, const void *sp);
+
+/* The return addresses of the current thread's stack, innermost first, into pc[0..max);
+ * returns how many. after_signal: only the code a signal interrupted, from the frame at
+ * fault_pc (the program counter in the signal's context; 0 when unknown: the frame libunwind
+ * marks as interrupted by a signal) outwards; otherwise the frames above tardy's and the MPI
+ * library's own. Not async-signal-safe in general (the
+ * unwinder may allocate on first use): called in a forked copy of a dying process, or in
+ * normal context. */
+int cs_stack(uintptr_t *pc, int max, int after_signal, uintptr_t fault_pc);
+
+/* Number of ids handed out so far (ids are 0 .. cs_count()-1). */
+uint32_t cs_count(void);
+
+/* Frames of path id, innermost (the MPI call site) first; returns the frame count. */
+int cs_frames(uint32_t id, const uintptr_t **pcs);
+
 /* ---- event.c ----
  * The event core behind every wrapper. A wrapper is thin:
  *     if (!ev_enter(&c, fn, ra)) return PMPI_X(...);     guard, enter time, call path
@@ -26,6 +61,7 @@ struct ev_thread {
     int busy;              /* inside a wrapper: nested MPI calls pass through */
     unsigned epoch;        /* collection epoch of last_site (MPI_Pcontrol restarts it) */
     uint64_t last_site;    /* call site of the previous MPI call, 0 before the first */
+    uint32_t last_row;     /* the number of its MPI row (ev_leave's hints), 0 when none */
     double last_leave;
     double compute, mpi;   /* totals of intervals and of MPI time */
     uint64_t mem_site;     /* site charged for allocations while a PMPI call runs, or 0 */
@@ -56,7 +92,6 @@ extern atomic_uint ev_epoch;
 extern _Thread_local struct ev_thread *ev_self;
 
 struct ev_thread *ev_thread_attach(void);
-uint32_t ev_callpath(void *ra, const void *sp);
 void ev_leave(struct ev_call *c);
 
 /* Work due at the next MPI call (a snapshot of the profile, TARDY_SNAPSHOT): whoever makes it
@@ -68,7 +103,10 @@ extern void (*ev_due_hook)(void);
 /* Run the due work (one caller wins); returns whether collection is on for layers again. */
 int ev_run_due(int layers);
 
-static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra, int layers)
+/* Inlined into every wrapper even where the compiler would rather not (it is on the path of
+ * every call, and most of its stores die under the wrapper's own). */
+static inline __attribute__((always_inline)) int ev_enter(struct ev_call *c, unsigned fn,
+                                                          void *ra, int layers)
 {
     if (__builtin_expect(!(atomic_load_explicit(&ev_on, memory_order_relaxed) & layers), 0) &&
         (!atomic_load_explicit(&ev_due, memory_order_relaxed) || !ev_run_due(layers)))
@@ -84,7 +122,7 @@ static inline int ev_enter(struct ev_call *c, unsigned fn, void *ra, int layers)
     c->t_enter = clk_now();
     c->th = t;
     c->fn = fn;
-    c->cp = ev_callpath(ra, c);
+    c->cp = cs_capture(ra, c);
     c->dest = c->src = c->root = EV_NO_PEER;
     c->tag = -1;
     c->comm = MPI_COMM_NULL;
@@ -122,41 +160,6 @@ double ev_rank_compute(void);
 
 /* Visit every thread's state (at finalize, when no other thread is inside MPI). */
 void ev_for_each_thread(void (*fn)(struct ev_thread *t, void *arg), void *arg);
-
-/* ---- callpath.c ----
- * Call paths: the application's return addresses above an MPI call, captured with libunwind
- * and interned to small ids at run time. Lookups are lock-free; only a new path takes a lock.
- * Paths are symbolized (symbolize.c) only at finalize. */
-#define CS_NONE 0     /* depth 0: no call path is taken */
-#define CS_OVERFLOW 1 /* the table is full: all further paths share this id */
-#define CS_MAX_DEPTH 64
-
-/* Size the table for max_paths paths of up to depth frames. Returns 0 on success, -1 when
- * memory is short (call paths are then off and every call gets CS_NONE). */
-int cs_init(int depth, int max_paths);
-void cs_fini(void);
-
-/* Intern the call path of the MPI call whose wrapper was called from return address ra
- * (__builtin_return_address(0) in the wrapper); sp is any address in the wrapper's own stack
- * frame (it keys a per-thread cache of recent paths). Frames inside the MPI library right
- * above ra (the mpi_f08 bindings calling the C entry points) are skipped too. ra NULL (QMPI
- * functions): the path starts above the MPI library's frames and other tools'. */
-uint32_t cs_capture(void *ra, const void *sp);
-
-/* The return addresses of the current thread's stack, innermost first, into pc[0..max);
- * returns how many. after_signal: only the code a signal interrupted, from the frame at
- * fault_pc (the program counter in the signal's context; 0 when unknown: the frame libunwind
- * marks as interrupted by a signal) outwards; otherwise the frames above tardy's and the MPI
- * library's own. Not async-signal-safe in general (the
- * unwinder may allocate on first use): called in a forked copy of a dying process, or in
- * normal context. */
-int cs_stack(uintptr_t *pc, int max, int after_signal, uintptr_t fault_pc);
-
-/* Number of ids handed out so far (ids are 0 .. cs_count()-1). */
-uint32_t cs_count(void);
-
-/* Frames of path id, innermost (the MPI call site) first; returns the frame count. */
-int cs_frames(uint32_t id, const uintptr_t **pcs);
 
 /* ---- symbolize.c ----
  * Symbolization of return addresses into "function file:line" frames, with the DWARF line

@@ -50,11 +50,6 @@ int ev_run_due(int layers)
     return (atomic_load_explicit(&ev_on, memory_order_relaxed) & layers) != 0;
 }
 
-uint32_t ev_callpath(void *ra, const void *sp)
-{
-    return cs_capture(ra, sp);
-}
-
 void ev_record(unsigned fn, void *ra, double t_enter, double t_leave)
 {
     struct ev_thread *t = ev_thread();
@@ -67,11 +62,14 @@ void ev_record(unsigned fn, void *ra, double t_enter, double t_leave)
     ev_leave(&c);
 }
 
-static void count_interval(struct ev_thread *t, uint64_t site, double d)
+/* The interval from the previous call (row number iv_hint tried first); returns the row's
+ * number, 0 when memory is short. */
+static uint32_t count_interval(struct ev_thread *t, uint64_t site, double d, uint32_t iv_hint)
 {
-    struct iv_row *r = tab_get(&t->intervals, t->last_site, site);
-    if (!r)
-        return;
+    uint32_t i = tab_find_hinted(&t->intervals, t->last_site, site, iv_hint);
+    if (!i)
+        return 0;
+    struct iv_row *r = tab_row(&t->intervals, i - 1);
     r->count++;
     r->time += d;
     r->sumsq += d * d;
@@ -81,19 +79,30 @@ static void count_interval(struct ev_thread *t, uint64_t site, double d)
         r->tmax = d;
     hist_add(&r->calls, d);
     t->compute += d;
+    return i;
 }
 
-static void count_peer(struct ev_thread *t, const struct ev_call *c)
+/* The peer row of world rank world, through *hint (updated). */
+static struct peer_row *peer(struct ev_thread *t, int world, uint32_t *hint)
 {
+    uint32_t i = tab_find_hinted(&t->peers, (uint64_t)world, 0, *hint);
+    *hint = i;
+    return i ? tab_row(&t->peers, i - 1) : NULL;
+}
+
+/* The peers' rows, with the hints of the site's MPI row r (NULL when memory is short). */
+static void count_peer(struct ev_thread *t, const struct ev_call *c, struct mpi_row *r)
+{
+    uint32_t none[2] = {0, 0};
     if (c->dest >= 0 && c->sent > 0) {
-        struct peer_row *p = tab_get(&t->peers, (uint64_t)pr_world(c->comm, c->dest), 0);
+        struct peer_row *p = peer(t, pr_world(c->comm, c->dest), r ? &r->dest_hint : &none[0]);
         if (p) {
             p->sent_msgs++;
             p->sent_bytes += c->sent;
         }
     }
     if (c->src >= 0 && c->recv > 0) {
-        struct peer_row *p = tab_get(&t->peers, (uint64_t)pr_world(c->comm, c->src), 0);
+        struct peer_row *p = peer(t, pr_world(c->comm, c->src), r ? &r->src_hint : &none[1]);
         if (p) {
             p->recv_msgs++;
             p->recv_bytes += c->recv;
@@ -101,12 +110,18 @@ static void count_peer(struct ev_thread *t, const struct ev_call *c)
     }
 }
 
+/* A loop makes the same calls in the same order, so the MPI row of the previous call
+ * (t->last_row) keeps the numbers of the rows the next call used (struct mpi_row's hints):
+ * in a loop, each row is found with one comparison of keys instead of a hash lookup. */
 void ev_leave(struct ev_call *c)
 {
     struct ev_thread *t = c->th;
     uint64_t site = SITE(c->fn, c->cp);
     double d = c->t_leave - c->t_enter;
-    struct mpi_row *r = tab_get(&t->mpi_rows, site, 0);
+    const struct mpi_row *prev = t->last_row ? tab_row(&t->mpi_rows, t->last_row - 1) : NULL;
+    uint32_t next_hint = prev ? prev->next_hint : 0, iv_hint = prev ? prev->iv_hint : 0;
+    uint32_t row = tab_find_hinted(&t->mpi_rows, site, 0, next_hint);
+    struct mpi_row *r = row ? tab_row(&t->mpi_rows, row - 1) : NULL;
     if (r) {
         r->count++;
         r->time += d;
@@ -121,13 +136,18 @@ void ev_leave(struct ev_call *c)
     t->mpi += d;
     unsigned epoch = atomic_load_explicit(&ev_epoch, memory_order_relaxed);
     uint64_t from = t->epoch == epoch ? t->last_site : 0;
-    if (from)
-        count_interval(t, site, c->t_enter - t->last_leave);
+    uint32_t iv = from ? count_interval(t, site, c->t_enter - t->last_leave, iv_hint) : 0;
+    if (t->last_row) { /* after finding row: the rows may have moved since prev was read */
+        struct mpi_row *p = tab_row(&t->mpi_rows, t->last_row - 1);
+        p->next_hint = row;
+        p->iv_hint = iv;
+    }
     if (t->ctr)
         ctr_account(t->ctr, from, site);
     if (c->dest >= 0 || c->src >= 0)
-        count_peer(t, c);
+        count_peer(t, c, r);
     t->last_site = site;
+    t->last_row = row;
     t->last_leave = c->t_leave;
     t->epoch = epoch;
     t->busy = 0;
