@@ -111,11 +111,12 @@ def peak_rss(n, tool, env=None):
 
 def wait_rows():
     """Wait states (issue 3, TARDY_WAITS=1; off by default): exact, sampled, large messages,
-    memory over run length."""
+    memory over run length. Exact wait states within 250 ns a call is issue 15's target for
+    turning them on by default (issue 3 asked for 400)."""
     for name, kind, n, env, target in (
-            ("ping-pong, wait states on", "pingpong", 100000, {"TARDY_WAITS": "1"}, 400),
+            ("ping-pong, wait states on", "pingpong", 100000, {"TARDY_WAITS": "1"}, 250),
             ("ping-pong, wait states off", "pingpong", 100000, {"TARDY_WAITS": "0"}, None),
-            ("Allreduce, wait states on", "allreduce", 100000, {"TARDY_WAITS": "1"}, 400),
+            ("Allreduce, wait states on", "allreduce", 100000, {"TARDY_WAITS": "1"}, 250),
             ("Allreduce, waits 1 in 16", "allreduce", 100000,
              {"TARDY_WAITS": "1", "TARDY_WAITS_SAMPLE": "16"}, 400),
             ("Allreduce, wait states off", "allreduce", 100000, {"TARDY_WAITS": "0"}, None),
