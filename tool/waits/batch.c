@@ -132,21 +132,27 @@ static void rebase(struct ws_batch *b, int n)
     }
 }
 
+/* Can this rank wait in a call of pattern (root: it is the call's root)? In a broadcast only
+ * the others wait for the root, in a reduction only the root for the others; in the other
+ * collectives everybody. */
+static int can_wait(int pattern, int root)
+{
+    return pattern == WS_LATE_BCAST ? !root : pattern == WS_EARLY_REDUCE ? root : 1;
+}
+
+/* Can this rank be the late one? Everybody but those who wait in a rooted pattern. */
+static int can_be_late(int pattern, int root)
+{
+    return (pattern != WS_LATE_BCAST && pattern != WS_EARLY_REDUCE) || !can_wait(pattern, root);
+}
+
 /* This rank's part of call t in an exchange (in[0]: who can be late, NONE: not this rank;
- * in[1]: -(min E), or the root's E). */
+ * in[1]: -(min E) of those who wait, or the root's E in a reduction). */
 static void pack_call(const struct ws_batch *b, const struct entry *t, int rank, int64_t *in)
 {
     int64_t e = pack(b, t->e, 0);
-    if (t->pattern == WS_LATE_BCAST) {
-        in[0] = t->root ? e | rank : NONE;
-        in[1] = t->root ? NONE : -e;
-    } else if (t->pattern == WS_EARLY_REDUCE) {
-        in[0] = t->root ? NONE : e | rank;
-        in[1] = t->root ? e : NONE;
-    } else {
-        in[0] = e | rank;
-        in[1] = -e;
-    }
+    in[0] = can_be_late(t->pattern, t->root) ? e | rank : NONE;
+    in[1] = !can_wait(t->pattern, t->root) ? NONE : t->pattern == WS_EARLY_REDUCE ? e : -e;
 }
 
 /* Finish the exchange in flight, if any (collective: every rank started it): record the
@@ -237,10 +243,9 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
     t->l = ws_corr(c->t_leave);
     t->pattern = pattern;
     t->root = root == sc->rank;
-    int waiter = pattern == WS_LATE_BCAST ? !t->root : pattern == WS_EARLY_REDUCE ? t->root : 1;
-    if ((pattern == WS_LATE_BCAST && !t->root) || (pattern == WS_EARLY_REDUCE && t->root))
-        t->own.e = -INFINITY; /* cannot be the late one (the closing exchange) */
-    t->site = waiter && c->th ? SITE(c->fn, c->cp) : 0;
+    if (!can_be_late(pattern, t->root))
+        t->own.e = -INFINITY; /* for the closing exchange */
+    t->site = can_wait(pattern, t->root) && c->th ? SITE(c->fn, c->cp) : 0;
     if (++b->n < WS_BATCH)
         return 0;
     finish(w, sc, b); /* the last batch's, whose result fixes this one's base */
