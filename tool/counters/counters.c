@@ -168,7 +168,7 @@ int ctr_start(const char *spec, const char *pvars, int multiplex, MPI_Comm comm)
     mine[MPX] = ctr.multiplex;
     mine[HASH] = names_hash(names, n, total);
     mine[NHASH] = -mine[HASH];
-    own_Allreduce(mine, all, NCOLS + NSLOTS, MPI_INT, MPI_MIN, comm);
+    yw_allreduce(mine, all, NCOLS + NSLOTS, MPI_INT, MPI_MIN, comm);
     if (ctr.multiplex && !all[MPX])
         sb_puts(&ctr.note, "multiplexing is off: not possible on every rank\n");
     ctr.multiplex = all[MPX];

@@ -20,12 +20,18 @@ int collect_rank(struct rowset *rs, int rank, double wall, int memory);
 int collect_rank_metric(struct rowset *rs, const char *name, double v, int rank);
 
 /* ---- host_load.c ----
- * How crowded this rank's host is: the ranks on it (a shared-memory communicator) and its
- * online CPUs, as per-rank metrics that the tree reduction carries like any other (no array
- * over ranks): host_ranks, host_cpus and ranks_per_cpu, whose max above 1 means ranks
- * outnumber the CPUs they run on. Collective over comm. Returns 0, or -1 when memory ran out
- * or the communicator could not be split (no rows then). */
-int host_load_rows(struct rowset *rs, MPI_Comm comm, int rank);
+ * How crowded this rank's host is: the ranks on it and its online CPUs, as per-rank metrics
+ * that the tree reduction carries like any other (no array over ranks): host_ranks, host_cpus
+ * and ranks_per_cpu, whose max above 1 means ranks outnumber the CPUs they run on. */
+/* The ranks of MPI_COMM_WORLD on this host as the MPI library's launcher told this process
+ * (Hydra's MPI_LOCALNRANKS, Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE); 0 when it did not. */
+int host_load_launcher_ranks(void);
+
+/* Add the metrics to rs. host_ranks: the launcher's count, when every rank of comm (a world
+ * copy) has one; 0: collective over comm, the ranks sharing memory with this one are
+ * counted. Returns 0, or -1 when memory ran out or the communicator could not be split (no
+ * rows then). */
+int host_load_rows(struct rowset *rs, MPI_Comm comm, int rank, int host_ranks);
 
 /* on: collect_rank keeps its symbolizer and call-path names for the next collection (the
  * snapshots of TARDY_SNAPSHOT: symbolizing anew each time was most of their cost); off:

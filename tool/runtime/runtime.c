@@ -34,6 +34,7 @@ static struct {
     double t_start;
     char start_time[32];
     char run_id[40];        /* rank 0's, the same on every rank: names this job's files */
+    int host_ranks;         /* the ranks on this host as its launcher said, 0: split at finalize */
 } rt = {.comm = MPI_COMM_NULL};
 
 void rt_prepare(unsigned fn, void *ra)
@@ -58,6 +59,7 @@ void rt_prepare(unsigned fn, void *ra)
 }
 
 static int describe_job(struct profile *p, char *why, size_t len);
+static void agree(void);
 static void fill_metadata(struct profile *p, int warn);
 
 void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_leave)
@@ -78,7 +80,7 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     sb_free(&rt.warnings);
     /* Every rank takes part in the collectives below and at finalize, whatever its options,
      * so that a rank with a different environment cannot hang the job. */
-    own_Comm_dup(MPI_COMM_WORLD, &rt.comm);
+    yw_comm_dup(MPI_COMM_WORLD, &rt.comm);
     time_t now = time(NULL);
     strftime(rt.start_time, sizeof rt.start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     char host[64] = "";
@@ -86,8 +88,8 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     host[strcspn(host, ".")] = '\0';
     snprintf(rt.run_id, sizeof rt.run_id, "%lx-%.20s-%d", (unsigned long)now, host,
              (int)getpid());
-    own_Bcast(rt.run_id, sizeof rt.run_id, MPI_CHAR, 0, rt.comm);
-    rt.run_id[sizeof rt.run_id - 1] = '\0';
+    rt.host_ranks = host_load_launcher_ranks();
+    agree();
     rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
     ws_init(rt.comm);
     char *settings = NULL;
@@ -177,6 +179,26 @@ static int describe_job(struct profile *p, char *why, size_t len)
     own_Comm_size(MPI_COMM_WORLD, &p->ranks);
     profile_set_params(p, cfg.params, err, sizeof err); /* a bad entry: warned at finalize */
     return 0;
+}
+
+/* One MAX reduction at MPI_Init for what the ranks must agree on: rank 0's run id (the others
+ * bring zeros) and whether every rank's launcher said how many ranks share its host (else
+ * every rank counts them at finalize with a shared-memory split). */
+#define RUN_ID_WORDS (sizeof rt.run_id / sizeof(uint64_t))
+_Static_assert(sizeof rt.run_id % sizeof(uint64_t) == 0, "the run id is whole words");
+static void agree(void)
+{
+    uint64_t in[RUN_ID_WORDS + 1] = {0}, all[RUN_ID_WORDS + 1] = {0};
+    if (tardy_rank == 0)
+        memcpy(in, rt.run_id, sizeof rt.run_id);
+    in[RUN_ID_WORDS] = rt.host_ranks == 0;
+    if (yw_allreduce(in, all, RUN_ID_WORDS + 1, MPI_UINT64_T, MPI_MAX, rt.comm) != MPI_SUCCESS)
+        all[RUN_ID_WORDS] = 1; /* this rank's own run id */
+    else
+        memcpy(rt.run_id, all, sizeof rt.run_id);
+    rt.run_id[sizeof rt.run_id - 1] = '\0';
+    if (all[RUN_ID_WORDS])
+        rt.host_ranks = 0;
 }
 
 /* Number of distinct hosts, valid at rank 0: each rank sets the bit of its host name's hash
@@ -303,7 +325,7 @@ void rt_finish(void *ra)
         tardy_warn("out of memory while collecting; the profile lacks some of this rank's rows");
     if (cfg.enable)
         pt_rows(&p.rows);
-    if (cfg.enable && host_load_rows(&p.rows, rt.comm, tardy_rank) < 0)
+    if (cfg.enable && host_load_rows(&p.rows, rt.comm, tardy_rank, rt.host_ranks) < 0)
         tardy_warn("cannot count the ranks and CPUs of this host; the profile does not say "
                    "whether ranks outnumber CPUs");
     red_tree(&p.rows, rt.comm);

@@ -174,7 +174,7 @@ static int same_key(uint64_t key, const uint64_t most[2])
 static int one_clock(MPI_Comm comm, uint64_t key)
 {
     uint64_t in[2] = {key, ~key}, most[2] = {0, 0};
-    own_Allreduce(in, most, 2, MPI_UINT64_T, MPI_MAX, comm);
+    yw_allreduce(in, most, 2, MPI_UINT64_T, MPI_MAX, comm);
     return same_key(key, most);
 }
 
@@ -212,7 +212,7 @@ static double measure_domains(double *rtt, double *t_best, int quick)
         r[2] = *rtt;
         r[0] = measure(clk.meas_comm, &r[2], &r[1], quick);
     }
-    own_Bcast(r, 3, MPI_DOUBLE, 0, clk.dom_comm);
+    yw_bcast(r, 3, MPI_DOUBLE, 0, clk.dom_comm);
     *t_best = r[1];
     *rtt = r[2];
     return r[0];
@@ -256,7 +256,7 @@ int ws_clock_start(MPI_Comm comm, int want)
      * it: on one clock, a base no later call comes before). */
     uint64_t key = clock_key(), in[4] = {!want, key, ~key, (uint64_t)llrint(clk_now() * 1e9)};
     uint64_t most[4] = {0, 0, 0, 0};
-    own_Allreduce(in, most, 4, MPI_UINT64_T, MPI_MAX, comm);
+    yw_allreduce(in, most, 4, MPI_UINT64_T, MPI_MAX, comm);
     if (most[0])
         return 0;
     clk.one = same_key(key, most + 1);
@@ -274,7 +274,7 @@ int ws_clock_start(MPI_Comm comm, int want)
         ws_base = (double)most[3] * 1e-9;
     } else {
         ws_base = ws_corr(clk_now());
-        own_Bcast(&ws_base, 1, MPI_DOUBLE, 0, comm);
+        yw_bcast(&ws_base, 1, MPI_DOUBLE, 0, comm);
     }
     return 1;
 }

@@ -318,13 +318,15 @@ void ws_resolve(struct rowset *rs, MPI_Comm comm)
     if (!ws_used_in_run())
         return;
     int rank;
-    uint64_t keys[MAX_UNNAMED];
+    /* the count and the keys in one broadcast (2 KB): one collective, not two */
+    uint64_t msg[1 + MAX_UNNAMED] = {0}, *keys = msg + 1;
     own_Comm_rank(comm, &rank);
-    int n = rank == 0 ? unnamed_keys(rs, keys) : 0;
-    own_Bcast(&n, 1, MPI_INT, 0, comm);
+    if (rank == 0)
+        msg[0] = (uint64_t)unnamed_keys(rs, keys);
+    yw_bcast(msg, 1 + MAX_UNNAMED, MPI_UINT64_T, 0, comm);
+    int n = (int)msg[0];
     if (!n)
         return;
-    own_Bcast(keys, n, MPI_UINT64_T, 0, comm);
     struct rowset names;
     rowset_init(&names);
     name_keys(&names, keys, n);

@@ -146,7 +146,7 @@ void ws_finish(MPI_Comm tool_comm)
     ws_batch_drain(ws_me(), 1);
     ws_for_each_thread(drain, NULL);
     ws_clock_end();
-    own_Barrier(tool_comm); /* every rank is past its takes: all answers have been sent */
+    yw_barrier(tool_comm); /* every rank is past its takes: all answers have been sent */
     ws_for_each_thread(drain_acks, NULL);
     ws_on = 0;
     quiet_busy = 0;
