@@ -19,7 +19,8 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
            $(patsubst tests/mpi/%.cc,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.cc)) \
            $(F_BIN)
 
-programs: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so
+programs: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so \
+          $(B)/tests/shim/libcount_blocking.so
 
 check: programs
 	@$(PYTHON) tests/run.py
@@ -38,6 +39,11 @@ qmpi-check: $(filter-out %/cxx $(F_BIN),$(MPI_BIN)) \
 
 # MPI_T events for the tests (no library here has any), preloaded in front of tardy.
 $(B)/tests/mpit/libfake_events.so: tests/mpit/fake_events.c
+	@mkdir -p $(dir $@)
+	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+
+# Counts the blocking collectives that reach PMPI, preloaded in front of tardy.
+$(B)/tests/shim/libcount_blocking.so: tests/shim/count_blocking.c
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 

@@ -2,10 +2,11 @@
 family (C, C++, Fortran with `use mpi` and `use mpi_f08`), threads, call path depth, the
 library linked in, exit codes and output left alone."""
 import os
+import re
 
 from run import (
-    B, Room, Run, Skip, binary, check_calls, check_p2p, expect, frames_of, mpi_rows, one_row,
-    with_run)
+    B, LIB, MPIEXEC, Room, Run, Skip, binary, check_calls, check_p2p, expect, frames_of,
+    mpi_rows, one_row, with_run)
 
 room = Room("mpi")
 
@@ -220,8 +221,46 @@ room.case("mpi/exit code after MPI_Finalize", lambda: test_exit("return", 3))
 room.case("mpi/exit code of MPI_Abort", lambda: test_exit("abort", 7))
 room.case("mpi/exit without MPI_Finalize", lambda: test_exit("exit", 5))
 room.case("mpi/output unchanged", lambda: test_exit("print", 0))
+def test_silent_launcher():
+    """One rank's launcher does not say how many ranks share its host (its variable unset):
+    every rank then counts them by a shared-memory split at finalize, none hangs, and the
+    count is the same."""
+    cpus = os.sysconf("SC_NPROCESSORS_ONLN")
+    prog = [binary("exits"), "return", "0"]
+    silent = ["env", "-u", "MPI_LOCALNRANKS", "-u", "OMPI_COMM_WORLD_LOCAL_SIZE"]
+    argv = [MPIEXEC, "-n", "1"] + silent + prog + [":", "-n", "2"] + prog
+
+    @with_run(argv, 0)
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+        r = run.profile["ranks"]
+        expect(r["host_ranks"]["min"] == 3 and r["host_ranks"]["max"] == 3 and
+               r["host_cpus"]["min"] == cpus, "host metrics %s %s" % (
+                   r["host_ranks"], r["host_cpus"]))
+
+
+COUNT_BLOCKING = os.path.abspath(os.path.join(B, "tests", "shim", "libcount_blocking.so"))
+
+
+def test_no_blocking_collectives(ranks):
+    """tardy's own collectives at MPI_Init and MPI_Finalize are nonblocking (waited for
+    yielding the CPU): of the blocking ones that reach PMPI (tests/shim/count_blocking.c in
+    front of tardy), each rank makes only the program's one MPI_Allreduce."""
+    @with_run([binary("exits"), "return", "0"], ranks,
+              {"LD_PRELOAD": COUNT_BLOCKING + " " + LIB})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+        counts = re.findall(r"blocking collectives: rank (\d+): (\d+)", run.err)
+        expect(sorted(int(r) for r, _c in counts) == list(range(ranks)) and
+               all(c == "1" for _r, c in counts), "blocking collectives per rank: %s" % counts)
+
+
 room.case("mpi/ranks outnumber CPUs -n 4: noted once", lambda: test_crowded_host(4))
 room.case("mpi/ranks outnumber CPUs -n 1: no note", lambda: test_crowded_host(1))
+room.case("mpi/ranks on a host, one rank's launcher silent -n 3", test_silent_launcher)
+for _n in (1, 4):
+    room.case("mpi/no blocking collectives of tardy's at MPI_Init and MPI_Finalize -n %d" % _n,
+              lambda n=_n: test_no_blocking_collectives(n))
 
 
 def test_sessions(program, ranks):
