@@ -295,8 +295,8 @@ void ws_batch_drain(struct ws_thread *w, int block)
     while (*p) {
         struct ws_batch *b = *p;
         int done = 1;
-        if (block)
-            own_Wait(&b->req, MPI_STATUS_IGNORE);
+        if (block) /* at finalize: yielding, as the ranks come one by one on a crowded node */
+            yw_wait(&b->req);
         else
             own_Test(&b->req, &done, MPI_STATUS_IGNORE);
         if (!done) {
