@@ -2,20 +2,42 @@
 #include "own.h"
 
 #include <sched.h>
+#include <time.h>
 
+#include "tool/base/base.h"
+
+#define YIELD_FOR 200e-6 /* seconds a wait only yields; then it sleeps ... */
+#define SLEEP_MAX 1e-3   /* ... an eighth of the time waited so far, at most this long */
+
+/* Give the CPU away between two polls of a wait that began at t0. A rank that has waited
+ * long waits for a rank that is not running: sleeping leaves the cores to the ranks that
+ * work (yielding alone keeps the waiter runnable, and 8 ranks on 2 cores share them), and
+ * adds at most an eighth to the wait. */
+static void pause_since(double t0)
+{
+    double waited = clk_now() - t0;
+    if (waited < YIELD_FOR) {
+        sched_yield();
+        return;
+    }
+    double s = waited / 8 < SLEEP_MAX ? waited / 8 : SLEEP_MAX;
+    nanosleep(&(struct timespec){0, (long)(s * 1e9)}, NULL);
+}
 
 void yw_wait(MPI_Request *r)
 {
     int done = 0;
+    double t0 = clk_now();
     while (own_Test(r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
-        sched_yield();
+        pause_since(t0);
 }
 
 void yw_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int found = 0;
+    double t0 = clk_now();
     while (own_Iprobe(source, tag, comm, &found, status) == MPI_SUCCESS && !found)
-        sched_yield();
+        pause_since(t0);
 }
 
 /* A started collective's code: its request waited for when it started. */
