@@ -573,6 +573,25 @@ room.case("waits/causes -n 2, rank 1's clock +0.3 s",
 room.case("waits/causes -n 4, rank 2's clock -0.4 s",
           lambda: test_waits_causes(4, {"TARDY_TEST_CLOCK_SHIFT": "2:-0.4"}))
 
+
+def test_clock_domains():
+    """One rank's clock shifted on one host: the other ranks still read one clock, share a
+    domain with rank 0 and measure nothing (offset and uncertainty exactly 0); only the
+    shifted rank pings, and finds its shift."""
+    @with_run([binary("exits"), "return", "0"], 4,
+              {"TARDY_WAITS": "1", "TARDY_TEST_CLOCK_SHIFT": "2:0.5"})
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+        r = run.profile["ranks"]
+        off, unc = r["clock_offset"], r["clock_uncertainty"]
+        expect(off["max"] == 0 and off["min_rank"] == 2 and abs(off["min"] + 0.5) < 1e-3 and
+               off["sum"] == off["min"], "clock offsets %s" % off)
+        expect(unc["min"] == 0 and unc["max_rank"] == 2 and unc["sum"] == unc["max"],
+               "clock uncertainties %s" % unc)
+
+
+room.case("waits/clock domains: a shifted rank alone measures -n 4", test_clock_domains)
+
 # Small waits (tests/mpi/waits_small.c). The program's clock readings around each wait, with
 # tardy's clock offsets applied (its own clock model: the true offset is 0 on one host, the
 # measured one 0-30 us at load 15-18 here), give the wait tardy must report: min(send's enter,
