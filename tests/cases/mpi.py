@@ -255,9 +255,24 @@ def test_no_blocking_collectives(ranks):
                all(c == "1" for _r, c in counts), "blocking collectives per rank: %s" % counts)
 
 
+def test_rank_summaries(ranks):
+    """The host count and the histogram of the ranks' compute times, reduced at finalize
+    alongside the tree: one host, each rank once in the histogram, whose range is that of the
+    ranks' compute times."""
+    @with_run([binary("exits"), "return", "0"], ranks)
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+        h, c = run.profile["ranks"]["compute_histogram"], run.profile["ranks"]["compute"]
+        expect(run.profile["run"]["hosts"] == 1, "hosts %s" % run.profile["run"]["hosts"])
+        expect(sum(h["counts"]) == max(ranks, 1) and abs(h["lo"] - c["min"]) < 1e-9 and
+               abs(h["hi"] - c["max"]) < 1e-9, "histogram %s, compute %s" % (h, c))
+
+
 room.case("mpi/ranks outnumber CPUs -n 4: noted once", lambda: test_crowded_host(4))
 room.case("mpi/ranks outnumber CPUs -n 1: no note", lambda: test_crowded_host(1))
 room.case("mpi/ranks on a host, one rank's launcher silent -n 3", test_silent_launcher)
+room.case("mpi/host count and compute histogram singleton", lambda: test_rank_summaries(0))
+room.case("mpi/host count and compute histogram -n 4", lambda: test_rank_summaries(4))
 for _n in (1, 4):
     room.case("mpi/no blocking collectives of tardy's at MPI_Init and MPI_Finalize -n %d" % _n,
               lambda n=_n: test_no_blocking_collectives(n))

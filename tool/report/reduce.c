@@ -127,25 +127,33 @@ int red_alone(MPI_Comm comm)
     return own_Comm_size(comm, &size) == MPI_SUCCESS && size == 1;
 }
 
-void red_rank_histogram(double v, MPI_Comm comm, double *lo, double *hi,
-                        uint64_t bins[RANK_HIST_BINS])
+void red_hist_start(struct red_hist *h, double v, MPI_Comm comm)
 {
-    double ends[2] = {-v, v}, all[2];
-    MPI_Request r;
-    if (red_alone(comm)) {
-        *lo = *hi = v;
-        memset(bins, 0, RANK_HIST_BINS * sizeof *bins);
-        bins[0] = 1;
-        return;
-    }
-    own_Iallreduce(ends, all, 2, MPI_DOUBLE, MPI_MAX, comm, &r);
-    yw_wait(&r);
-    *lo = -all[0];
-    *hi = all[1];
+    h->v = v;
+    h->comm = comm;
+    h->ends[0] = -v;
+    h->ends[1] = v;
+    h->all[0] = -v;
+    h->all[1] = v;
+    h->r = MPI_REQUEST_NULL;
+    if (!red_alone(comm))
+        own_Iallreduce(h->ends, h->all, 2, MPI_DOUBLE, MPI_MAX, comm, &h->r);
+}
+
+void red_hist_finish(struct red_hist *h, double *lo, double *hi, uint64_t bins[RANK_HIST_BINS])
+{
+    yw_wait(&h->r);
+    *lo = -h->all[0];
+    *hi = h->all[1];
     uint64_t mine[RANK_HIST_BINS] = {0};
     double width = (*hi - *lo) / RANK_HIST_BINS;
-    int b = width > 0 ? (int)((v - *lo) / width) : 0;
+    int b = width > 0 ? (int)((h->v - *lo) / width) : 0;
     mine[b < RANK_HIST_BINS ? b : RANK_HIST_BINS - 1] = 1;
-    own_Ireduce(mine, bins, RANK_HIST_BINS, MPI_UINT64_T, MPI_SUM, 0, comm, &r);
+    if (red_alone(h->comm)) {
+        memcpy(bins, mine, sizeof mine);
+        return;
+    }
+    MPI_Request r;
+    own_Ireduce(mine, bins, RANK_HIST_BINS, MPI_UINT64_T, MPI_SUM, 0, h->comm, &r);
     yw_wait(&r);
 }

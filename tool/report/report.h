@@ -66,9 +66,15 @@ int red_tree(struct rowset *rs, MPI_Comm comm);
 int red_alone(MPI_Comm comm);
 
 /* Linear histogram of one per-rank value v over [min, max] of all ranks, into rank 0's
- * lo, hi and bins. */
-void red_rank_histogram(double v, MPI_Comm comm, double *lo, double *hi,
-                        uint64_t bins[RANK_HIST_BINS]);
+ * lo, hi and bins: started (the range's reduction, collective over comm) before the tree
+ * reduction, so that it advances while the ranks wait there, and finished after it. */
+struct red_hist {
+    double v, ends[2], all[2];
+    MPI_Comm comm;
+    MPI_Request r;
+};
+void red_hist_start(struct red_hist *h, double v, MPI_Comm comm);
+void red_hist_finish(struct red_hist *h, double *lo, double *hi, uint64_t bins[RANK_HIST_BINS]);
 
 /* ---- forecast.c ----
  * The Lua steps of the job: rank 0 checks the Lua scripts at MPI_Init and runs the user's

@@ -204,27 +204,35 @@ static void agree(void)
 /* Number of distinct hosts, valid at rank 0: each rank sets the bit of its host name's hash
  * in a fixed bitmap, the bitmaps are OR-reduced, and linear counting turns the bits set into
  * a count. Constant size whatever the rank count, exact unless two host names' hashes
- * collide (1 in 32768 per pair), and far cheaper than splitting by shared memory. */
+ * collide (1 in 32768 per pair), and far cheaper than splitting by shared memory. Started
+ * before the tree reduction, so that it advances while the ranks wait there; counted after. */
 #define HOST_BITS 32768
-static int count_hosts(void)
+static uint64_t host_bits[HOST_BITS / 64], host_bits_all[HOST_BITS / 64];
+
+static void hosts_start(MPI_Request *r)
 {
-    static uint64_t mine[HOST_BITS / 64], all[HOST_BITS / 64];
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (const char *c = host; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    memset(mine, 0, sizeof mine);
+    memset(host_bits, 0, sizeof host_bits);
     unsigned bit = (unsigned)(h % HOST_BITS);
-    mine[bit / 64] |= 1ull << (bit % 64);
+    host_bits[bit / 64] |= 1ull << (bit % 64);
+    *r = MPI_REQUEST_NULL;
+    if (!red_alone(rt.comm))
+        own_Ireduce(host_bits, host_bits_all, HOST_BITS / 64, MPI_UINT64_T, MPI_BOR, 0, rt.comm,
+                    r);
+}
+
+static int hosts_count(MPI_Request *r)
+{
     if (red_alone(rt.comm))
         return 1;
-    MPI_Request r;
-    own_Ireduce(mine, all, HOST_BITS / 64, MPI_UINT64_T, MPI_BOR, 0, rt.comm, &r);
-    yw_wait(&r);
+    yw_wait(r);
     int set = 0;
     for (int i = 0; i < HOST_BITS / 64; i++)
-        set += __builtin_popcountll(all[i]);
+        set += __builtin_popcountll(host_bits_all[i]);
     if (set >= HOST_BITS)
         return set;
     return (int)(-HOST_BITS * log(1.0 - (double)set / HOST_BITS) + 0.5);
@@ -320,6 +328,10 @@ void rt_finish(void *ra)
     struct profile p;
     profile_init(&p);
     ws_finish(rt.comm);
+    struct red_hist hist;
+    MPI_Request hosts;
+    red_hist_start(&hist, ev_rank_compute(), rt.comm);
+    hosts_start(&hosts);
     if (cfg.enable && (collect_rank(&p.rows, tardy_rank, wall, rt.memory) < 0 ||
                        ws_rows(&p.rows, tardy_rank) < 0))
         tardy_warn("out of memory while collecting; the profile lacks some of this rank's rows");
@@ -330,9 +342,8 @@ void rt_finish(void *ra)
                    "whether ranks outnumber CPUs");
     red_tree(&p.rows, rt.comm);
     ws_resolve(&p.rows, rt.comm);
-    red_rank_histogram(ev_rank_compute(), rt.comm, &p.rank_hist_lo, &p.rank_hist_hi,
-                       p.rank_hist);
-    p.hosts = count_hosts();
+    red_hist_finish(&hist, &p.rank_hist_lo, &p.rank_hist_hi, p.rank_hist);
+    p.hosts = hosts_count(&hosts);
     if (tardy_rank == 0 && cfg.enable) {
         fill_metadata(&p, 1);
         emit(&p);
