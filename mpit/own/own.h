@@ -37,8 +37,8 @@ void pr_forget(MPI_Comm comm);
  * blocking calls, so on an oversubscribed node a rank waiting for its children in the tree
  * reduction takes the CPU from the ranks still symbolizing their call paths (8 ranks on 2
  * cores: 0.9 s added to MPI_Finalize). These poll and give the CPU away between polls. */
-/* Complete request r (MPI_Test, sched_yield between tests). */
-void yw_wait(MPI_Request *r);
+/* Complete request r (MPI_Test, sched_yield between tests); returns MPI_Test's error code. */
+int yw_wait(MPI_Request *r);
 
 /* MPI_Iprobe until a message matches, yielding between polls. */
 void yw_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);

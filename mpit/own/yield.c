@@ -4,11 +4,12 @@
 #include <sched.h>
 
 
-void yw_wait(MPI_Request *r)
+int yw_wait(MPI_Request *r)
 {
-    int done = 0;
-    while (own_Test(r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+    int done = 0, rc;
+    while ((rc = own_Test(r, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
         sched_yield();
+    return rc;
 }
 
 void yw_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
