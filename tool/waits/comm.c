@@ -60,6 +60,22 @@ static struct {
 
 static struct ws_comm *finish(struct ws_comm *sc, uint64_t k);
 
+/* ws_comm_find from slot i on, past a slot being made: key k's, made or being made (then
+ * finished), or none. */
+static struct ws_comm *find_past_making(uint32_t i, uint32_t n, uint64_t k)
+{
+    for (; n < COMM_SLOTS; i = (i + 1) & (COMM_SLOTS - 1), n++) {
+        uint64_t s = atomic_load_explicit(&shadows.comm[i].key, memory_order_acquire);
+        if (s == k)
+            return &shadows.comm[i];
+        if (s == (k | MAKING))
+            return finish(&shadows.comm[i], k);
+        if (s == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
 struct ws_comm *ws_comm_find(MPI_Comm comm)
 {
     uint64_t k = ws_handle_key(&comm, sizeof comm);
@@ -70,8 +86,8 @@ struct ws_comm *ws_comm_find(MPI_Comm comm)
             return &shadows.comm[i];
         if (s == 0)
             return NULL;
-        if (s == (k | MAKING))
-            return finish(&shadows.comm[i], k);
+        if (s >> 62) /* a shift: no constant to load before the loop, on the path of a hit */
+            return find_past_making(i, n, k);
     }
     return NULL;
 }
