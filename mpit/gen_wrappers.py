@@ -380,7 +380,10 @@ def ws_hooks(f):
             pre = ["ws_comm_free($*comm);"]
         elif n != "MPI_Comm_idup":
             new = [p.name for p in f.params if p.ctype == "MPI_Comm *"][-1]
-            post = ["ws_comm_new($*%s, rc);" % new]
+            # a dup carries its communicator's attributes: its shadow is made from theirs
+            dup_of = "$comm" if n in ("MPI_Comm_dup", "MPI_Comm_dup_with_info") else \
+                "MPI_COMM_NULL"
+            post = ["ws_comm_new($*%s, %s, rc);" % (new, dup_of)]
     else:
         return None
     return decls, pre, post

@@ -41,8 +41,8 @@ void pr_forget(MPI_Comm comm);
  * 54 ms; nonblocking and yielding 1.6 and 0.8 ms). These poll and give the CPU away between
  * polls. */
 /* Complete request r (MPI_Test; between tests sched_yield, or once it has waited 200 us a
- * sleep of an eighth of the time waited, at most 1 ms). */
-void yw_wait(MPI_Request *r);
+ * sleep of an eighth of the time waited, at most 1 ms); returns MPI_Test's error code. */
+int yw_wait(MPI_Request *r);
 
 /* MPI_Iprobe until a message matches, yielding or sleeping between polls as yw_wait. */
 void yw_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);

@@ -24,12 +24,13 @@ static void pause_since(double t0)
     nanosleep(&(struct timespec){0, (long)(s * 1e9)}, NULL);
 }
 
-void yw_wait(MPI_Request *r)
+int yw_wait(MPI_Request *r)
 {
-    int done = 0;
+    int done = 0, rc;
     double t0 = clk_now();
-    while (own_Test(r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+    while ((rc = own_Test(r, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
         pause_since(t0);
+    return rc;
 }
 
 void yw_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -40,12 +41,10 @@ void yw_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         pause_since(t0);
 }
 
-/* A started collective's code: its request waited for when it started. */
+/* A started collective's code, or its completion's: its request waited for when it started. */
 static int finish(int rc, MPI_Request *r)
 {
-    if (rc == MPI_SUCCESS)
-        yw_wait(r);
-    return rc;
+    return rc == MPI_SUCCESS ? yw_wait(r) : rc;
 }
 
 int yw_barrier(MPI_Comm comm)

@@ -178,6 +178,8 @@ WAIT_N_SCENARIOS = {
     "cart": ("wait_at_nxn", "MPI_Neighbor_allgather", "op_cart", "sync_cart", "op_cart"),
     "graph": ("wait_at_nxn", "MPI_Neighbor_alltoall", "op_graph", "sync_graph", "op_graph"),
     "dist_graph": ("wait_at_nxn", "MPI_Wait", "op_dgwait", "sync_dg", "op_dg"),
+    "dist_graph_dup": ("wait_at_nxn", "MPI_Neighbor_allgather", "op_dgdup", "sync_dgdup",
+                       "op_dgdup"),
 }
 
 
@@ -226,6 +228,31 @@ room.case("waits/neighbourhood collectives -n 4, rank 1's clock -0.4 s",
 for _n in (2, 4):
     room.case("waits/Fortran use mpi_f08 -n %d" % _n,
               lambda n=_n: test_waits_fortran(n, "waits_fortran_f08"))
+
+SHADOW_SRC = "tests/mpi/waits_shadows.c"
+SHADOW_SCENARIOS = {"some": ("late_sender", "MPI_Recv", "some_recv", "sync_some", "some_send")}
+
+
+def test_waits_shadows(ranks):
+    """Communicators whose shadows are made while the program goes on (tool/waits/comm.c): the
+    copy callback of an attribute runs for the program's dups only; a communicator freed
+    before any use; one used by two of its ranks only, whose wait is measured; one first used
+    by two threads at once (MPI_THREAD_MULTIPLE), both waits measured."""
+    @with_run([binary("waits_shadows")], ranks, {"TARDY_WAITS": "1"})
+    def _(run):
+        expect(run.rc == 0 and run.profile and "done" in run.out,
+               "exit %d: %s%s" % (run.rc, run.out[-800:], run.err[-1500:]))
+        expect("copies 4" in run.out, "copy callback calls: %s" % run.out[:200])
+        expect("not measured" not in run.err, "warned: %s" % run.err[-800:])
+        truth = wait_truth(run.out)
+        check_wait(run.profile, "some", truth["some"], SHADOW_SCENARIOS, SHADOW_SRC)
+        rows = wait_rows(run.profile, "late_sender", "MPI_Recv", "thr_recv", SHADOW_SRC)
+        expect(len(rows) == 1 and rows[0]["count"]["sum"] == 2 and
+               rows[0]["time"]["sum"] >= 0.1, "threads: rows %s" % rows)
+
+
+for _n in (2, 4):
+    room.case("waits/shadows made later -n %d" % _n, lambda n=_n: test_waits_shadows(n))
 
 room.part("batched")  # run after hook
 

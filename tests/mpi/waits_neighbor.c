@@ -5,7 +5,7 @@
  * rank 0 prints "truth SCENARIO RANK SECONDS LATE" (LATE: the rank one waited longest for)
  * and "data ok" when every neighbourhood collective delivered the right values.
  * Topologies: a periodic 1-D cartesian ring, a graph chain 0-1-..-last, a directed
- * distributed-graph ring (in-neighbour rank-1). */
+ * distributed-graph ring (in-neighbour rank-1), and a duplicate of that ring. */
 #include <mpi.h>
 #include <stdio.h>
 #include <time.h>
@@ -137,6 +137,17 @@ int main(int argc, char **argv)
     bad |= in[0] != src;
     truth("dist_graph", dg, e, ew, l);
 
+    /* a duplicate of the ring (its topology, and no attribute copied again), blocking */
+    MPI_Comm dgdup;
+    MPI_Comm_dup(dg, &dgdup);
+    MPI_Barrier(dgdup); /* @site sync_dgdup */
+    busy();
+    e = now();
+    MPI_Neighbor_allgather(&mine, 1, MPI_DOUBLE, in, 1, MPI_DOUBLE, dgdup); /* @site op_dgdup */
+    l = now();
+    bad |= in[0] != src;
+    truth("dist_graph_dup", dgdup, e, e, l);
+
     int anybad = 0;
     MPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_LOR, 0, MPI_COMM_WORLD);
     if (rank == 0 && !anybad)
@@ -144,6 +155,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&cart);
     MPI_Comm_free(&graph);
     MPI_Comm_free(&dg);
+    MPI_Comm_free(&dgdup);
     MPI_Finalize();
     return 0;
 }

@@ -2,11 +2,13 @@
  * communicator, `shadow` for the piggybacks and collective exchanges and `ack` for the answers
  * to synchronous sends, found by the user's handle in a fixed table (lock-free lookups;
  * additions and removals take a lock, they happen only when communicators are created or
- * freed). Also the matched-probe message -> comm (and place in the posting order of receives)
- * map. */
+ * freed). The copies are started nonblocking when the communicator is created and finished at
+ * its first use (ws_comm_find). Also the matched-probe message -> comm (and place in the
+ * posting order of receives) map. */
 #include "ws_exchange.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,14 +16,17 @@
 #include "tool/base/base.h"
 
 #define COMM_SLOTS 512
-/* Shadows (two communicators each) of at most this many live communicators: MPICH has 2048
- * communicator ids in all, and they are the application's first. */
+/* Shadows (two communicators each) of at most this many live communicators, counting those
+ * whose copies are still being made: MPICH has 2048 communicator ids in all, and they are the
+ * application's first. */
 #define WS_COMMS_MAX 128
 #define MSG_SLOTS 1024
 /* Shadows kept after their communicator was freed with receives pending, whose piggybacks
  * are still to come: at most this many (beyond, they go at once, and those piggybacks stay
  * unreceived, as MPI lets a freed communicator's pending messages be). */
 #define KEPT_MAX 16
+/* A slot's key with this bit: its copies are being made (the key without it: ready). */
+#define MAKING (1ull << 62)
 
 struct msg_slot {
     _Atomic uint64_t key;   /* message handle + 1, 0 empty, 1 removed */
@@ -29,19 +34,47 @@ struct msg_slot {
     struct ws_posted *posted;
 };
 
+/* A communicator's copies in the making: two MPI_Comm_idup and the agreement of its ranks
+ * (MPI_Iallreduce), started at its creation. */
+struct making {
+    MPI_Request req[3];     /* the shadow's idup, the answers' idup, the agreement */
+    MPI_Comm shadow, ack;   /* the idups' results (MPI may write them at completion) */
+    int ok[3], all[3];      /* this rank's part of the agreement, and the MIN over the ranks */
+    atomic_int busy;        /* a thread is finishing them */
+};
+
 /* The shadows of the live communicators, and the messages of matched probes (ws_msgmap_*). */
 static struct {
     struct ws_comm comm[COMM_SLOTS];
-    atomic_int live;   /* communicators with a shadow */
+    struct making making[COMM_SLOTS];   /* comm[i]'s, while its key has MAKING */
+    atomic_int live;   /* communicators with a shadow, made or being made */
     pthread_mutex_t lock;
     struct msg_slot msg[MSG_SLOTS];
-    atomic_int full_warned, msgs_warned;
+    atomic_int full_warned, orphan_warned, msgs_warned;
     struct kept {
         unsigned gen;       /* 0: free */
         MPI_Comm shadow, ack;
     } kept[KEPT_MAX];
     atomic_int nkept;
 } shadows = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static struct ws_comm *finish(struct ws_comm *sc, uint64_t k);
+
+/* ws_comm_find from slot i on, past a slot being made: key k's, made or being made (then
+ * finished), or none. */
+static struct ws_comm *find_past_making(uint32_t i, uint32_t n, uint64_t k)
+{
+    for (; n < COMM_SLOTS; i = (i + 1) & (COMM_SLOTS - 1), n++) {
+        uint64_t s = atomic_load_explicit(&shadows.comm[i].key, memory_order_acquire);
+        if (s == k)
+            return &shadows.comm[i];
+        if (s == (k | MAKING))
+            return finish(&shadows.comm[i], k);
+        if (s == 0)
+            return NULL;
+    }
+    return NULL;
+}
 
 struct ws_comm *ws_comm_find(MPI_Comm comm)
 {
@@ -50,6 +83,22 @@ struct ws_comm *ws_comm_find(MPI_Comm comm)
          i = (i + 1) & (COMM_SLOTS - 1), n++) {
         uint64_t s = atomic_load_explicit(&shadows.comm[i].key, memory_order_acquire);
         if (s == k)
+            return &shadows.comm[i];
+        if (s == 0)
+            return NULL;
+        if (s >> 62) /* a shift: no constant to load before the loop, on the path of a hit */
+            return find_past_making(i, n, k);
+    }
+    return NULL;
+}
+
+/* The slot of key k, made or being made, without finishing it (NULL: none). */
+static struct ws_comm *lookup(uint64_t k)
+{
+    for (uint32_t i = ws_handle_slot(k, COMM_SLOTS - 1), n = 0; n < COMM_SLOTS;
+         i = (i + 1) & (COMM_SLOTS - 1), n++) {
+        uint64_t s = atomic_load(&shadows.comm[i].key);
+        if (s == k || s == (k | MAKING))
             return &shadows.comm[i];
         if (s == 0)
             return NULL;
@@ -85,32 +134,20 @@ static struct ws_comm *claim(uint64_t k)
     return NULL;
 }
 
-/* Not a dup, which would run the application's attribute copy callbacks: an intra-
- * communicator's copy is made from its group (MPI_Comm_create: one agreement on a
- * communicator id; a split costs an allgather of every rank's colour and key before it) or
- * by its topology's constructor, an inter-communicator's by a split. Errors are returned,
- * not fatal (no communicator ids left), and the copy inherits that error handler. */
-MPI_Comm ws_comm_copy(MPI_Comm comm, int rank, const struct ws_topo *topo)
+/* Not a dup, which would run the application's attribute copy callbacks: a window's copy
+ * (rma.c) is made from its communicator's group (MPI_Comm_create: one agreement on a
+ * communicator id). Errors are returned, not fatal (no communicator ids left). */
+MPI_Comm ws_comm_copy(MPI_Comm comm)
 {
     MPI_Comm copy = MPI_COMM_NULL;
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     MPI_Group g = MPI_GROUP_NULL;
-    int inter = 0, rc;
-    own_Comm_test_inter(comm, &inter);
     own_Comm_get_errhandler(comm, &eh);
     own_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    if (topo) {
-        copy = ws_topo_make(comm, topo);
-        rc = copy != MPI_COMM_NULL ? MPI_SUCCESS : MPI_ERR_OTHER;
-    } else if (inter) {
-        rc = own_Comm_split(comm, 0, rank, &copy);
-    } else {
-        own_Comm_group(comm, &g);
-        rc = own_Comm_create(comm, g, &copy);
-        own_Group_free(&g);
-    }
-    if (rc != MPI_SUCCESS)
+    own_Comm_group(comm, &g);
+    if (own_Comm_create(comm, g, &copy) != MPI_SUCCESS)
         copy = MPI_COMM_NULL;
+    own_Group_free(&g);
     own_Comm_set_errhandler(comm, eh);
     own_Errhandler_free(&eh);
     return copy;
@@ -118,13 +155,13 @@ MPI_Comm ws_comm_copy(MPI_Comm comm, int rank, const struct ws_topo *topo)
 
 void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n)
 {
-    *n = (struct ws_comm_new){.key = ws_handle_key(&comm, sizeof comm)};
-    /* Reserve a slot under the lock; the collective calls run outside it, so that two
-     * threads creating communicators at once cannot deadlock across ranks. */
+    *n = (struct ws_comm_new){.key = ws_handle_key(&comm, sizeof comm), .nbr_in = -1};
+    /* Reserve a slot under the lock (the handle is not the application's yet: no other
+     * thread looks it up until the copies are started) */
     pthread_mutex_lock(&shadows.lock);
-    n->slot = ws_comm_find(comm) ? NULL : claim(n->key);
+    n->slot = lookup(n->key) ? NULL : claim(n->key);
     if (n->slot)
-        atomic_store(&n->slot->key, n->key | 1ull << 62);
+        atomic_store(&n->slot->key, n->key | MAKING);
     pthread_mutex_unlock(&shadows.lock);
     n->size = 1;
     own_Comm_test_inter(comm, &n->inter);
@@ -135,12 +172,13 @@ void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n)
     own_Comm_rank(comm, &n->me);
     /* blocking collectives of intra-communicators exchange in batches (batch.c) */
     n->batch = !n->inter && n->size > 1 ? ws_batch_new(comm) : NULL;
-    /* with the topology, if any: neighbourhood collectives */
-    n->has_topo = n->inter ? 0 : ws_topo_read(comm, &n->topo);
+    /* with a topology: room for the in-neighbours' records of neighbourhood collectives */
+    n->nbr_in = n->inter ? -1 : ws_topo_in(comm);
+    n->nbuf = n->nbr_in >= 0 ? malloc((size_t)(n->nbr_in + 1) * sizeof *n->nbuf) : NULL;
     n->ok[0] = n->slot && (n->batch || n->inter || n->size <= 1) &&
                atomic_load(&shadows.live) < WS_COMMS_MAX;
     n->ok[1] = !n->inter && spans_world(comm, n->size);
-    n->ok[2] = n->has_topo >= 0;
+    n->ok[2] = n->nbr_in < 0 || n->nbuf;
 }
 
 void ws_comm_drop(struct ws_comm_new *n)
@@ -148,68 +186,159 @@ void ws_comm_drop(struct ws_comm_new *n)
     if (n->slot)
         atomic_store(&n->slot->key, 1);
     free(n->batch);
-    if (n->has_topo > 0) {
-        ws_topo_free(&n->topo);
-        free(n->topo.buf);
-    }
+    free(n->nbuf);
 }
 
-int ws_comm_end(MPI_Comm comm, struct ws_comm_new *n, const int all[3])
+/* Start m's copies of from and, without all, the agreement on n->ok over from's ranks (those of
+ * the new communicator); from's error handler returns errors meanwhile, and the copies inherit
+ * it. The collectives cannot fail on some ranks only (a communicator id is agreed on). */
+static void start(MPI_Comm from, const struct ws_comm_new *n, struct making *m, const int *all)
 {
-    /* the copies fail on every rank or none (a communicator id is agreed on); without the
-     * topology's copy (out of memory on some rank) neighbourhood waits are not measured */
-    int with_topo = n->has_topo > 0 && all[2];
-    MPI_Comm shadow = all[0] ? ws_comm_copy(comm, n->me, with_topo ? &n->topo : NULL)
-                             : MPI_COMM_NULL;
-    /* The answers' copy duplicates the shadow, which has no attributes to copy (a dup costs
-     * 2/3 of a split: 150 against 235 ms at 8 ranks on 2 cores, load 20). */
-    MPI_Comm ack = MPI_COMM_NULL;
-    if (shadow != MPI_COMM_NULL && own_Comm_dup(shadow, &ack) != MPI_SUCCESS)
-        ack = MPI_COMM_NULL;
-    if (ack == MPI_COMM_NULL) {
-        if (shadow != MPI_COMM_NULL)
-            own_Comm_free(&shadow);
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    own_Comm_get_errhandler(from, &eh);
+    own_Comm_set_errhandler(from, MPI_ERRORS_RETURN);
+    for (int i = 0; i < 3; i++)
+        m->req[i] = MPI_REQUEST_NULL;
+    if (own_Comm_idup(from, &m->shadow, &m->req[0]) != MPI_SUCCESS)
+        m->shadow = MPI_COMM_NULL;
+    if (own_Comm_idup(from, &m->ack, &m->req[1]) != MPI_SUCCESS)
+        m->ack = MPI_COMM_NULL;
+    memcpy(m->ok, n->ok, sizeof m->ok);
+    if (all)
+        memcpy(m->all, all, sizeof m->all);
+    else if (own_Iallreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from, &m->req[2]) != MPI_SUCCESS)
+        m->all[0] = 0;
+    own_Comm_set_errhandler(from, eh);
+    own_Errhandler_free(&eh);
+}
+
+/* Wait for m's requests (yielding the core between tests); 1 when both copies were made and
+ * every rank can track the communicator, else what was made is freed and the communicator
+ * counted among those not measured (one warning). */
+static int complete(struct making *m)
+{
+    if (yw_wait(&m->req[0]) != MPI_SUCCESS)
+        m->shadow = MPI_COMM_NULL;
+    if (yw_wait(&m->req[1]) != MPI_SUCCESS)
+        m->ack = MPI_COMM_NULL;
+    if (yw_wait(&m->req[2]) != MPI_SUCCESS)
+        m->all[0] = 0;
+    if (m->all[0] && m->shadow != MPI_COMM_NULL && m->ack != MPI_COMM_NULL)
+        return 1;
+    if (m->shadow != MPI_COMM_NULL)
+        own_Comm_free(&m->shadow);
+    if (m->ack != MPI_COMM_NULL)
+        own_Comm_free(&m->ack);
+    atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_COMMS], 1, memory_order_relaxed);
+    tardy_warn_once(&shadows.full_warned, "too many communicators for wait-state tracking; "
+                    "waits on further communicators are not measured");
+    return 0;
+}
+
+void ws_comm_start(MPI_Comm from, struct ws_comm_new *n, const int all[3])
+{
+    if (!n->ok[0]) {
+        /* this rank cannot track it, so no rank will: its part of the collectives now */
+        struct making m;
+        start(from, n, &m, all);
+        complete(&m);
         ws_comm_drop(n);
-        atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_COMMS], 1, memory_order_relaxed);
-        tardy_warn_once(&shadows.full_warned, "too many communicators for wait-state tracking; "
-                        "waits on further communicators are not measured");
-        return -1;
+        return;
     }
     struct ws_comm *slot = n->slot;
-    slot->shadow = shadow;
-    slot->ack = ack;
-    slot->nbr_in = with_topo ? n->topo.in : -1;
-    slot->nbuf = with_topo ? n->topo.buf : NULL;
-    if (n->has_topo > 0) {
-        ws_topo_free(&n->topo);
-        if (!with_topo)
-            free(n->topo.buf);
-    }
+    start(from, n, &shadows.making[slot - shadows.comm], all);
+    slot->shadow = slot->ack = MPI_COMM_NULL;
+    slot->nbr_in = n->nbr_in;
+    slot->nbuf = n->nbuf;
     slot->inter = n->inter;
     slot->size = n->size;
     slot->batch = n->batch;
     static atomic_uint gens;
     slot->gen = atomic_fetch_add(&gens, 1) + 1;
     slot->rank = n->me;
-    slot->world = all[1];
     ws_clock_comm(slot);
     atomic_fetch_add(&shadows.live, 1);
     atomic_store(&slot->ncoll, 0);
-    atomic_store_explicit(&slot->key, n->key, memory_order_release);
-    return 0;
+    atomic_store_explicit(&slot->key, n->key | MAKING, memory_order_release);
 }
 
-int ws_comm_add(MPI_Comm comm)
+/* Make slot sc (key k | MAKING) ready with its copies, or give it back. */
+static void settle(struct ws_comm *sc, uint64_t k)
+{
+    struct making *m = &shadows.making[sc - shadows.comm];
+    if (!complete(m)) {
+        free(sc->batch);
+        free(sc->nbuf);
+        sc->batch = NULL;
+        sc->nbuf = NULL;
+        atomic_fetch_sub(&shadows.live, 1);
+        atomic_store_explicit(&sc->key, 1, memory_order_release);
+        return;
+    }
+    sc->shadow = m->shadow;
+    sc->ack = m->ack;
+    sc->world = m->all[1];
+    if (!m->all[2]) { /* some rank has no room for its neighbours' records */
+        free(sc->nbuf);
+        sc->nbuf = NULL;
+        sc->nbr_in = -1;
+    }
+    atomic_store_explicit(&sc->key, k, memory_order_release);
+}
+
+/* The first use of communicator sc (key k) whose copies are being made: one thread finishes
+ * them, the others wait for it; sc when they were made, NULL when not. Why this cannot
+ * deadlock: every rank of the communicator started the copies and the agreement at the same
+ * collective call (its creation), so they are matched; by MPI's progress rule they complete
+ * once every rank has entered MPI since then (any call, on any communicator). A rank waiting
+ * here waits only for that. The blocking copies this replaces made every rank wait at the
+ * creation itself for all others to arrive there, which is never earlier. */
+static struct ws_comm *finish(struct ws_comm *sc, uint64_t k)
+{
+    struct making *m = &shadows.making[sc - shadows.comm];
+    while (atomic_load_explicit(&sc->key, memory_order_acquire) == (k | MAKING)) {
+        if (atomic_exchange(&m->busy, 1)) {
+            sched_yield();
+            continue;
+        }
+        /* the slot may have been settled and reused since the test above */
+        if (atomic_load(&sc->key) == (k | MAKING))
+            settle(sc, k);
+        atomic_store(&m->busy, 0);
+    }
+    return atomic_load_explicit(&sc->key, memory_order_acquire) == k ? sc : NULL;
+}
+
+/* Every slot's copies made (at finalize). */
+static void settle_all(void)
+{
+    for (int i = 0; i < COMM_SLOTS; i++) {
+        uint64_t k = atomic_load(&shadows.comm[i].key);
+        if (k > 1 && (k & MAKING))
+            finish(&shadows.comm[i], k & ~MAKING);
+    }
+}
+
+void ws_comm_add(MPI_Comm comm, MPI_Comm dup_of)
 {
     if (comm == MPI_COMM_NULL)
-        return -1;
+        return;
+    /* A dup has the attributes of dup_of, whose copy callbacks a dup of it would run again:
+     * its copies are made from dup_of's shadow (none: from nothing without attributes). */
+    MPI_Comm from = comm;
+    if (dup_of != MPI_COMM_NULL) {
+        struct ws_comm *parent = ws_comm_find(dup_of);
+        if (!parent) {
+            atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_COMMS], 1, memory_order_relaxed);
+            tardy_warn_once(&shadows.orphan_warned, "waits on duplicates of communicators "
+                            "without wait-state tracking are not measured");
+            return;
+        }
+        from = parent->shadow;
+    }
     struct ws_comm_new n;
-    int all[3] = {0, 0, 0};
     ws_comm_begin(comm, &n);
-    /* Every rank of comm must agree before the copies are made, or a partner would wait for
-     * a piggyback forever. */
-    own_Allreduce(n.ok, all, 3, MPI_INT, MPI_MIN, comm);
-    return ws_comm_end(comm, &n, all);
+    ws_comm_start(from, &n, NULL);
 }
 
 /* Free the shadow communicators of s (the lock held), or, with keep, keep them by number
@@ -238,7 +367,7 @@ static void release(struct ws_comm *s, int keep)
 void ws_comm_remove(MPI_Comm comm)
 {
     pthread_mutex_lock(&shadows.lock);
-    struct ws_comm *s = ws_comm_find(comm);
+    struct ws_comm *s = lookup(ws_handle_key(&comm, sizeof comm));
     if (s) {
         release(s, 1);
         atomic_store(&s->key, 1);
@@ -289,6 +418,7 @@ void ws_comm_taken(unsigned gen)
 
 void ws_comm_fini(void)
 {
+    settle_all();
     pthread_mutex_lock(&shadows.lock);
     for (int i = 0; i < COMM_SLOTS; i++) {
         if (atomic_load(&shadows.comm[i].key) > 1)
@@ -310,11 +440,10 @@ void ws_comm_fini(void)
 
 void ws_comm_each(void (*fn)(struct ws_comm *sc))
 {
-    for (int i = 0; i < COMM_SLOTS; i++) {
-        uint64_t k = atomic_load(&shadows.comm[i].key);
-        if (k > 1 && !(k >> 62))
+    settle_all();
+    for (int i = 0; i < COMM_SLOTS; i++)
+        if (atomic_load(&shadows.comm[i].key) > 1)
             fn(&shadows.comm[i]);
-    }
 }
 
 int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted)

@@ -90,7 +90,7 @@ void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc)
     int rank = 0, size = 1;
     own_Comm_rank(comm, &rank);
     own_Comm_size(comm, &size);
-    MPI_Comm shadow = ws_comm_copy(comm, rank, NULL);
+    MPI_Comm shadow = ws_comm_copy(comm);
     struct ws_batch *batch = size > 1 && shadow != MPI_COMM_NULL ? ws_batch_new(shadow) : NULL;
     /* every rank of the window must agree, or a fence exchange would wait forever */
     int ok = ww && shadow != MPI_COMM_NULL && (batch || size <= 1), all = 0;

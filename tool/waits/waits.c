@@ -46,10 +46,10 @@ void ws_quiet_leave(struct ev_call *c)
 }
 /* ---- communicators --------------------------------------------------------------------- */
 
-void ws_comm_new(MPI_Comm comm, int rc)
+void ws_comm_new(MPI_Comm comm, MPI_Comm dup_of, int rc)
 {
     if (ws_on && rc == MPI_SUCCESS && comm != MPI_COMM_NULL)
-        ws_comm_add(comm);
+        ws_comm_add(comm, dup_of);
 }
 
 void ws_comm_free(MPI_Comm comm)
@@ -99,8 +99,8 @@ void ws_init(MPI_Comm tool_comm)
     ws_keys_init();
     ws_wire_init();
     int all[3] = {1, world.ok[1], 1};
-    ws_comm_end(MPI_COMM_WORLD, &world, all);
-    ws_comm_add(MPI_COMM_SELF);
+    ws_comm_start(MPI_COMM_WORLD, &world, all); /* no attributes on it yet */
+    ws_comm_add(MPI_COMM_SELF, MPI_COMM_NULL);
     ws_on = ws_used = 1;
 }
 

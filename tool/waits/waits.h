@@ -78,7 +78,9 @@ void ws_neighbor(struct ev_call *c, int rc);             /* MPI_Neighbor_* */
 void ws_ineighbor(struct ev_call *c, MPI_Request req, int rc);   /* MPI_Ineighbor_* */
 
 /* communicators */
-void ws_comm_new(MPI_Comm comm, int rc);
+/* after a constructor made comm (dup_of: the communicator it duplicates, with its attributes;
+ * MPI_COMM_NULL for any other constructor) */
+void ws_comm_new(MPI_Comm comm, MPI_Comm dup_of, int rc);
 void ws_comm_free(MPI_Comm comm);
 
 /* one-sided: windows (their creation, after it; MPI_Win_free, after it, with the freed

@@ -1,49 +1,43 @@
 /* Wait states, layer 3 of 5: where records travel. The shadow communicators (comm.c), their
- * topology copies (topo.c), and the batched exchanges of blocking collectives (batch.c). */
+ * topology (topo.c), and the batched exchanges of blocking collectives (batch.c). */
 #ifndef TARDY_WS_EXCHANGE_H
 #define TARDY_WS_EXCHANGE_H
 
 #include "ws_record.h"
 
-/* ---- the shadow of a communicator with a topology (topo.c) ---- */
-struct ws_topo {
-    int kind;            /* MPI_CART, MPI_DIST_GRAPH (also a graph's copy), MPI_UNDEFINED */
-    int in, out;         /* this rank's in- and out-neighbours */
-    int *cart;           /* a cartesian one's dimensions, periods and coordinates */
-    int *nb;             /* a graph's in-neighbours, then its out-neighbours */
-    struct ws_msg *buf;  /* room for the in-neighbours' records (the shadow's nbuf) */
-};
-/* Read comm's topology (local): 1 when it has one (t filled), 0 when it has none, -1 when
- * out of memory. */
-int ws_topo_read(MPI_Comm comm, struct ws_topo *t);
-/* A communicator of comm's ranks with topology t, which every rank of comm read (collective
- * over comm); MPI_COMM_NULL on every rank when the library cannot make one. */
-MPI_Comm ws_topo_make(MPI_Comm comm, const struct ws_topo *t);
-void ws_topo_free(struct ws_topo *t);   /* all but buf */
+/* ---- the topology of a communicator and its shadow (topo.c) ---- */
+/* This rank's in-neighbours in comm's topology (local); -1 when comm has none. */
+int ws_topo_in(MPI_Comm comm);
 
 /* ---- shadow communicators (comm.c) ---- */
+/* comm's shadow, NULL when it has none. The first look after comm's creation finishes making
+ * the copies (waiting, yielding, until every rank of comm has entered MPI since). */
 struct ws_comm *ws_comm_find(MPI_Comm comm);
-/* A private copy of comm with the same ranks (rank: this rank's in comm) and, with topo,
- * that topology (ws_topo_read), made collectively; MPI_COMM_NULL when the library cannot
- * make one. */
-MPI_Comm ws_comm_copy(MPI_Comm comm, int rank, const struct ws_topo *topo);
-/* Create the shadow of comm (collective over comm). Returns 0 when all ranks have one. */
-int ws_comm_add(MPI_Comm comm);
+/* A private copy of intra-communicator comm with the same ranks, made collectively (blocking)
+ * from its group, no attributes copied; MPI_COMM_NULL when the library cannot make one. */
+MPI_Comm ws_comm_copy(MPI_Comm comm);
+/* Start making the shadow of new communicator comm (collective over comm, nonblocking): as
+ * duplicates of comm itself, which has no attributes yet, or, when comm is a duplicate of
+ * dup_of (MPI_COMM_NULL: it is not), of dup_of's shadow, which has the same ranks and
+ * topology and no attributes. */
+void ws_comm_add(MPI_Comm comm, MPI_Comm dup_of);
 /* ws_comm_add in two steps, for a caller that agrees in a reduction of its own: begin
  * reserves and allocates (local; ok: this rank's part of the agreement, a MIN over comm's
- * ranks), end makes the copies with the agreement all (collective) or gives back; drop gives
- * back without making any (every rank). */
+ * ranks), start starts the copies of from (comm or dup_of's shadow) with the agreement all
+ * (collective; all NULL: agreed among the copies), drop gives back without starting any
+ * (every rank). */
 struct ws_comm_new {
     uint64_t key;
     struct ws_comm *slot;
     struct ws_batch *batch;
-    struct ws_topo topo;
-    int has_topo, inter, size, me;
-    int ok[3];      /* can make it; spans MPI_COMM_WORLD; has its topology's copy */
+    struct ws_msg *nbuf;
+    int nbr_in, inter, size, me;
+    int ok[3];      /* can make it; spans MPI_COMM_WORLD; has room for its neighbours' records */
 };
 void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n);
-int ws_comm_end(MPI_Comm comm, struct ws_comm_new *n, const int all[3]);
+void ws_comm_start(MPI_Comm from, struct ws_comm_new *n, const int all[3]);
 void ws_comm_drop(struct ws_comm_new *n);
+/* comm is freed: after ws_comm_find(comm) (its copies made), give its slot back. */
 void ws_comm_remove(MPI_Comm comm);
 /* The shadow and answer communicators of shadow number gen of comm: the live ones, or those
  * kept after comm was freed with receives pending. Returns 0 (live), 1 (kept: comm is no
@@ -52,7 +46,8 @@ int ws_comm_pair(MPI_Comm comm, unsigned gen, MPI_Comm *shadow, MPI_Comm *ack);
 /* A piggyback of shadow number gen was taken: kept shadows go once no receive needs them. */
 void ws_comm_taken(unsigned gen);
 void ws_comm_fini(void);
-void ws_comm_each(void (*fn)(struct ws_comm *sc));   /* every live one (at finalize) */
+/* every live one, their copies made (at finalize: collective) */
+void ws_comm_each(void (*fn)(struct ws_comm *sc));
 struct ws_posted;
 /* A matched probe's message m is on comm and has the place posted among receives (recvq.c);
  * returns -1 when the map is full. */
