@@ -27,6 +27,16 @@
 #define KEPT_MAX 16
 /* A slot's key with this bit: its copies are being made (the key without it: ready). */
 #define MAKING (1ull << 62)
+/* Open MPI 4.1 starts the later rounds of an MPI_Comm_idup's communicator id agreement from
+ * its progress engine, so that nonblocking collectives started meanwhile on the same
+ * communicator can meet them in another order on another rank (libnbc truncation errors
+ * with 10 sets of copies in flight and a blocking MPI_Comm_dup between, without tardy too):
+ * there the copies are finished when they are started. */
+#ifdef OPEN_MPI
+#define FINISH_AT_ONCE 1
+#else
+#define FINISH_AT_ONCE 0
+#endif
 
 struct msg_slot {
     _Atomic uint64_t key;   /* message handle + 1, 0 empty, 1 removed */
@@ -260,6 +270,8 @@ void ws_comm_start(MPI_Comm from, struct ws_comm_new *n, const int all[3])
     atomic_fetch_add(&shadows.live, 1);
     atomic_store(&slot->ncoll, 0);
     atomic_store_explicit(&slot->key, n->key | MAKING, memory_order_release);
+    if (FINISH_AT_ONCE)
+        finish(slot, n->key);
 }
 
 /* Make slot sc (key k | MAKING) ready with its copies, or give it back. */
