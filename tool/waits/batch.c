@@ -1,12 +1,15 @@
 /* Wait states of blocking collectives on intra-communicators, exchanged in batches: each call
- * keeps its enter and leave times and a snapshot of the ledger; every WS_BATCH calls on a
- * communicator (the same call on every rank) one MAX reduction of two 64-bit integers per
- * call (enter times at the clock's resolution) finds each call's latest rank. It is
+ * keeps its enter and leave times and its ledger as words (ledger_words.c: 4 for one region,
+ * where struct ws_msg is 32); every WS_BATCH calls on a communicator (the same call on every
+ * rank) one MAX reduction of two 64-bit integers per call (enter times at the clock's
+ * resolution) finds each call's latest rank. Each reduction costs the MPI library about 5,500
+ * instructions to start (MPICH 4.0, whatever its length): 64 calls share them. It is
  * nonblocking, started at the batch's last call and finished at the next batch's: on
  * oversubscribed cores a blocking one cost as much as the program's own collective, since
  * every rank must run for it, where a nonblocking one progresses while the ranks are in MPI
  * anyway. The late ranks' ledgers of the calls where somebody waited at least CAUSE_MIN ride
- * in the next batch's reduction (held until then): one reduction per batch, where a second
+ * in the next batch's reduction (held until then), as many words each as the longest ledger
+ * of their batch (a MAX of one more word): one reduction per batch, where a second
  * one right away cost as much again (on oversubscribed cores nearly every batch has such a
  * call). The waits are exact, recorded one to three batches late. Batches still open when
  * their communicator is freed, and at finalize, finish with one nonblocking exchange of the
@@ -22,7 +25,7 @@
 #include "ws_exchange.h"
 #include "tool/base/base.h"
 
-#define WS_BATCH 32
+#define WS_BATCH 64
 #define CAUSE_MIN 20e-6
 #define NS_BITS 47      /* 2^47 ns (39 hours) from a batch's base at the finest tick */
 #define NONE INT64_MIN
@@ -47,13 +50,14 @@ struct ws_batch {
     double ns_per, per_ns; /* 2^shift and 2^-shift */
     double base;          /* packed enter times count from here, the same on every rank */
     MPI_Comm comm;       /* the user's communicator (its ranks name the late one) */
-    /* a batch's exchange: 2 packed enter times per call, the most ledger words of a call
-     * that can be late, then the held calls' late records (held_words each); closing: the
-     * whole records of the open calls, then the held calls' late records */
+    /* an exchange, reduced in place: a batch's, 2 packed enter times per call, the most
+     * ledger words of a call that can be late, then the held calls' late records (held_words
+     * each); a closing one, the whole records of the open calls, then the held calls' late
+     * records */
     union {
         int64_t w[(2 + LATE_WORDS) * WS_BATCH + 1];
         struct ws_msg rec[2 * WS_BATCH];
-    } in, out;
+    } x;
     struct entry *ent;   /* one of sets: the open batch's calls */
     int nsent;           /* calls of the exchange in flight (req), in sent */
     struct entry *sent;  /* the other one */
@@ -139,7 +143,7 @@ static void record_late(struct ws_thread *w, const struct entry *t, const struct
 static void rebase(struct ws_batch *b, int n)
 {
     for (int i = n - 1; i >= 0; i--) {
-        int64_t lo = b->out.w[2 * i + 1];
+        int64_t lo = b->x.w[2 * i + 1];
         int p = b->sent[i].pattern;
         if (p != WS_LATE_BCAST && p != WS_EARLY_REDUCE && lo != NONE) {
             b->base = unpack(b, -lo);
@@ -181,7 +185,7 @@ static int finish(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch
     own_Wait(&b->req, MPI_STATUS_IGNORE);
     int n = b->nsent;
     for (int j = 0; j < b->held_in_flight; j++) {
-        const int64_t *words = &b->out.w[2 * n + 1 + j * b->held_words];
+        const int64_t *words = &b->x.w[2 * n + 1 + j * b->held_words];
         struct ws_msg m;
         memcpy(&m.e, words, sizeof m.e);
         m.rank = pr_world(b->comm, b->held_late[j]);
@@ -189,9 +193,9 @@ static int finish(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch
         record_late(w, &b->held[j], &m);
     }
     b->nheld = b->held_in_flight = b->nsent = 0;
-    b->held_words = 1 + (int)b->out.w[2 * n];
+    b->held_words = 1 + (int)b->x.w[2 * n];
     for (int i = 0; i < n; i++) {
-        int64_t hi = b->out.w[2 * i], lo = b->out.w[2 * i + 1];
+        int64_t hi = b->x.w[2 * i], lo = b->x.w[2 * i + 1];
         int late = (int)(hi & ((1ll << b->rank_bits) - 1));
         if (hi == NONE || lo == NONE || late >= sc->size)
             continue; /* nobody can be late (or wait) here */
@@ -214,13 +218,13 @@ static void start(const struct ws_comm *sc, struct ws_batch *b)
 {
     int n = b->n, most = 0;
     for (int i = 0; i < n; i++) {
-        pack_call(b, &b->ent[i], sc->rank, &b->in.w[2 * i]);
-        if (b->in.w[2 * i] != NONE && b->ent[i].nled > most)
+        pack_call(b, &b->ent[i], sc->rank, &b->x.w[2 * i]);
+        if (b->x.w[2 * i] != NONE && b->ent[i].nled > most)
             most = b->ent[i].nled;
     }
-    b->in.w[2 * n] = most;
+    b->x.w[2 * n] = most;
     for (int j = 0; j < b->nheld; j++) {
-        int64_t *words = &b->in.w[2 * n + 1 + j * b->held_words];
+        int64_t *words = &b->x.w[2 * n + 1 + j * b->held_words];
         const struct entry *t = &b->held[j];
         int k = 0;
         if (b->held_late[j] == sc->rank) { /* late: it can be, and its words fit */
@@ -237,7 +241,7 @@ static void start(const struct ws_comm *sc, struct ws_batch *b)
     b->nsent = n;
     b->held_in_flight = b->nheld;
     b->n = 0;
-    own_Iallreduce(b->in.w, b->out.w, 2 * n + 1 + b->nheld * b->held_words, MPI_INT64_T,
+    own_Iallreduce(MPI_IN_PLACE, b->x.w, 2 * n + 1 + b->nheld * b->held_words, MPI_INT64_T,
                    MPI_MAX, sc->shadow, &b->req);
 }
 
@@ -299,14 +303,14 @@ void ws_batch_close(struct ws_comm *sc)
     for (int i = 0; i < b->n; i++) {
         const struct entry *t = &b->ent[i];
         double e = can_be_late(t->pattern, t->root) ? t->e : -INFINITY;
-        whole_record(t, e, tardy_rank, &b->in.rec[i]);
+        whole_record(t, e, tardy_rank, &b->x.rec[i]);
     }
     for (int j = 0; j < b->nheld; j++) { /* the late rank's record wins */
         int late = b->held_late[j] == sc->rank;
         whole_record(&b->held[j], late ? b->held[j].e : -INFINITY, late ? tardy_rank : -1,
-                     &b->in.rec[b->n + j]);
+                     &b->x.rec[b->n + j]);
     }
-    own_Iallreduce(b->in.rec, b->out.rec, b->n + b->nheld, ws_msg_dtype(), ws_later(),
+    own_Iallreduce(MPI_IN_PLACE, b->x.rec, b->n + b->nheld, ws_msg_dtype(), ws_later(),
                    sc->shadow, &b->req);
     b->shadow = sc->shadow;
     sc->shadow = MPI_COMM_NULL;
@@ -335,9 +339,9 @@ void ws_batch_drain(struct ws_thread *w, int block)
         *p = b->next;
         atomic_fetch_sub(&closing.n, 1);
         for (int i = 0; i < b->n; i++)
-            record_late(w, &b->ent[i], &b->out.rec[i]);
+            record_late(w, &b->ent[i], &b->x.rec[i]);
         for (int j = 0; j < b->nheld; j++)
-            record_late(w, &b->held[j], &b->out.rec[b->n + j]);
+            record_late(w, &b->held[j], &b->x.rec[b->n + j]);
         own_Comm_free(&b->shadow);
         free(b);
     }
