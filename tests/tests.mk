@@ -62,9 +62,10 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(HOST_OBJ)
 # The wait states' arithmetic (tool/waits: the files without MPI calls; their header needs
 # mpi.h for the types, nothing links the library).
 MPI_INC    = $(filter -I%,$(shell $(MPICC) -show 2>/dev/null))
-WAITS_PURE = tool/waits/causes.c tool/waits/sections.c tool/waits/chain.c tool/waits/clock_model.c
+WAITS_PURE = tool/waits/causes.c tool/waits/sections.c tool/waits/chain.c tool/waits/clock_model.c \
+             tool/waits/ledger_words.c
 $(B)/tests/unit/test_waits: tests/unit/test_waits.c tests/unit/check.h $(WAITS_PURE) \
-                            tool/waits/ws_data.h
+                            tool/waits/ws_data.h tool/waits/ws_exchange.h
 	@mkdir -p $(dir $@)
 	@$(CC) $(TFLAGS) $(MPI_INC) -o $@ $< $(WAITS_PURE) -lm
 

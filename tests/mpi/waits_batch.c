@@ -1,7 +1,8 @@
-/* Wait states of blocking collectives exchanged in batches (32 calls per communicator), with
- * ground truth by construction as in waits_accuracy.c: a late rank at the call that fills a
- * batch, at the first call of the next batch on a communicator still open at finalize, at a
- * communicator freed after two calls, and in a run of calls whose waits all count.
+/* Wait states of blocking collectives exchanged in batches (WS_BATCH = 64 calls per
+ * communicator, tool/waits/batch.c), with ground truth by construction as in
+ * waits_accuracy.c: a late rank at the call that fills a batch, at the first call of the
+ * next batch on a communicator still open at finalize, at a communicator freed after two
+ * calls, and in a run of calls whose waits all count.
  * Rank 0 prints "truth SCENARIO RANK SECONDS LATE" per rank, and "sum SCENARIO SECONDS" for
  * the run. */
 #include <mpi.h>
@@ -9,7 +10,7 @@
 #include "truth.h"
 
 #define DELAY 0.15
-#define BATCH 32
+#define BATCH 64
 
 static int rank, size;
 
@@ -23,7 +24,7 @@ int main(int argc, char **argv)
     MPI_Comm dup, freed;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 
-    /* the call that fills the batch of dup (its 32nd) */
+    /* the call that fills the batch of dup (its 64th) */
     for (int i = 0; i < BATCH - 1; i++)
         MPI_Barrier(dup); /* @site pre */
     MPI_Barrier(MPI_COMM_WORLD); /* @site sync_fill */

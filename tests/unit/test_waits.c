@@ -1,8 +1,11 @@
 /* The wait states' arithmetic without MPI: the ledger (ws_led_add) and its sections
  * (ws_led_sync, ws_led_since), the root-cause shares of H-CWP-DM (ws_shares), the clock
- * model's fit (clock_fit_add). Values worked out by hand. */
+ * model's fit (clock_fit_add), the ledger as words (ws_led_words). Values worked out by hand,
+ * the words against the ledger they came from. */
+#include <stdlib.h>
+
 #include "check.h"
-#include "tool/waits/ws_data.h"
+#include "tool/waits/ws_exchange.h"
 
 /* A ledger of one section with the regions (key, seconds) given. */
 static struct ws_led regions(int n, const uint64_t *keys, const double *t)
@@ -236,10 +239,71 @@ static void clock_fit(void)
     CHECK(bad.rate == 0 && bad.off == 1.0 && bad.t_sync == 1.0);
 }
 
+/* ws_led_since of a and b for every peer, bit for bit. */
+static int same_since(const struct ws_led *a, const struct ws_led *b)
+{
+    for (int peer = -1; peer < 130; peer++) {
+        struct ws_reg ra[WS_K], rb[WS_K];
+        double ta, tb;
+        int na = ws_led_since(a, peer, ra, &ta, NULL), nb = ws_led_since(b, peer, rb, &tb, NULL);
+        if (na != nb || memcmp(&ta, &tb, sizeof ta) || memcmp(ra, rb, (size_t)na * sizeof *ra))
+            return 0;
+    }
+    return 1;
+}
+
+/* A ledger of random regions (some negative), cuts and evictions, at most 60 steps. */
+static void random_ledger(struct ws_led *l)
+{
+    ws_led_reset(l);
+    for (int n = rand() % 60; n > 0; n--) {
+        if (rand() % 4 == 0)
+            ws_led_sync(l, (uint64_t)rand() << 32 ^ (uint64_t)rand(), rand() % 2);
+        else
+            ws_led_add(l, 1 + (uint64_t)(rand() % 14), (rand() % 1000 - 50) * 1e-6);
+    }
+}
+
+static void words(void)
+{
+    /* one region in one section: 4 words */
+    struct ws_led l, back;
+    int64_t w[WS_LED_WORDS];
+    ws_led_reset(&l);
+    ws_led_add(&l, 0xA, 1.0);
+    CHECK(ws_led_words(&l, w) == 4);
+    ws_led_unwords(w, &back);
+    CHECK(same_since(&l, &back));
+    /* words that are no ledger's (another rank's NONE): an empty ledger */
+    w[0] = INT64_MIN;
+    ws_led_unwords(w, &back);
+    CHECK(back.nreg == 0 && back.nsec == 1 && back.sec_t[0] == 0);
+    /* random ledgers: the same regions and totals for every peer, the same shares for a wait
+     * against them, never more than WS_LED_WORDS */
+    srand(15);
+    int bad = 0, longest = 0;
+    for (int i = 0; i < 20000; i++) {
+        struct ws_led mine;
+        random_ledger(&l);
+        random_ledger(&mine);
+        int n = ws_led_words(&l, w);
+        longest = n > longest ? n : longest;
+        ws_led_unwords(w, &back);
+        struct ws_msg ma = {.e = 1, .rank = 3, .led = l}, mb = {.e = 1, .rank = 3, .led = back};
+        struct ws_share sa[WS_K], sb[WS_K];
+        int me = rand() % 130, ka = ws_shares(&mine, me, 1e-3, &ma, sa);
+        int kb = ws_shares(&mine, me, 1e-3, &mb, sb);
+        bad += !same_since(&l, &back) || ka != kb || memcmp(sa, sb, (size_t)ka * sizeof *sa);
+    }
+    CHECK_INT(bad, 0);
+    CHECK(longest <= WS_LED_WORDS && longest > 4);
+}
+
 int main(void)
 {
     ledger();
     sections();
+    words();
     chains();
     shares();
     clock_fit();

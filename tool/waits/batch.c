@@ -1,12 +1,15 @@
 /* Wait states of blocking collectives on intra-communicators, exchanged in batches: each call
- * keeps its enter and leave times and a snapshot of the ledger; every WS_BATCH calls on a
- * communicator (the same call on every rank) one MAX reduction of two 64-bit integers per
- * call (enter times at the clock's resolution) finds each call's latest rank. It is
+ * keeps its enter and leave times and its ledger as words (ledger_words.c: 4 for one region,
+ * where struct ws_msg is 32); every WS_BATCH calls on a communicator (the same call on every
+ * rank) one MAX reduction of two 64-bit integers per call (enter times at the clock's
+ * resolution) finds each call's latest rank. Each reduction costs the MPI library about 5,500
+ * instructions to start (MPICH 4.0, whatever its length): 64 calls share them. It is
  * nonblocking, started at the batch's last call and finished at the next batch's: on
  * oversubscribed cores a blocking one cost as much as the program's own collective, since
  * every rank must run for it, where a nonblocking one progresses while the ranks are in MPI
  * anyway. The late ranks' ledgers of the calls where somebody waited at least CAUSE_MIN ride
- * in the next batch's reduction (held until then): one reduction per batch, where a second
+ * in the next batch's reduction (held until then), as many words each as the longest ledger
+ * of their batch (a MAX of one more word): one reduction per batch, where a second
  * one right away cost as much again (on oversubscribed cores nearly every batch has such a
  * call). The waits are exact, recorded one to three batches late. Batches still open when
  * their communicator is freed, and at finalize, finish with one nonblocking exchange of the
@@ -22,21 +25,23 @@
 #include "ws_exchange.h"
 #include "tool/base/base.h"
 
-#define WS_BATCH 32
+#define WS_BATCH 64
 #define CAUSE_MIN 20e-6
 #define NS_BITS 47      /* 2^47 ns (39 hours) from a batch's base at the finest tick */
 #define NONE INT64_MIN
-/* A late rank's record as 64-bit words in the MAX reduction: the other ranks give NONE, so
- * the maximum is its words, bit for bit. */
-#define MSG_WORDS ((int)(sizeof(struct ws_msg) / sizeof(int64_t)))
-_Static_assert(sizeof(struct ws_msg) % sizeof(int64_t) == 0, "a record is whole 64-bit words");
+/* A late rank's record as 64-bit words in the MAX reduction: its enter time's bits, then its
+ * ledger's words (ws_led_words); the other ranks give NONE, so the maximum is its words, bit
+ * for bit. Its rank is known from the call's packed enter time. */
+#define LATE_WORDS (1 + WS_LED_WORDS)
 
 /* One collective call of this rank. */
 struct entry {
     uint64_t site;       /* 0: do not record (quiet call, or this rank cannot wait) */
     double e, l;         /* corrected enter and leave */
-    int pattern, root;   /* root: this rank was the call's root */
-    struct ws_msg own;   /* e: -inf when this rank cannot be the late one; the ledger */
+    int pattern;
+    uint8_t root;        /* this rank was the call's root */
+    uint8_t nled;        /* words in led */
+    int64_t led[WS_LED_WORDS];   /* this rank's ledger in the call (ws_led_words) */
 };
 
 struct ws_batch {
@@ -45,20 +50,21 @@ struct ws_batch {
     double ns_per, per_ns; /* 2^shift and 2^-shift */
     double base;          /* packed enter times count from here, the same on every rank */
     MPI_Comm comm;       /* the user's communicator (its ranks name the late one) */
-    /* a batch's exchange: 2 packed enter times per call, then the held calls' late records
-     * (words); closing: the whole records of the open calls, then the held calls' late
+    /* an exchange, reduced in place: a batch's, 2 packed enter times per call, the most
+     * ledger words of a call that can be late, then the held calls' late records (held_words
+     * each); a closing one, the whole records of the open calls, then the held calls' late
      * records */
     union {
-        int64_t w[(2 + MSG_WORDS) * WS_BATCH];
+        int64_t w[(2 + LATE_WORDS) * WS_BATCH + 1];
         struct ws_msg rec[2 * WS_BATCH];
-    } in, out;
+    } x;
     struct entry *ent;   /* one of sets: the open batch's calls */
     int nsent;           /* calls of the exchange in flight (req), in sent */
     struct entry *sent;  /* the other one */
     struct entry sets[2][WS_BATCH];
     /* calls of an exchange done whose late records come with the next one to start (or in
      * flight), and their late ranks (in comm) */
-    int nheld, held_in_flight;
+    int nheld, held_in_flight, held_words;
     struct entry held[WS_BATCH];
     int held_late[WS_BATCH];
     MPI_Request req;     /* the exchange in flight, or at closing the closing one */
@@ -104,17 +110,31 @@ static void scale(struct ws_batch *b, int size)
     b->base = ws_base;
 }
 
-/* Record the wait of entry t against the late record m (this thread's tables). */
-static void record(struct ws_thread *w, const struct entry *t, const struct ws_msg *m)
+/* Record the wait of entry t for the late rank's enter e and world rank late (this thread's
+ * tables), against its record m; m NULL: a wait under CAUSE_MIN, whose causes are not sought,
+ * all of it unexplained (key 0: what ws_shares finds in a ledger without regions). */
+static void record(struct ws_thread *w, const struct entry *t, double e, int late,
+                   const struct ws_msg *m)
 {
-    if (!w || !t->site || !isfinite(m->e))
+    if (!w || !t->site || !isfinite(e))
         return;
-    if (m->e > t->l)
+    if (e > t->l)
         atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
-    double wait = (m->e < t->l ? m->e : t->l) - t->e;
     /* a sampled exchange stands for ws_sample collectives */
-    if (wait > 0 && m->rank != tardy_rank)
-        ws_record_led(w, t->site, t->pattern, wait * ws_sample, m, &t->own.led);
+    double wait = ((e < t->l ? e : t->l) - t->e) * ws_sample;
+    if (!(wait > 0) || late == tardy_rank)
+        return;
+    if (m) {
+        struct ws_led mine;
+        ws_led_unwords(t->led, &mine);
+        ws_record_led(w, t->site, t->pattern, wait, m, &mine);
+    } else
+        ws_record_shares(w, t->site, t->pattern, wait, late, &(struct ws_share){0, wait}, 1);
+}
+
+static void record_late(struct ws_thread *w, const struct entry *t, const struct ws_msg *m)
+{
+    record(w, t, m->e, m->rank, m);
 }
 
 /* After an exchange of n calls: the next batch counts from the earliest enter of its last
@@ -123,7 +143,7 @@ static void record(struct ws_thread *w, const struct entry *t, const struct ws_m
 static void rebase(struct ws_batch *b, int n)
 {
     for (int i = n - 1; i >= 0; i--) {
-        int64_t lo = b->out.w[2 * i + 1];
+        int64_t lo = b->x.w[2 * i + 1];
         int p = b->sent[i].pattern;
         if (p != WS_LATE_BCAST && p != WS_EARLY_REDUCE && lo != NONE) {
             b->base = unpack(b, -lo);
@@ -165,13 +185,17 @@ static int finish(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch
     own_Wait(&b->req, MPI_STATUS_IGNORE);
     int n = b->nsent;
     for (int j = 0; j < b->held_in_flight; j++) {
+        const int64_t *words = &b->x.w[2 * n + 1 + j * b->held_words];
         struct ws_msg m;
-        memcpy(&m, &b->out.w[2 * n + j * MSG_WORDS], sizeof m);
-        record(w, &b->held[j], &m);
+        memcpy(&m.e, words, sizeof m.e);
+        m.rank = pr_world(b->comm, b->held_late[j]);
+        ws_led_unwords(words + 1, &m.led);
+        record_late(w, &b->held[j], &m);
     }
     b->nheld = b->held_in_flight = b->nsent = 0;
+    b->held_words = 1 + (int)b->x.w[2 * n];
     for (int i = 0; i < n; i++) {
-        int64_t hi = b->out.w[2 * i], lo = b->out.w[2 * i + 1];
+        int64_t hi = b->x.w[2 * i], lo = b->x.w[2 * i + 1];
         int late = (int)(hi & ((1ll << b->rank_bits) - 1));
         if (hi == NONE || lo == NONE || late >= sc->size)
             continue; /* nobody can be late (or wait) here */
@@ -181,30 +205,35 @@ static int finish(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch
             b->held[b->nheld++] = b->sent[i];
             continue;
         }
-        struct ws_msg m;
-        m.e = unpack(b, hi);
-        m.rank = pr_world(b->comm, late);
-        ws_led_reset(&m.led); /* too short a wait for root causes */
-        record(w, &b->sent[i], &m);
+        record(w, &b->sent[i], unpack(b, hi), pr_world(b->comm, late), NULL);
     }
     rebase(b, n);
     return 1;
 }
 
 /* Start the open batch's exchange (nonblocking, collective over the shadow communicator):
- * the calls' packed enter times, then this rank's words of the held calls' late records. */
+ * the calls' packed enter times, the most ledger words of those this rank can be late in,
+ * then this rank's words of the held calls' late records. */
 static void start(const struct ws_comm *sc, struct ws_batch *b)
 {
-    int n = b->n;
-    for (int i = 0; i < n; i++)
-        pack_call(b, &b->ent[i], sc->rank, &b->in.w[2 * i]);
+    int n = b->n, most = 0;
+    for (int i = 0; i < n; i++) {
+        pack_call(b, &b->ent[i], sc->rank, &b->x.w[2 * i]);
+        if (b->x.w[2 * i] != NONE && b->ent[i].nled > most)
+            most = b->ent[i].nled;
+    }
+    b->x.w[2 * n] = most;
     for (int j = 0; j < b->nheld; j++) {
-        int64_t *words = &b->in.w[2 * n + j * MSG_WORDS];
-        if (b->held_late[j] == sc->rank)
-            memcpy(words, &b->held[j].own, sizeof(struct ws_msg));
-        else
-            for (int k = 0; k < MSG_WORDS; k++)
-                words[k] = NONE;
+        int64_t *words = &b->x.w[2 * n + 1 + j * b->held_words];
+        const struct entry *t = &b->held[j];
+        int k = 0;
+        if (b->held_late[j] == sc->rank) { /* late: it can be, and its words fit */
+            memcpy(&words[k++], &t->e, sizeof t->e);
+            for (int i = 0; i < t->nled; i++)
+                words[k++] = t->led[i];
+        }
+        while (k < b->held_words)
+            words[k++] = NONE;
     }
     struct entry *spare = b->sent;
     b->sent = b->ent;
@@ -212,8 +241,8 @@ static void start(const struct ws_comm *sc, struct ws_batch *b)
     b->nsent = n;
     b->held_in_flight = b->nheld;
     b->n = 0;
-    own_Iallreduce(b->in.w, b->out.w, 2 * n + b->nheld * MSG_WORDS, MPI_INT64_T, MPI_MAX,
-                   sc->shadow, &b->req);
+    own_Iallreduce(MPI_IN_PLACE, b->x.w, 2 * n + 1 + b->nheld * b->held_words, MPI_INT64_T,
+                   MPI_MAX, sc->shadow, &b->req);
 }
 
 struct ws_batch *ws_batch_new(MPI_Comm comm)
@@ -237,14 +266,11 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
     struct entry *t = &b->ent[b->n];
     if (!b->rank_bits)
         scale(b, sc->size);
-    double e = ws_corr(c->t_enter);
-    ws_fill(w, &t->own, e);
-    t->e = e;
+    t->e = ws_corr(c->t_enter);
     t->l = ws_corr(c->t_leave);
     t->pattern = pattern;
     t->root = root == sc->rank;
-    if (!can_be_late(pattern, t->root))
-        t->own.e = -INFINITY; /* for the closing exchange */
+    t->nled = (uint8_t)ws_led_words(&w->led, t->led);
     t->site = can_wait(pattern, t->root) && c->th ? SITE(c->fn, c->cp) : 0;
     if (++b->n < WS_BATCH)
         return 0;
@@ -254,6 +280,15 @@ int ws_batch_add(struct ws_thread *w, struct ws_comm *sc, struct ev_call *c, int
 }
 
 /* ---- closing ----------------------------------------------------------------------------- */
+
+/* This rank's whole record of call t for the closing exchange, with enter time e (-inf: it
+ * loses to any rank that can be late) and world rank. */
+static void whole_record(const struct entry *t, double e, int rank, struct ws_msg *m)
+{
+    m->e = e;
+    m->rank = rank;
+    ws_led_unwords(t->led, &m->led);
+}
 
 void ws_batch_close(struct ws_comm *sc)
 {
@@ -265,19 +300,17 @@ void ws_batch_close(struct ws_comm *sc)
         free(b);
         return;
     }
-    for (int i = 0; i < b->n; i++)
-        b->in.rec[i] = b->ent[i].own;
-    for (int j = 0; j < b->nheld; j++) {
-        struct ws_msg *r = &b->in.rec[b->n + j];
-        if (b->held_late[j] == sc->rank) {
-            *r = b->held[j].own;
-        } else {
-            r->e = -INFINITY; /* the late rank's record wins */
-            r->rank = -1;
-            ws_led_reset(&r->led);
-        }
+    for (int i = 0; i < b->n; i++) {
+        const struct entry *t = &b->ent[i];
+        double e = can_be_late(t->pattern, t->root) ? t->e : -INFINITY;
+        whole_record(t, e, tardy_rank, &b->x.rec[i]);
     }
-    own_Iallreduce(b->in.rec, b->out.rec, b->n + b->nheld, ws_msg_dtype(), ws_later(),
+    for (int j = 0; j < b->nheld; j++) { /* the late rank's record wins */
+        int late = b->held_late[j] == sc->rank;
+        whole_record(&b->held[j], late ? b->held[j].e : -INFINITY, late ? tardy_rank : -1,
+                     &b->x.rec[b->n + j]);
+    }
+    own_Iallreduce(MPI_IN_PLACE, b->x.rec, b->n + b->nheld, ws_msg_dtype(), ws_later(),
                    sc->shadow, &b->req);
     b->shadow = sc->shadow;
     sc->shadow = MPI_COMM_NULL;
@@ -305,10 +338,10 @@ void ws_batch_drain(struct ws_thread *w, int block)
         }
         *p = b->next;
         atomic_fetch_sub(&closing.n, 1);
-        for (int i = 0; w && i < b->n; i++)
-            record(w, &b->ent[i], &b->out.rec[i]);
-        for (int j = 0; w && j < b->nheld; j++)
-            record(w, &b->held[j], &b->out.rec[b->n + j]);
+        for (int i = 0; i < b->n; i++)
+            record_late(w, &b->ent[i], &b->x.rec[i]);
+        for (int j = 0; j < b->nheld; j++)
+            record_late(w, &b->held[j], &b->x.rec[b->n + j]);
         own_Comm_free(&b->shadow);
         free(b);
     }

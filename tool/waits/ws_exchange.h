@@ -1,5 +1,6 @@
 /* Wait states, layer 3 of 5: where records travel. The shadow communicators (comm.c), their
- * topology (topo.c), and the batched exchanges of blocking collectives (batch.c). */
+ * topology (topo.c), and the batched exchanges of blocking collectives (batch.c), which keep
+ * and send ledgers as words (ledger_words.c). */
 #ifndef TARDY_WS_EXCHANGE_H
 #define TARDY_WS_EXCHANGE_H
 
@@ -53,6 +54,13 @@ struct ws_posted;
  * returns -1 when the map is full. */
 int ws_msgmap_put(MPI_Message m, MPI_Comm comm, struct ws_posted *posted);
 MPI_Comm ws_msgmap_take(MPI_Message m, struct ws_posted **posted);
+
+/* ---- a ledger as 64-bit words (ledger_words.c) ---- */
+#define WS_LED_WORDS (1 + 2 * WS_K + 2 * WS_SECS - 1)   /* the most a ledger takes */
+/* Ledger l as words into out (what a wait's root causes read of it); returns how many. */
+int ws_led_words(const struct ws_led *l, int64_t out[WS_LED_WORDS]);
+/* The ledger of words in (an empty one if they are none's). */
+void ws_led_unwords(const int64_t *in, struct ws_led *l);
 
 /* ---- batched exchanges of blocking collectives (batch.c) ---- */
 struct ws_batch *ws_batch_new(MPI_Comm comm);
