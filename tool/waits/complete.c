@@ -81,7 +81,8 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
         if (st != MPI_STATUS_IGNORE)
             own_Test_cancelled(st, &cancelled);
         if (!cancelled)
-            ws_received(w, c, ref->rq.comm, st, ref->rq.t_post, ref->rq.posted);
+            ws_received(w, c, ref->rq.comm, st, ws_corr(c->t_enter), ref->rq.t_post,
+                            ref->rq.posted);
         else
             ws_unpost(w, ref->rq.posted);
         break;

@@ -199,22 +199,25 @@ static void close_call(struct ws_thread *w)
 {
     struct ws_callwait *cw = &w->cw;
     if (cw->open && cw->group) {
-        ws_group_put(w, cw->group, cw->pattern, cw->best_w, &cw->best);
+        ws_group_put(w, cw->group, cw->pattern, cw->best_w, &cw->msg[cw->best]);
     } else if (cw->open && cw->best_w > 0) {
         if (cw->pattern == WS_LATE_SENDER)
-            ws_ls_hold(w, cw->site, cw->best_w, &cw->best, &cw->led);
+            ws_ls_hold(w, cw->site, cw->best_w, &cw->msg[cw->best], cw->led);
         else
-            ws_record_led(w, cw->site, cw->pattern, cw->best_w, &cw->best, &cw->led);
+            ws_record_led(w, cw->site, cw->pattern, cw->best_w, &cw->msg[cw->best], cw->led);
     }
     cw->open = 0;
 }
 
+/* A wait of the call against record m (the spare cw->msg: no copy). */
 static void consider(struct ws_callwait *cw, int pattern, double wait, const struct ws_msg *m)
 {
     if (wait > cw->best_w && m->rank != tardy_rank) {
         cw->best_w = wait;
         cw->pattern = pattern;
-        cw->best = *m;
+        if (m != &cw->msg[!cw->best])
+            cw->msg[!cw->best] = *m;
+        cw->best = !cw->best;
     }
 }
 
@@ -235,17 +238,16 @@ static void take(struct ws_thread *w, const struct ws_take *t)
         return;
     }
     struct ws_wire p;
-    struct ws_msg m;
+    struct ws_callwait *cw = &w->cw;
+    struct ws_msg *m = &cw->msg[!cw->best];
     own_Recv(&p, (int)sizeof p, MPI_BYTE, t->source, t->tag, shadow, MPI_STATUS_IGNORE);
-    int source = pr_world(kept ? shadow : t->comm, t->source);
-    int flags = ws_wire_unpack(&p, source, &m);
-    ws_ls_check(w, m.e);
+    int flags = ws_wire_unpack(&p, t->world, m);
+    ws_ls_check(w, m->e);
     if (flags & WS_WIRE_SYNC)
-        answer(w, ack, t, source);
+        answer(w, ack, t, t->world);
     ws_comm_taken(t->gen);
     if (!t->site)
         return;
-    struct ws_callwait *cw = &w->cw;
     if (cw->open && cw->call != t->call)
         close_call(w);
     if (!cw->open) { /* field by field: the record and the chains are read once set */
@@ -255,13 +257,13 @@ static void take(struct ws_thread *w, const struct ws_take *t)
         cw->site = t->site;
         cw->group = t->group;
         cw->best_w = 0;
-        cw->led = t->led;
+        cw->led = &t->led; /* copied only if the call stays open (ws_takes_run) */
         cw->nchain = 0;
     }
-    ws_chain_add(cw->chain, &cw->nchain, &m, flags & WS_WIRE_CHAIN);
-    if (m.e > t->l)
+    ws_chain_add(cw->chain, &cw->nchain, m, flags & WS_WIRE_CHAIN);
+    if (m->e > t->l)
         atomic_fetch_add_explicit(&ws_violations, 1, memory_order_relaxed);
-    consider(cw, WS_LATE_SENDER, (m.e < t->l ? m.e : t->l) - t->e, &m);
+    consider(cw, WS_LATE_SENDER, (m->e < t->l ? m->e : t->l) - t->e, m);
     if (t->other_w > 0)
         consider(cw, t->other_pattern, t->other_w, &t->other);
 }
@@ -273,10 +275,15 @@ void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
         take(w, &w->takes[n++]);
     if (!n)
         return;
-    w->ntakes -= n;
-    memmove(w->takes, w->takes + n, (size_t)w->ntakes * sizeof *w->takes);
-    if (w->cw.call != w->calls) /* the current call's may have more to come */
+    if (w->cw.call != w->calls) { /* the current call's may have more to come */
         close_call(w);
+    } else if (w->cw.open && w->cw.led != &w->cw.own) { /* its take's slot is reused */
+        w->cw.own = *w->cw.led;
+        w->cw.led = &w->cw.own;
+    }
+    w->ntakes -= n;
+    if (w->ntakes)
+        memmove(w->takes, w->takes + n, (size_t)w->ntakes * sizeof *w->takes);
     if (c && c->th)
         c->t_leave = clk_now(); /* taking piggybacks is part of the call, not compute */
 }
@@ -376,20 +383,21 @@ static void queue(struct ws_thread *w, struct ws_posted *posted, const struct ws
     struct ws_posted *rel;
     if (!ws_recvq_done(posted, t, &rel))
         w->ntakes++;
-    ws_takes_release(w, rel);
+    if (rel)
+        ws_takes_release(w, rel);
 }
 
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
-                 double e_post, struct ws_posted *posted)
+                 double e, double e_post, struct ws_posted *posted)
 {
     /* a nonblocking receive's shadow is the one it was posted on (its communicator may be
-     * freed since, the shadow kept) */
+     * freed since, the shadow kept); a blocking one's is comm's live one */
     struct ws_comm *sc = posted ? NULL : ws_comm_find(comm);
     unsigned gen = posted ? posted->gen : sc ? sc->gen : 0;
     MPI_Comm shadow, ack;
-    int kept;
+    int kept = 0;
     if (st == MPI_STATUS_IGNORE || st->MPI_SOURCE < 0 || !gen ||
-        (kept = ws_comm_pair(comm, gen, &shadow, &ack)) < 0) {
+        (!sc && (kept = ws_comm_pair(comm, gen, &shadow, &ack)) < 0)) {
         ws_unpost(w, posted);
         return;
     }
@@ -403,12 +411,13 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     t->call = w->calls;
     t->site = c->th ? SITE(c->fn, c->cp) : 0;
     t->e_post = e_post;
-    t->e = ws_corr(c->t_enter);
+    t->e = e;
     t->l = ws_corr(c->t_leave);
     t->led = w->led;
     t->other_w = 0;
     t->group = NULL;
-    w->cut |= ws_rank_bit(pr_world(kept ? shadow : comm, st->MPI_SOURCE));
+    t->world = pr_world(kept ? shadow : comm, st->MPI_SOURCE);
+    w->cut |= ws_rank_bit(t->world);
     queue(w, posted, t);
 }
 
@@ -453,8 +462,10 @@ void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
     }
     if (w->ntakes)
         ws_takes_run(w, 0, c);
-    ws_received(w, c, comm, st, ws_corr(c->t_enter), posted);
-    ws_poll_deferred(w, 0);
+    double e = ws_corr(c->t_enter);
+    ws_received(w, c, comm, st, e, e, posted);
+    if (w->deferred)
+        ws_poll_deferred(w, 0);
     if (w->acks)
         ws_poll_acks(w, 0);
     ws_settle(w, SITE(c->fn, c->cp), c->th != NULL);

@@ -5,6 +5,8 @@
  * ranks each: memory does not grow with the ranks or the run. Pure arithmetic: no MPI. */
 #include "ws_data.h"
 
+#include <string.h>
+
 void ws_led_reset(struct ws_led *l)
 {
     l->nreg = 0;
@@ -16,20 +18,34 @@ void ws_led_reset(struct ws_led *l)
     l->floor = -HUGE_VAL;
 }
 
+/* Every section's byte of slots as one word (WS_SECS bytes): one operation for all. */
+_Static_assert(WS_SECS == sizeof(uint32_t), "the slot masks of the sections are one word");
+#define EACH_SECTION(bits) ((uint32_t)(bits) * 0x01010101u)
+
+static uint32_t slot_word(const struct ws_led *l)
+{
+    uint32_t w;
+    memcpy(&w, l->slots, sizeof w);
+    return w;
+}
+
+static void set_slot_word(struct ws_led *l, uint32_t w)
+{
+    memcpy(l->slots, &w, sizeof w);
+}
+
 void ws_led_evict(struct ws_led *l, uint64_t key, double t)
 {
-    if (t <= l->floor) /* the common case once the ledger holds its large regions */
-        return;
-    int min = 0;
-    for (int i = 1; i < l->nreg; i++)
+    int min = 0, nreg = l->nreg;
+    for (int i = 1; i < nreg; i++)
         if (l->reg[i].t < l->reg[min].t)
             min = i;
     /* the smallest, whether it goes or stays, bounds the regions from below */
     l->floor = l->reg[min].t;
     if (!(t > l->reg[min].t))
         return;
-    for (int s = 0; s < l->nsec; s++)
-        l->slots[s] &= (uint8_t)~(1u << min);
+    /* (the bytes of sections past nsec are never read) */
+    set_slot_word(l, slot_word(l) & ~EACH_SECTION(1u << min));
     l->slots[l->nsec - 1] |= (uint8_t)(1u << min);
     l->reg[min] = (struct ws_reg){key, t};
 }
@@ -46,34 +62,41 @@ static void join(struct ws_led *l, int s, uint64_t peers, int sent)
  * order. */
 static void compact(struct ws_led *l, unsigned gone)
 {
-    int n = __builtin_ctz(gone);
-    for (int r = n + 1; r < l->nreg; r++)
+    int n = __builtin_ctz(gone), nreg = l->nreg;
+    for (int r = n + 1; r < nreg; r++)
         if (!(gone >> r & 1))
             l->reg[n++] = l->reg[r];
-    l->nreg = n;
-    /* the masks close up likewise: above each slot gone, the highest first, one down */
+    l->nreg = (uint8_t)n;
+    /* the masks close up likewise: above each slot gone, the highest first, one down (each
+     * byte on its own: no bit crosses into the byte below) */
+    uint32_t w = slot_word(l);
     for (unsigned g = gone; g;) {
-        unsigned top = 1u << (31 - __builtin_clz(g)), below = top - 1;
+        unsigned top = 1u << (31 - __builtin_clz(g));
+        uint32_t below = EACH_SECTION(top - 1);
         g ^= top;
-        for (int s = 0; s < l->nsec; s++)
-            l->slots[s] = (uint8_t)((l->slots[s] & below) | (l->slots[s] >> 1 & ~below));
+        w = (w & below) | (w >> 1 & ~below & EACH_SECTION(0x7F));
     }
+    set_slot_word(l, w);
 }
 
 /* Section i (>= 1) joins section i - 1: its ranks then begin there, and take i - 1's time
  * as if it came after their synchronisation. */
 static void merge(struct ws_led *l, int i)
 {
-    join(l, i - 1, l->peers[i] & ~l->sent[i], 0);
-    join(l, i - 1, l->sent[i], 1);
+    /* join(i - 1, the ranks i received from, 0), then join(i - 1, those it sent to, 1): the
+     * second keeps the first's received ones */
+    uint64_t received = (l->peers[i - 1] & ~l->sent[i - 1]) | (l->peers[i] & ~l->sent[i]);
+    l->peers[i - 1] |= l->peers[i] | l->sent[i];
+    l->sent[i - 1] = l->peers[i - 1] & ~received;
     l->sec_t[i - 1] += l->sec_t[i];
     /* a key is in a section at most once: a region of section i whose key section i - 1 holds
      * adds to it and goes (adjacent sections of a loop share no key) */
-    unsigned prev = l->slots[i - 1], gone = 0;
-    for (unsigned m = l->slots[i]; m; m &= m - 1) {
+    unsigned prev = l->slots[i - 1], cur = l->slots[i], gone = 0;
+    for (unsigned m = cur; m; m &= m - 1) {
         int r = __builtin_ctz(m);
+        uint64_t key = l->reg[r].key;
         unsigned p = prev;
-        while (p && l->reg[__builtin_ctz(p)].key != l->reg[r].key)
+        while (p && l->reg[__builtin_ctz(p)].key != key)
             p &= p - 1;
         if (p) {
             l->reg[__builtin_ctz(p)].t += l->reg[r].t;
@@ -82,14 +105,15 @@ static void merge(struct ws_led *l, int i)
             gone |= 1u << r;
         }
     }
-    l->slots[i - 1] = (uint8_t)(prev | (l->slots[i] & ~gone));
-    for (int s = i; s + 1 < l->nsec; s++) {
+    int nsec = l->nsec;
+    l->slots[i - 1] = (uint8_t)(prev | (cur & ~gone));
+    for (int s = i; s + 1 < nsec; s++) {
         l->slots[s] = l->slots[s + 1];
         l->peers[s] = l->peers[s + 1];
         l->sent[s] = l->sent[s + 1];
         l->sec_t[s] = l->sec_t[s + 1];
     }
-    l->nsec--;
+    l->nsec = (uint8_t)(nsec - 1);
     if (gone)
         compact(l, gone);
 }

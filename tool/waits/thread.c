@@ -37,10 +37,8 @@ static void ws_cost_init(void *row)
     memset(row, 0, sizeof(struct ws_cost));
 }
 
-struct ws_thread *ws_me(void)
+struct ws_thread *ws_me_make(void)
 {
-    if (__builtin_expect(ws_self != NULL, 1))
-        return ws_self;
     struct ws_thread *w = calloc(1, sizeof *w);
     if (w && !(w->ring = ws_ring_new())) {
         free(w);

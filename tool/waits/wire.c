@@ -12,7 +12,6 @@
 #include "ws_data.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "mpit/own/own.h"
 
@@ -88,8 +87,9 @@ int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m)
     ws_led_reset(&m->led);
     m->led.nreg = n;
     m->led.slots[0] = (uint8_t)((1u << n) - 1);
-    memcpy(m->led.reg, p->reg, (size_t)n * sizeof *p->reg);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) { /* one or two, mostly: no memcpy */
+        m->led.reg[i] = p->reg[i];
         m->led.sec_t[0] += p->reg[i].t;
+    }
     return (int)(p->eh >> FLAGS_SHIFT) & (WS_WIRE_SYNC | WS_WIRE_CHAIN);
 }

@@ -159,8 +159,8 @@ uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key);   /* ws_region_key fro
 /* Regions under this share of a ledger's total (per mille) are no hotspot: never sent, never
  * a cause. */
 extern int ws_hotspot_permille;
-/* A full ledger l meets a region (key, t) its newest section does not hold: it takes the
- * slot of the smallest region if it is larger (sections.c). */
+/* A full ledger l meets a region (key, t) its newest section does not hold, above its floor:
+ * it takes the slot of the smallest region if it is larger (sections.c). */
 void ws_led_evict(struct ws_led *l, uint64_t key, double t);
 /* Add t seconds to region key in the newest section of ledger l; a full ledger keeps its
  * largest regions. Inline: every MPI call adds twice with wait states on. */
@@ -177,12 +177,14 @@ static inline void ws_led_add(struct ws_led *l, uint64_t key, double t)
             return;
         }
     }
-    if (l->nreg < WS_K) {
-        l->slots[s] |= (uint8_t)(1u << l->nreg);
-        l->reg[l->nreg++] = (struct ws_reg){key, t};
+    int n = l->nreg;
+    if (n < WS_K) {
+        l->slots[s] |= (uint8_t)(1u << n);
+        l->reg[n] = (struct ws_reg){key, t};
+        l->nreg = (uint8_t)(n + 1);
         if (t < l->floor)
             l->floor = t;
-    } else {
+    } else if (!(t <= l->floor)) { /* a smaller one is dropped: the common case */
         ws_led_evict(l, key, t);
     }
 }
@@ -367,6 +369,7 @@ struct ws_take {
     MPI_Comm comm;
     unsigned gen;               /* of comm's shadow: gone when it changed */
     int source, tag;
+    int world;                  /* source's world rank (not for blind ones) */
     int blind;                  /* a receive freed while active: its piggyback is discarded */
     unsigned call;              /* the completing call (its number, ws_thread.calls) */
     uint64_t site;              /* the completing call, 0: do not record */
@@ -410,8 +413,10 @@ struct ws_callwait {
     uint64_t site;
     struct ws_group *group;     /* the call's group: the largest wait goes there */
     double best_w;
-    struct ws_msg best;
-    struct ws_led led;
+    struct ws_msg msg[2];       /* the largest wait's record (msg[best]), the next piggyback */
+    int best;
+    const struct ws_led *led;   /* this rank's ledger in the call: its first take's, or own */
+    struct ws_led own;
     struct ws_chain chain[WS_CHAINS];   /* the regions of its messages so far, by sender */
     int nchain;
 };

@@ -9,11 +9,11 @@
 /* ---- point-to-point (p2p.c): piggybacks sent, receives' piggybacks taken, calls settled ---- */
 /* Record the largest wait of the call at site, reset the ledger after a sync point. */
 void ws_settle(struct ws_thread *w, uint64_t site, int record);
-/* A receive on comm completed in call c (NULL th: quiet) with status st; e_post: when it was
- * posted (corrected), posted: its place in the posting order (NULL: a blocking one). Queues
- * the taking of its piggyback. (p2p.c) */
+/* A receive on comm completed in call c (NULL th: quiet) with status st; e: c's corrected
+ * enter, e_post: when the receive was posted (corrected), posted: its place in the posting
+ * order (NULL: a blocking one). Queues the taking of its piggyback. (p2p.c) */
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
-                 double e_post, struct ws_posted *posted);
+                 double e, double e_post, struct ws_posted *posted);
 /* Take the held receives chain rel (recvq.c) freed, after the queued ones (w NULL: give
  * them back untaken). */
 void ws_takes_release(struct ws_thread *w, struct ws_posted *rel);

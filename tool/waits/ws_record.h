@@ -16,9 +16,13 @@ void ws_group_put(struct ws_thread *w, struct ws_group *g, int pattern, double w
                   const struct ws_msg *m);
 
 /* ---- per-thread state, ledger and recording (thread.c) ---- */
-/* This thread's state, created on first use (NULL: out of memory). */
-struct ws_thread *ws_me(void);
 extern _Thread_local struct ws_thread *ws_self;   /* NULL until ws_me() made it */
+struct ws_thread *ws_me_make(void);   /* ws_me's first call in a thread */
+/* This thread's state, created on first use (NULL: out of memory). */
+static inline struct ws_thread *ws_me(void)
+{
+    return __builtin_expect(ws_self != NULL, 1) ? ws_self : ws_me_make();
+}
 /* m: this rank's record with enter time e and w's ledger (w NULL: none). */
 void ws_fill(struct ws_thread *w, struct ws_msg *m, double e);
 
