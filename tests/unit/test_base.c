@@ -54,6 +54,9 @@ static void *clock_readings(void *bad)
 
 static void monotonic_clock(void)
 {
+    /* the process's first reading (it decides the source and takes the first pair) */
+    double k1 = clk_kernel(), c = clk_now(), k2 = clk_kernel();
+    CHECK(c >= k1 && c <= k2);
     /* calibration: CLOCK_MONOTONIC until the TSC's rate is known (milliseconds) */
     for (double start = clk_kernel(); clk_kernel() - start < 0.05;)
         clk_now();
