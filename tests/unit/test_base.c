@@ -1,12 +1,76 @@
-/* tool/base: the duration histogram (bins, bounds, merging), the bounded tables (growth,
+/* tool/base: the clock (monotonic on each thread, within a microsecond of CLOCK_MONOTONIC
+ * across its re-anchorings, the TSC where it can be used), the duration histogram (bins, bounds, merging), the bounded tables (growth,
  * lookup, the overflow row), the growable string, the name lists (globs, !exclusions, any
  * case) and the option table (defaults, values, bad values named, unknown names with
  * suggestions, the help text). Expected values are worked out by hand in the comments. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "tool/base/base.h"
+
+/* ---- clock ------------------------------------------------------------------------------- */
+
+/* Can clk_now read the TSC here? The kernel's flags for an invariant TSC and its clocksource. */
+static int tsc_expected(void)
+{
+#if defined(__x86_64__)
+    char line[8192];
+    int flags = 0, source = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "flags", 5))
+            flags = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+    if (f)
+        fclose(f);
+    f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    source = f && fgets(line, sizeof line, f) && !strcmp(line, "tsc\n");
+    if (f)
+        fclose(f);
+    return flags && source;
+#else
+    return 0;
+#endif
+}
+
+/* Readings over seconds' worth of re-anchorings (the lines' spans double from 2 ms): each
+ * thread's never go back, and each lies between the CLOCK_MONOTONIC readings around it, within
+ * a microsecond (a preemption widens the bracket, it does not break it). */
+static void *clock_readings(void *bad)
+{
+    double last = clk_now(), start = clk_kernel();
+    long back = 0, off = 0;
+    while (clk_kernel() - start < 0.3) {
+        double k1 = clk_kernel(), c = clk_now(), k2 = clk_kernel();
+        back += c < last;
+        off += c < k1 - 1e-6 || c > k2 + 1e-6;
+        last = c;
+    }
+    ((long *)bad)[0] = back;
+    ((long *)bad)[1] = off;
+    return NULL;
+}
+
+static void monotonic_clock(void)
+{
+    /* the process's first reading (it decides the source and takes the first pair) */
+    double k1 = clk_kernel(), c = clk_now(), k2 = clk_kernel();
+    CHECK(c >= k1 && c <= k2);
+    /* calibration: CLOCK_MONOTONIC until the TSC's rate is known (milliseconds) */
+    for (double start = clk_kernel(); clk_kernel() - start < 0.05;)
+        clk_now();
+    CHECK_STR(clk_source(), tsc_expected() ? "TSC (fitted to CLOCK_MONOTONIC)" : "CLOCK_MONOTONIC");
+    long bad[2][2];
+    pthread_t other;
+    CHECK(pthread_create(&other, NULL, clock_readings, bad[1]) == 0);
+    clock_readings(bad[0]);
+    pthread_join(other, NULL);
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT(bad[i][0], 0);
+        CHECK_INT(bad[i][1], 0);
+    }
+}
 
 /* ---- histogram ---------------------------------------------------------------------------- */
 
@@ -380,6 +444,7 @@ static void config(void)
 
 int main(void)
 {
+    monotonic_clock();
     histogram();
     tables();
     strbuf();
