@@ -5,10 +5,9 @@
  * mem_start and never grow:
  *   live   linear probing, deletion by backward shift (no tombstones): block → size and site
  *   sites  open addressing: call site → counters (MAX_SITES sites)
- *   filter counts of the live table's blocks per hashed address: a free whose bucket is 0
- *          skips the lock.
+ *   filter counts of live blocks per hashed address: a free whose bucket is 0 skips the lock.
  * With one thread in MPI, its newest blocks of one site stay on the thread first (see
- * "blocks kept on the thread"), outside the filter: a free on the thread looks for them first.
+ * "blocks kept on the thread").
  * A forked child gets a fresh lock and charges nothing more (it is not the MPI process).
  * UCX may patch our mmap family at run time; memory_ucm.c then sees those calls for us. */
 #include "memory.h"
@@ -282,11 +281,9 @@ static void record(void *p, size_t size, uint64_t site)
 /* Most of what the MPI library allocates it frees within a call or two (MPICH's 1-double
  * MPI_Allreduce: one block per call). When one thread makes all MPI calls (up to
  * MPI_THREAD_FUNNELED), its newest blocks of one site and that site's counters stay on the
- * thread, without the lock and without the filter's atomic counts (the thread's frees look
- * among them first; another thread's free of one never found it in the tables either), and go
- * into the tables when another site allocates, when more are kept than fit, when such a
- * block is resized or unmapped, and before the tables are read. They are self.kept, at most
- * KEPT of them. */
+ * thread, without the lock, and go into the tables when another site allocates, when more
+ * are kept than fit, when such a block is resized or unmapped, and before the tables are
+ * read. They are self.kept, at most KEPT of them. */
 
 /* Move the kept blocks and counters into the tables. */
 static void unkeep(void)
@@ -300,8 +297,11 @@ static void unkeep(void)
     mem.sites[s].allocs += self.kept.allocs - (uint64_t)self.kept.n;
     mem.sites[s].alloc_bytes += self.kept.alloc_bytes - self.kept.live;
     mem.sites[s].freed_bytes += self.kept.freed_bytes;
-    for (int i = 0; i < self.kept.n; i++)
+    for (int i = 0; i < self.kept.n; i++) {
+        atomic_fetch_sub_explicit(&mem.filter[filter_slot(self.kept.ptr[i])], 1,
+                                  memory_order_relaxed);
         insert((void *)self.kept.ptr[i], self.kept.size[i], s);
+    }
     pthread_mutex_unlock(&mem.lock);
     self.kept.n = 0;
     self.kept.allocs = 0;
@@ -330,6 +330,7 @@ static void charge(void *p, size_t size, uint64_t site)
     self.kept.live += (int64_t)size;
     if (self.kept.live > self.kept.peak)
         self.kept.peak = self.kept.live;
+    atomic_fetch_add_explicit(&mem.filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
 }
 
 /* p's index among the kept blocks, or -1. */
@@ -344,6 +345,7 @@ static int kept_block(const void *p)
 /* Release kept block i. */
 static void kept_free(int i)
 {
+    atomic_fetch_sub_explicit(&mem.filter[filter_slot(self.kept.ptr[i])], 1, memory_order_relaxed);
     self.kept.freed_bytes += (int64_t)self.kept.size[i];
     self.kept.live -= (int64_t)self.kept.size[i];
     self.kept.n--;
@@ -408,16 +410,16 @@ static void unmap_range(uintptr_t lo, size_t len)
 static uint32_t release(const void *p, size_t *size)
 {
     uintptr_t key = (uintptr_t)p;
-    int k = self.kept.n && p ? kept_block(p) : -1;
+    if (!p || !mem.filter ||
+        !atomic_load_explicit(&mem.filter[filter_slot(key)], memory_order_relaxed))
+        return NO_SITE;
+    int k = self.kept.n ? kept_block(p) : -1;
     if (k >= 0 && !size) { /* freed */
         kept_free(k);
         return NO_SITE;
     }
     if (k >= 0) /* resized: through the tables */
         unkeep();
-    if (!p || !mem.filter ||
-        !atomic_load_explicit(&mem.filter[filter_slot(key)], memory_order_relaxed))
-        return NO_SITE;
     uint32_t site = NO_SITE;
     pthread_mutex_lock(&mem.lock);
     uint32_t i = live_slot(key);

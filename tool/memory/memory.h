@@ -2,8 +2,7 @@
  * munmap and System V segments the process creates (shmat/shmdt) are interposed; an
  * allocation made while a PMPI call runs on the thread is charged to that call's site, and
  * its release (whichever call or thread frees it) is charged back to the same site.
- * Allocations outside MPI pay one thread-local load; frees one counter load (and, while the
- * thread keeps blocks of the library's, a look among those few). */
+ * Allocations outside MPI pay one thread-local load; frees one counter load. */
 #ifndef TARDY_MEMORY_H
 #define TARDY_MEMORY_H
 
