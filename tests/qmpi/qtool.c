@@ -41,6 +41,9 @@
       (context, id, comm, size))                                                              \
     X(Comm_dup, COMM_DUP, (QMPI_Context context, int tool_id, MPI_Comm comm, MPI_Comm *dup), \
       (context, id, comm, dup))                                                               \
+    X(Comm_idup, COMM_IDUP, (QMPI_Context context, int tool_id, MPI_Comm comm, MPI_Comm *dup, \
+                             MPI_Request *req),                                               \
+      (context, id, comm, dup, req))                                                          \
     X(Comm_split, COMM_SPLIT, (QMPI_Context context, int tool_id, MPI_Comm comm, int color,  \
                                int key, MPI_Comm *out),                                       \
       (context, id, comm, color, key, out))                                                   \
