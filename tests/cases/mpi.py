@@ -242,12 +242,13 @@ def test_silent_launcher():
 COUNT_BLOCKING = os.path.abspath(os.path.join(B, "tests", "shim", "libcount_blocking.so"))
 
 
-def test_no_blocking_collectives(ranks):
+def test_no_blocking_collectives(ranks, waits):
     """tardy's own collectives at MPI_Init and MPI_Finalize are nonblocking (waited for
-    yielding the CPU): of the blocking ones that reach PMPI (tests/shim/count_blocking.c in
-    front of tardy), each rank makes only the program's one MPI_Allreduce."""
+    yielding the CPU), and so, with wait states, are the copies of MPI_COMM_WORLD: of the
+    blocking ones that reach PMPI (tests/shim/count_blocking.c in front of tardy), each rank
+    makes only the program's one MPI_Allreduce."""
     @with_run([binary("exits"), "return", "0"], ranks,
-              {"LD_PRELOAD": COUNT_BLOCKING + " " + LIB})
+              {"LD_PRELOAD": COUNT_BLOCKING + " " + LIB, "TARDY_WAITS": str(waits)})
     def _(run):
         expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
         counts = re.findall(r"blocking collectives: rank (\d+): (\d+)", run.err)
@@ -273,9 +274,10 @@ room.case("mpi/ranks outnumber CPUs -n 1: no note", lambda: test_crowded_host(1)
 room.case("mpi/ranks on a host, one rank's launcher silent -n 3", test_silent_launcher)
 room.case("mpi/host count and compute histogram singleton", lambda: test_rank_summaries(0))
 room.case("mpi/host count and compute histogram -n 4", lambda: test_rank_summaries(4))
-for _n in (1, 4):
-    room.case("mpi/no blocking collectives of tardy's at MPI_Init and MPI_Finalize -n %d" % _n,
-              lambda n=_n: test_no_blocking_collectives(n))
+for _n, _w in ((1, 0), (4, 0), (4, 1)):
+    room.case("mpi/no blocking collectives of tardy's at MPI_Init and MPI_Finalize -n %d%s"
+              % (_n, " TARDY_WAITS=1" if _w else ""),
+              lambda n=_n, w=_w: test_no_blocking_collectives(n, w))
 
 
 def test_sessions(program, ranks):
