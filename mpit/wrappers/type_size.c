@@ -1,9 +1,13 @@
 /* The predefined datatypes' sizes and the check of the status layout (type_size.h). */
 #include "type_size.h"
 
+#include <pthread.h>
+
 struct ts_slot ts_sizes[TS_SLOTS];
 int ts_raw_status;
 atomic_int ts_state;
+_Thread_local int ts_seen;
+static pthread_mutex_t filling = PTHREAD_MUTEX_INITIALIZER;
 
 /* The predefined datatypes of MPI-3.1 a call is likely to name (C, the pairs of MINLOC and
  * MAXLOC, the basic Fortran ones as C sees them); those an implementation lacks are
@@ -55,13 +59,19 @@ static int status_field_holds_bytes(void)
 int ts_fill(void)
 {
     int state = TS_UNKNOWN;
-    if (!atomic_compare_exchange_strong(&ts_state, &state, TS_FILLING))
-        return state == TS_READY; /* another thread is filling: ask the library meanwhile */
+    if (!atomic_compare_exchange_strong(&ts_state, &state, TS_FILLING)) {
+        if (state != TS_READY || pthread_mutex_trylock(&filling))
+            return 0; /* another thread is filling: ask the library meanwhile */
+        pthread_mutex_unlock(&filling); /* after the filler's unlock: the table is seen */
+        return ts_seen = 1;
+    }
     _Static_assert(sizeof predefined / sizeof predefined[0] <= TS_SLOTS / 2,
                    "the table stays at most half full");
+    pthread_mutex_lock(&filling);
     for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++)
         add(predefined[i]);
     ts_raw_status = status_field_holds_bytes();
     atomic_store_explicit(&ts_state, TS_READY, memory_order_release);
-    return 1;
+    pthread_mutex_unlock(&filling);
+    return ts_seen = 1;
 }

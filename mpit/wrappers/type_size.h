@@ -13,7 +13,9 @@
 #include "mpit/own/own.h"
 
 /* The sizes of the predefined datatypes, found once (ts_fill): open addressing by handle,
- * handle 0 for an empty slot. Read-only once ts_state is TS_READY. */
+ * handle 0 for an empty slot. Read-only once ts_state is TS_READY; a thread reads it once
+ * ts_seen says it went through ts_fill's lock after the table was filled (a happens-before
+ * helgrind sees: it does not model atomics, ci/threads). */
 #define TS_SLOTS 256
 struct ts_slot {
     uintptr_t type;
@@ -24,9 +26,10 @@ extern struct ts_slot ts_sizes[TS_SLOTS];
 extern int ts_raw_status;
 enum { TS_UNKNOWN, TS_FILLING, TS_READY };
 extern atomic_int ts_state;
+extern _Thread_local int ts_seen;
 
 /* Fill the table and check the status layout (one thread does, at the first use after
- * MPI_Init); returns whether they are ready. */
+ * MPI_Init), or see that it was; returns whether they are ready. */
 int ts_fill(void);
 
 static inline uintptr_t ts_key(MPI_Datatype type)
@@ -44,8 +47,7 @@ static inline unsigned ts_home(uintptr_t k)
 
 static inline int ts_ready(void)
 {
-    return __builtin_expect(atomic_load_explicit(&ts_state, memory_order_acquire) == TS_READY, 1) ||
-           ts_fill();
+    return __builtin_expect(ts_seen, 1) || ts_fill();
 }
 
 /* The size of type in *size when it is a predefined datatype: 1; else 0. */
