@@ -112,7 +112,7 @@ static void scale(struct ws_batch *b, int size)
 
 /* Record the wait of entry t for the late rank's enter e and world rank late (this thread's
  * tables), against its record m; m NULL: a wait under CAUSE_MIN, whose causes are not sought,
- * all of it unexplained (key 0: what ws_shares finds in a ledger without regions). */
+ * all of it unexplained. */
 static void record(struct ws_thread *w, const struct entry *t, double e, int late,
                    const struct ws_msg *m)
 {
@@ -128,8 +128,10 @@ static void record(struct ws_thread *w, const struct entry *t, double e, int lat
         struct ws_led mine;
         ws_led_unwords(t->led, &mine);
         ws_record_led(w, t->site, t->pattern, wait, m, &mine);
-    } else
-        ws_record_shares(w, t->site, t->pattern, wait, late, &(struct ws_share){0, wait}, 1);
+    } else {
+        struct ws_share all = ws_unexplained(wait);
+        ws_record_shares(w, t->site, t->pattern, wait, late, &all, 1);
+    }
 }
 
 static void record_late(struct ws_thread *w, const struct entry *t, const struct ws_msg *m)

@@ -30,7 +30,7 @@ int ws_shares(const struct ws_led *mine, int me, double wait, const struct ws_ms
         sum += sigma[i];
     }
     if (!(sum > 0)) {
-        out[0] = (struct ws_share){0, wait};
+        out[0] = ws_unexplained(wait);
         return 1;
     }
     for (int i = 0; i < n; i++)

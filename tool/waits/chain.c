@@ -18,11 +18,6 @@ void ws_chain_add(struct ws_chain c[WS_CHAINS], int *n, struct ws_msg *m, int ch
         k = *n < WS_CHAINS ? (*n)++ : 0;
         c[k].rank = m->rank;
     }
-    if (m->led.nsec == 1) { /* a message's ledger: its regions in order, each key once */
-        c[k].nreg = m->led.nreg;
-        memcpy(c[k].reg, m->led.reg, (size_t)m->led.nreg * sizeof *m->led.reg);
-        return;
-    }
     double total;
     c[k].nreg = ws_led_since(&m->led, -1, c[k].reg, &total, NULL);
 }

@@ -223,6 +223,11 @@ struct ws_share {
     uint64_t key;
     double cost;
 };
+/* The one share of a wait no region explains: all of it, key 0. */
+static inline struct ws_share ws_unexplained(double wait)
+{
+    return (struct ws_share){0, wait};
+}
 /* The root-cause shares of a wait of world rank me against late record m, with me's ledger
  * mine in the waiting call (NULL: empty); each side's regions are those since its last
  * synchronisation with the other. Returns how many (1 to WS_K). */
