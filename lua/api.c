@@ -117,15 +117,20 @@ static void push_stat(lua_State *L, const struct red_stat *s, int ranks)
 
 /* Quantile q of the per-rank totals from the log histogram (bin means, ranks without the row
  * count as zero). */
-static double rank_quantile(const struct hist *h, int ranks, uint32_t present, double q)
+static double rank_quantile(const struct hist *h, const struct red_stat *time, int ranks,
+                            double q)
 {
-    double want = q * ranks, seen = (double)(ranks - (int)present);
+    double want = q * ranks, seen = (double)(ranks - (int)time->ranks);
     if (want <= seen)
         return 0;
     for (int b = 0; b < HIST_BINS; b++) {
         seen += (double)h->count[b];
-        if (seen >= want && h->count[b])
-            return h->sum[b] / (double)h->count[b];
+        if (seen >= want && h->count[b]) {
+            /* Bin sums and the extremes are each rounded to the nanosecond, so the mean of
+             * a bin can pass the extreme it holds by a fraction of one. */
+            double mean = h->sum[b] / (double)h->count[b];
+            return fmin(fmax(mean, time->min), time->max);
+        }
     }
     return 0;
 }
@@ -157,7 +162,7 @@ static void push_quantiles(lua_State *L, const struct profile *p, const struct p
         if (r->kind == ROW_RANK && !strcmp(r->a, "compute"))
             v = compute_quantile(p, qs[i]);
         else if (r->kind != ROW_RANK)
-            v = rank_quantile(&r->n.ranks, p->ranks, r->n.time.ranks, qs[i]);
+            v = rank_quantile(&r->n.ranks, &r->n.time, p->ranks, qs[i]);
         if (isfinite(v))
             set_number(L, names[i], v);
     }

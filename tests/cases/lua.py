@@ -161,6 +161,40 @@ def test_api_metrics():
                 expect(v <= got[k[:-4] + "|max"] * 1.000001 + 1e-12, "p90 > max: %s" % k)
 
 
+def test_api_quantile_rounding():
+    """A row's per-rank quantiles stay within its extremes when the bin sums, rounded to the
+    nanosecond like the extremes, put a bin's mean a fraction of one above the largest: two
+    ranks' 24,156.4 ns read back as 48,313 ns in one bin and 24,156 ns at most."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        run = Run([binary("p2p_counts")], 2, {"TARDY_STORE": store, "TARDY_PROFILE": "none"})
+        expect(run.rc == 0, "exit %d %s" % (run.rc, run.err[-600:]))
+        run.cleanup()
+        path = glob.glob(os.path.join(store, "*.json"))[0]
+        with open(path) as f:
+            prof = json.load(f)
+        row = mpi_rows(prof, "MPI_Comm_free")[0]
+        row["time"] = [48313e-9, 24156e-9, 0, 24156e-9, 1, 2]
+        row["ranks_histogram"] = [[15, 2, 48313e-9]]  # bin 15: [16,384, 32,768) ns
+        with open(path, "w") as f:
+            json.dump(prof, f)
+        p = subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--store", store, "--at",
+                            "p=2", "--lua", os.path.abspath("tests/lua/quantiles.lua"),
+                            "--policy", "quantiles", "--json"], capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy predict: %s" % p.stderr[-600:])
+        got = {q["metric"]: q["value"] for q in json.loads(p.stdout)["predictions"]}
+        key = [k[:-4] for k in got if "MPI_Comm_free" in k and k.endswith("|p90")]
+        expect(key, "no MPI_Comm_free quantiles: %s" % sorted(got)[:5])
+        for k in got:
+            if k.endswith("|p90") or k.endswith("|p50"):
+                base = k[:-4]
+                expect(got[base + "|min"] <= got[k] <= got[base + "|max"],
+                       "%s = %r outside [%r, %r]" % (k, got[k], got[base + "|min"],
+                                                     got[base + "|max"]))
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
 def test_api_counters():
     """PAPI counters of rows reach Lua under their event names, and the default policy
     predicts them per interval and call path."""
@@ -336,3 +370,4 @@ room.case("lua/Extra-P export carries counters and wait states", test_extrap_cou
 room.case("lua/docs example", test_docs_example)
 room.case("lua/API: every statistic of every row", test_api_metrics)
 room.case("lua/API: PAPI counters of every row", test_api_counters)
+room.case("lua/API: quantiles within the extremes despite rounding", test_api_quantile_rounding)
