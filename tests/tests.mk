@@ -20,7 +20,7 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
            $(F_BIN)
 
 programs: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so \
-          $(B)/tests/shim/libcount_blocking.so
+          $(B)/tests/shim/libcount_blocking.so $(B)/tests/shim/libcount_sends.so
 
 check: programs
 	@$(PYTHON) tests/run.py
@@ -44,6 +44,11 @@ $(B)/tests/mpit/libfake_events.so: tests/mpit/fake_events.c
 
 # Counts the blocking collectives that reach PMPI, preloaded in front of tardy.
 $(B)/tests/shim/libcount_blocking.so: tests/shim/count_blocking.c
+	@mkdir -p $(dir $@)
+	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+
+# Counts the point-to-point sends that reach PMPI, preloaded in front of tardy.
+$(B)/tests/shim/libcount_sends.so: tests/shim/count_sends.c
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 

@@ -4,7 +4,8 @@ import os
 import re
 import subprocess
 
-from run import Room, Run, Skip, TARDY, at_site, binary, check_calls, expect, mpi_rows, with_run
+from run import (B, LIB, Room, Run, Skip, TARDY, at_site, binary, check_calls, expect, mpi_rows,
+                 with_run)
 
 room = Room("waits")
 
@@ -732,3 +733,36 @@ def test_waits_order(ranks, env=None):
 
 for _n in (2, 4):
     room.case("waits/wrong order -n %d" % _n, lambda n=_n: test_waits_order(n))
+
+
+COUNT_SENDS = os.path.abspath(os.path.join(B, "tests", "shim", "libcount_sends.so"))
+
+
+def test_batched_timestamps(ranks):
+    """The senders' timestamps travel in batches: with wait states on, the point-to-point sends
+    reaching PMPI (tests/shim/count_sends.c in front of tardy) are the program's own and about
+    one in WS_PB_RECS = 8 more, not one more per send, in a 26-neighbour halo exchange
+    (examples/halo3d 6 40); the waits are still found."""
+    sends, profile = {}, None
+    for waits in (0, 1):
+        run = Run([os.path.abspath(os.path.join(B, "examples", "halo3d")), "6", "40"], ranks,
+                  {"LD_PRELOAD": COUNT_SENDS + " " + LIB, "TARDY_WAITS": str(waits)})
+        try:
+            expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
+            counts = re.findall(r"point-to-point sends: rank (\d+): (\d+)", run.err)
+            expect(len(counts) == ranks, "counts: %s" % counts)
+            sends[waits] = {int(r): int(c) for r, c in counts}
+            profile = run.profile
+        finally:
+            run.cleanup()
+    for r in range(ranks):
+        own, extra = sends[0][r], sends[1][r] - sends[0][r]
+        expect(own >= 26 * 40 and 0 < extra <= own / 8 + 26,
+               "rank %d: %d sends of the program's, %d more with wait states" % (r, own, extra))
+    expect(any(w["pattern"].startswith("late_sender") for w in profile.get("waits", [])),
+           "no Late Sender wait: %s" % [w["pattern"] for w in profile.get("waits", [])])
+
+
+for _n in (2, 4):
+    room.case("waits/timestamps in batches, not a message per send -n %d" % _n,
+              lambda n=_n: test_batched_timestamps(n))

@@ -91,7 +91,7 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     rt.host_ranks = host_load_launcher_ranks();
     agree();
     rt.t_start = t_enter; /* wall time includes MPI_Init, which counts as MPI time */
-    ws_init(rt.comm);
+    ws_init(rt.comm, rt.thread_level == MPI_THREAD_MULTIPLE);
     char *settings = NULL;
     if (cfg.enable) {
         pr_init();

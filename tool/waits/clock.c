@@ -253,15 +253,18 @@ void ws_clock_comm(struct ws_comm *sc)
     sc->t_look = local(clk_now());
 }
 
-int ws_clock_start(MPI_Comm comm, int want)
+int ws_clock_start(MPI_Comm comm, int want, int *multiple)
 {
-    /* One reduction: whether every rank wants wait states, whether all read one clock, and
-     * the latest of their clocks, read before it (so earlier than any rank's reading after
-     * it: on one clock, a base no later call comes before). */
-    uint64_t key = clock_key(), in[4] = {!want, key, ~key, (uint64_t)llrint(clk_now() * 1e9)};
+    /* One reduction: whether every rank wants wait states, whether any runs threads at
+     * MPI_THREAD_MULTIPLE, whether all read one clock, and the latest of their clocks, read
+     * before it (so earlier than any rank's reading after it: on one clock, a base no later
+     * call comes before). */
+    uint64_t key = clock_key(), in[4] = {(uint64_t)!want | (uint64_t)(*multiple != 0) << 1, key,
+                                         ~key, (uint64_t)llrint(clk_now() * 1e9)};
     uint64_t most[4] = {0, 0, 0, 0};
     yw_allreduce(in, most, 4, MPI_UINT64_T, MPI_MAX, comm);
-    if (most[0])
+    *multiple = (int)(most[0] >> 1 & 1);
+    if (most[0] & 1)
         return 0;
     clk.one = same_key(key, most + 1);
     if (!clk.one)

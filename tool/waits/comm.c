@@ -358,7 +358,8 @@ void ws_comm_add(MPI_Comm comm, MPI_Comm dup_of)
 static void release(struct ws_comm *s, int keep)
 {
     struct kept *k = NULL;
-    for (int i = 0; i < KEPT_MAX && !k && keep && ws_recvq_uses(s->gen); i++)
+    ws_pb_flush(s->gen); /* its batches leave before it goes */
+    for (int i = 0; i < KEPT_MAX && !k && keep; i++)
         if (!shadows.kept[i].gen)
             k = &shadows.kept[i];
     if (k && s->shadow != MPI_COMM_NULL) {
@@ -368,6 +369,7 @@ static void release(struct ws_comm *s, int keep)
         if (s->shadow != MPI_COMM_NULL)
             own_Comm_free(&s->shadow);
         own_Comm_free(&s->ack);
+        ws_ps_forget(s->gen);
     }
     s->shadow = s->ack = MPI_COMM_NULL;
     free(s->nbuf);
@@ -376,12 +378,12 @@ static void release(struct ws_comm *s, int keep)
     s->nbuf = NULL;
 }
 
-void ws_comm_remove(MPI_Comm comm)
+void ws_comm_remove(MPI_Comm comm, int pending)
 {
     pthread_mutex_lock(&shadows.lock);
     struct ws_comm *s = lookup(ws_handle_key(&comm, sizeof comm));
     if (s) {
-        release(s, 1);
+        release(s, pending || ws_recvq_uses(s->gen));
         atomic_store(&s->key, 1);
         atomic_fetch_sub(&shadows.live, 1);
     }
@@ -410,14 +412,15 @@ int ws_comm_pair(MPI_Comm comm, unsigned gen, MPI_Comm *shadow, MPI_Comm *ack)
     return found;
 }
 
-void ws_comm_taken(unsigned gen)
+void ws_comm_unkeep(int (*used)(unsigned gen, void *arg), void *arg)
 {
     if (!atomic_load_explicit(&shadows.nkept, memory_order_relaxed))
         return;
     pthread_mutex_lock(&shadows.lock);
     for (int i = 0; i < KEPT_MAX; i++) {
         struct kept *k = &shadows.kept[i];
-        if (k->gen == gen && !ws_recvq_uses(gen)) {
+        if (k->gen && !ws_recvq_uses(k->gen) && !used(k->gen, arg)) {
+            ws_ps_forget(k->gen);
             pr_forget(k->shadow); /* its ranks were translated by the handle (p2p.c) */
             own_Comm_free(&k->shadow);
             own_Comm_free(&k->ack);

@@ -91,7 +91,7 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
         if (st != MPI_STATUS_IGNORE)
             own_Test_cancelled(st, &cancelled);
         if (cancelled)
-            ws_send_cancelled(w, &ref->rq);
+            ws_send_cancelled(&ref->rq);
         break;
     case WS_RQ_ICOLL:
         ws_rq_remove(ref);
@@ -106,7 +106,7 @@ void ws_done(struct ev_call *c, int i, const MPI_Status *st)
         if (st != MPI_STATUS_IGNORE)
             own_Test_cancelled(st, &cancelled);
         if (cancelled && ref->rq.kind == WS_RQ_SSEND)
-            ws_send_cancelled(w, &ref->rq);
+            ws_send_cancelled(&ref->rq);
         ws_ssend_done(w, ref->rq.ack, cancelled ? NULL : c);
         if (ref->rq.kind == WS_RQ_PSEND) { /* inactive again until its next start */
             struct ws_rq rq = ref->rq;

@@ -14,7 +14,7 @@
 
 /* Problems of the protocol said once per process. */
 static struct {
-    atomic_int cancelled, freed_wildcard;
+    atomic_int cancelled, freed_wildcard, queue_full;
 } warned;
 
 /* ---- sends ----------------------------------------------------------------------------- */
@@ -24,16 +24,16 @@ static int is_sync_send(unsigned fn)
     return fn == TARDY_FN_MPI_Ssend || fn == TARDY_FN_MPI_Issend || fn == TARDY_FN_MPI_Ssend_init;
 }
 
-/* Post the piggyback of a send (the regions since the last synchronisation with dest, where
- * a new section of the ledger then begins); a synchronous send also posts the receive of its
- * answer (returned, or NULL). */
+/* Post the piggyback of a send entered at (raw) t_enter into dest's batch (the regions since
+ * the last synchronisation with dest, where a new section of the ledger then begins); a
+ * synchronous send also posts the receive of its answer (returned, or NULL). */
 static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Comm comm,
-                           int dest, int tag, double e, unsigned fn)
+                           int dest, int tag, double t_enter, unsigned fn)
 {
-    MPI_Request *req;
-    struct ws_wire *p = ws_ring_slot(w, &req);
+    struct ws_wire p;
     int sync = is_sync_send(fn), peer = pr_world(comm, dest);
-    own_Isend(p, ws_wire_pack(&w->led, peer, e, sync, p), MPI_BYTE, dest, tag, sc->shadow, req);
+    int bytes = ws_wire_pack(&w->led, peer, ws_corr(t_enter), sync, &p);
+    ws_pb_add(sc->gen, sc->shadow, dest, tag, &p, bytes, sync, t_enter);
     ws_led_sync(&w->led, ws_rank_bit(peer), 1);
     if (!sync)
         return NULL;
@@ -43,7 +43,7 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Co
     else if (!(a = malloc(sizeof *a)))
         return NULL; /* the answer stays unreceived: harmless on the answer communicator */
     a->site = 0;
-    a->e = e;
+    a->e = ws_corr(t_enter);
     a->l = 0;
     a->owner = w;
     a->group = NULL;
@@ -71,13 +71,13 @@ void ws_send(struct ev_call *c, int rc)
         atomic_store_explicit(&w->sync_ack->held, 0, memory_order_release);
         w->sync_ack = NULL;
     }
-    struct ws_ack *a = w ? post(w, sc, c->comm, c->dest, c->tag, ws_corr(c->t_enter), c->fn)
-                         : NULL;
-    if (w)
-        w->pb_pos = w->ring_pos;
+    struct ws_ack *a = w ? post(w, sc, c->comm, c->dest, c->tag, c->t_enter, c->fn) : NULL;
+    if (!w)
+        return;
+    w->pb_pos = 1;
     if (a && (c->fn == TARDY_FN_MPI_Ssend || c->fn == TARDY_FN_MPI_Issend))
         w->sync_ack = a;
-    if (w && w->ntakes)
+    if (w->ntakes)
         ws_takes_run(w, 1, c);
 }
 
@@ -86,10 +86,10 @@ void ws_send(struct ev_call *c, int rc)
 void ws_isent(struct ev_call *c, MPI_Request req, int rc)
 {
     struct ws_thread *w = ws_on ? ws_self : NULL;
-    unsigned pb = w ? w->pb_pos : 0;
+    int pb = w ? w->pb_pos : 0;
     if (pb) {
         if (rc == MPI_SUCCESS)
-            ws_ring_user(w, pb, req);
+            ws_pb_user(req);
         w->pb_pos = 0;
     }
     struct ws_ack *a = w ? w->sync_ack : NULL;
@@ -97,7 +97,7 @@ void ws_isent(struct ev_call *c, MPI_Request req, int rc)
         return;
     w->sync_ack = NULL;
     struct ws_rq rq = {.kind = WS_RQ_SSEND, .fn = c->fn, .dest = c->dest, .tag = c->tag,
-                       .comm = c->comm, .ack = a, .pb = pb, .pbw = w};
+                       .comm = c->comm, .ack = a, .user = req, .pb = pb};
     if (rc != MPI_SUCCESS || ws_rq_add(req, &rq) < 0)
         atomic_store_explicit(&a->held, 0, memory_order_release);
 }
@@ -221,35 +221,37 @@ static void consider(struct ws_callwait *cw, int pattern, double wait, const str
     }
 }
 
-/* Take the piggyback of queued receive t (Late Sender: the sender's enter time). */
-static void take(struct ws_thread *w, const struct ws_take *t)
+/* Queued receive i of w (0: the oldest). */
+static struct ws_take *take_at(struct ws_thread *w, int i)
+{
+    return &w->takes[(w->take_head + i) & (w->take_cap - 1)];
+}
+
+/* Take the piggyback of queued receive t (Late Sender: the sender's enter time): 1, or 0
+ * while its sender's batch is not in (block, at finalize: waited for). */
+static int take(struct ws_thread *w, const struct ws_take *t, int block)
 {
     MPI_Comm shadow, ack;
-    int kept = ws_comm_pair(t->comm, t->gen, &shadow, &ack);
-    if (kept < 0) /* gone: freed with too many receives pending */
-        return;
-    if (t->blind) { /* discarded whenever it comes: the receive may never be matched */
-        static struct ws_wire discard;
-        MPI_Request r;
-        if (own_Irecv(&discard, (int)sizeof discard, MPI_BYTE, t->source, t->tag, shadow,
-                      &r) == MPI_SUCCESS)
-            own_Request_free(&r);
-        ws_comm_taken(t->gen);
-        return;
+    if (ws_comm_pair(t->comm, t->gen, &shadow, &ack) < 0)
+        return 1; /* gone: freed with too many receives pending */
+    if (t->blind) { /* dropped whenever it comes: the receive may never be matched */
+        ws_ps_skip(t->gen, t->source, t->tag);
+        return 1;
     }
     struct ws_wire p;
+    block = block || t->gen == w->free_gen || ws_multiple;
+    if (!ws_ps_take(t->gen, shadow, t->source, t->tag, &p, block))
+        return 0;
     struct ws_callwait *cw = &w->cw;
+    if (cw->open && cw->call != t->call) /* held before this message is compared with it */
+        close_call(w);
     struct ws_msg *m = &cw->msg[!cw->best];
-    own_Recv(&p, (int)sizeof p, MPI_BYTE, t->source, t->tag, shadow, MPI_STATUS_IGNORE);
     int flags = ws_wire_unpack(&p, t->world, m);
     ws_ls_check(w, m->e);
     if (flags & WS_WIRE_SYNC)
         answer(w, ack, t, t->world);
-    ws_comm_taken(t->gen);
     if (!t->site)
-        return;
-    if (cw->open && cw->call != t->call)
-        close_call(w);
+        return 1;
     if (!cw->open) { /* field by field: the record and the chains are read once set */
         cw->open = 1;
         cw->pattern = 0;
@@ -266,24 +268,70 @@ static void take(struct ws_thread *w, const struct ws_take *t)
     consider(cw, WS_LATE_SENDER, (m->e < t->l ? m->e : t->l) - t->e, m);
     if (t->other_w > 0)
         consider(cw, t->other_pattern, t->other_w, &t->other);
+    return 1;
+}
+
+/* Is a receive on shadow gen queued in w? */
+static int queued_on(unsigned gen, void *arg)
+{
+    struct ws_thread *w = arg;
+    for (int i = 0; i < w->ntakes; i++)
+        if (take_at(w, i)->gen == gen)
+            return 1;
+    return 0;
+}
+
+int ws_takes_on(struct ws_thread *w, unsigned gen)
+{
+    return w && queued_on(gen, w);
+}
+
+void ws_takes_free(struct ws_thread *w, unsigned gen)
+{
+    w->free_gen = gen;
+    w->take_probe = 0;
+    ws_takes_run(w, 1, NULL);
+    w->free_gen = 0;
 }
 
 void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
 {
-    int n = 0;
-    while (n < w->ntakes && (all || w->takes[n].call != w->calls))
-        take(w, &w->takes[n++]);
+    /* After a missing record the queue is looked at again (which asks MPI for batches) once
+     * it has grown by a batch: a sender's batch leaves once it holds WS_PB_RECS records. */
+    int n = 0, block = all > 1, missing = 0;
+    if (w->ntakes < w->take_probe && !block && !ws_multiple)
+        return;
+    while (n < w->ntakes) {
+        struct ws_take *t = take_at(w, n);
+        if (!all && t->call == w->calls && !t->alone)
+            break;
+        if (t->alone) /* a call of its own: its call number may be another thread's */
+            close_call(w);
+        if (!take(w, t, block)) {
+            missing = 1;
+            break;
+        }
+        if (t->alone)
+            close_call(w);
+        n++;
+    }
+    w->take_probe = !missing                                    ? 0
+                    : w->ntakes - n + WS_PB_RECS < WS_TAKES_MAX ? w->ntakes - n + WS_PB_RECS
+                                                                : WS_TAKES_MAX;
     if (!n)
         return;
-    if (w->cw.call != w->calls) { /* the current call's may have more to come */
+    const struct ws_take *next = n < w->ntakes ? take_at(w, n) : NULL;
+    if (w->cw.open && (w->cw.call == w->calls || (next && next->call == w->cw.call))) {
+        if (w->cw.led != &w->cw.own) { /* more may come: its take's slot is reused */
+            w->cw.own = *w->cw.led;
+            w->cw.led = &w->cw.own;
+        }
+    } else {
         close_call(w);
-    } else if (w->cw.open && w->cw.led != &w->cw.own) { /* its take's slot is reused */
-        w->cw.own = *w->cw.led;
-        w->cw.led = &w->cw.own;
     }
+    w->take_head = (w->take_head + n) & (w->take_cap - 1);
     w->ntakes -= n;
-    if (w->ntakes)
-        memmove(w->takes, w->takes + n, (size_t)w->ntakes * sizeof *w->takes);
+    ws_comm_unkeep(queued_on, w);
     if (c && c->th)
         c->t_leave = clk_now(); /* taking piggybacks is part of the call, not compute */
 }
@@ -291,12 +339,12 @@ void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
 void ws_takes_group(struct ws_thread *w, struct ws_group *g)
 {
     int any = 0;
-    for (int i = w->ntakes - 1; i >= 0 && w->takes[i].call == w->calls; i--)
-        if (w->takes[i].site) {
-            w->takes[i].group = g;
+    for (int i = w->ntakes - 1; i >= 0 && take_at(w, i)->call == w->calls; i--)
+        if (take_at(w, i)->site) {
+            take_at(w, i)->group = g;
             any = 1;
         }
-    if (w->cw.open && w->cw.call == w->calls) { /* taken already (a full queue) */
+    if (w->cw.open && w->cw.call == w->calls) { /* taken already (a send of the call) */
         w->cw.group = g;
         any = 1;
     }
@@ -306,14 +354,14 @@ void ws_takes_group(struct ws_thread *w, struct ws_group *g)
 
 int ws_takes_stash(struct ws_thread *w)
 {
-    struct ws_take *t = w->ntakes ? &w->takes[w->ntakes - 1] : NULL;
+    struct ws_take *t = w->ntakes ? take_at(w, w->ntakes - 1) : NULL;
     if (t && t->call == w->calls && t->site) {
         t->other_pattern = w->best_pattern;
         t->other_w = w->best_w;
         t->other = w->best;
         return 1;
     }
-    if (w->cw.open && w->cw.call == w->calls) { /* taken already (a full queue) */
+    if (w->cw.open && w->cw.call == w->calls) { /* taken already (a send of the call) */
         consider(&w->cw, w->best_pattern, w->best_w, &w->best);
         return 1;
     }
@@ -341,23 +389,22 @@ void ws_settle(struct ws_thread *w, uint64_t site, int record)
         ws_led_reset(&w->led);
     if (w->synced || w->received)
         w->prev_site = 0; /* this call's own time belongs to the interval that ended */
+    ws_pb_tick();
     w->best_w = 0;
     w->synced = w->received = 0;
     w->cut = 0;
     w->calls++;
 }
 
+static struct ws_take *next_take(struct ws_thread *w);
+
 void ws_takes_release(struct ws_thread *w, struct ws_posted *rel)
 {
-    if (!w || !rel) {
-        ws_recvq_free(rel);
-        return;
-    }
-    ws_takes_run(w, 1, NULL); /* the queued ones are earlier */
-    for (struct ws_posted *p = rel; p; p = p->next) {
-        close_call(w); /* a call of its own: its call number may be another thread's */
-        take(w, &p->take);
-        close_call(w);
+    for (struct ws_posted *p = w ? rel : NULL; p; p = p->next) { /* after the queued ones */
+        struct ws_take *t = next_take(w);
+        *t = p->take;
+        t->alone = 1;
+        w->ntakes++;
     }
     ws_recvq_free(rel);
 }
@@ -368,12 +415,36 @@ void ws_unpost(struct ws_thread *w, struct ws_posted *p)
         ws_takes_release(w, ws_recvq_drop(p));
 }
 
-/* The next free slot of the queue. */
+/* Twice the room for queued receives, in order from 0 (-1: at its largest, or no memory). */
+static int grow_takes(struct ws_thread *w)
+{
+    int cap = w->take_cap * 2;
+    struct ws_take *t = cap <= WS_TAKES_MAX ? malloc((size_t)cap * sizeof *t) : NULL;
+    if (!t)
+        return -1;
+    for (int i = 0; i < w->ntakes; i++)
+        t[i] = *take_at(w, i);
+    free(w->takes);
+    w->takes = t;
+    w->take_cap = cap;
+    w->take_head = 0;
+    return 0;
+}
+
+/* The next free slot of the queue. Full at its largest (receives waiting that long for their
+ * senders' batches): the oldest receive is not judged, its record dropped when it comes. */
 static struct ws_take *next_take(struct ws_thread *w)
 {
-    if (w->ntakes == WS_TAKES)
-        ws_takes_run(w, 1, NULL);
-    return &w->takes[w->ntakes];
+    if (w->ntakes == w->take_cap && grow_takes(w) < 0) {
+        struct ws_take *t = take_at(w, 0);
+        ws_ps_skip(t->gen, t->source, t->tag);
+        atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_RECEIVES], 1, memory_order_relaxed);
+        tardy_warn_once(&warned.queue_full, "more than %d receives waited for their senders' "
+                        "timestamps; the oldest are not judged", WS_TAKES_MAX);
+        w->take_head = (w->take_head + 1) & (w->take_cap - 1);
+        w->ntakes--;
+    }
+    return take_at(w, w->ntakes);
 }
 
 /* Queue t, filled in at next_take(w), unless the posting order holds it back; the held ones
@@ -403,7 +474,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     }
     w->received = 1;
     struct ws_take *t = next_take(w);
-    t->blind = 0;
+    t->blind = t->alone = 0;
     t->comm = comm;
     t->gen = gen;
     t->source = st->MPI_SOURCE;
@@ -515,8 +586,7 @@ void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
         struct ws_rq rq = ref.rq;
         if (rq.kind == WS_RQ_PSEND) {
             struct ws_comm *sc = ws_comm_find(rq.comm);
-            rq.ack = sc ? post(w, sc, rq.comm, rq.dest, rq.tag, ws_corr(c->t_enter), rq.fn)
-                        : NULL;
+            rq.ack = sc ? post(w, sc, rq.comm, rq.dest, rq.tag, c->t_enter, rq.fn) : NULL;
             if (rq.ack) /* a synchronous one: its answer waits for the completing call */
                 ws_rq_set(&ref, &rq);
         } else if (rq.kind == WS_RQ_PRECV) {
@@ -528,33 +598,23 @@ void ws_start(struct ev_call *c, int n, const MPI_Request reqs[])
     }
 }
 
-/* Before MPI_Cancel of a nonblocking send of this thread whose piggyback is still in the
- * ring: should the cancel succeed, the piggyback must go too (ws_send_cancelled). */
+/* Before MPI_Cancel of a nonblocking send whose record still waits in its batch: should the
+ * cancel succeed, the record must go too (ws_send_cancelled). */
 void ws_cancel(struct ev_call *c, MPI_Request req)
 {
     (void)c;
-    struct ws_thread *w = ws_on ? ws_self : NULL;
     struct ws_rq_ref ref;
-    if (!w || req == MPI_REQUEST_NULL || ws_rq_find(req, &ref) == 0)
+    if (!ws_on || req == MPI_REQUEST_NULL || ws_rq_find(req, &ref) == 0)
         return;
-    unsigned pb = ws_ring_find(w, req);
-    if (pb) {
-        struct ws_rq rq = {.kind = WS_RQ_CSEND, .pb = pb, .pbw = w};
+    if (ws_pb_waiting(req)) {
+        struct ws_rq rq = {.kind = WS_RQ_CSEND, .user = req, .pb = 1};
         ws_rq_add(req, &rq);
     }
 }
 
-void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq)
+void ws_send_cancelled(const struct ws_rq *rq)
 {
-    int cancelled = 0;
-    MPI_Request *pr = rq->pbw == w ? ws_ring_req(w, rq->pb) : NULL;
-    if (pr && *pr != MPI_REQUEST_NULL) {
-        MPI_Status st;
-        own_Cancel(pr);
-        own_Wait(pr, &st);
-        own_Test_cancelled(&st, &cancelled);
-    }
-    if (!cancelled) {
+    if (!rq->pb || !ws_pb_withdraw(rq->user)) {
         tardy_warn_once(&warned.cancelled, "a send was cancelled after its timestamp left; "
                         "waits between these two ranks may be misattributed");
     }

@@ -14,7 +14,6 @@
 struct ws_ring {
     struct ws_wire wire[WS_RING];
     MPI_Request req[WS_RING];
-    MPI_Request user[WS_RING];   /* the user's nonblocking send each piggyback is for */
     struct ws_ring *next;        /* the retired ones, newest first */
 };
 
@@ -24,7 +23,7 @@ struct ws_ring *ws_ring_new(void)
     if (!r)
         return NULL;
     for (int i = 0; i < WS_RING; i++)
-        r->req[i] = r->user[i] = MPI_REQUEST_NULL;
+        r->req[i] = MPI_REQUEST_NULL;
     r->next = NULL;
     return r;
 }
@@ -76,34 +75,8 @@ struct ws_wire *ws_ring_slot(struct ws_thread *w, MPI_Request **req)
     unsigned pos = w->ring_pos++, i = pos % WS_RING;
     if (!i && pos)
         turn(w, pos);
-    w->ring->user[i] = MPI_REQUEST_NULL;
     *req = &w->ring->req[i];
     return &w->ring->wire[i];
-}
-
-/* Is position pos in the current turn of the ring? (Unsigned: positions wrap around.) */
-static int current(const struct ws_thread *w, unsigned pos)
-{
-    return pos - w->ring_base < w->ring_pos - w->ring_base;
-}
-
-void ws_ring_user(struct ws_thread *w, unsigned pb, MPI_Request user)
-{
-    if (pb && current(w, pb - 1))
-        w->ring->user[(pb - 1) % WS_RING] = user;
-}
-
-unsigned ws_ring_find(const struct ws_thread *w, MPI_Request user)
-{
-    for (unsigned pos = w->ring_pos; pos-- != w->ring_base;) /* newest first */
-        if (w->ring->user[pos % WS_RING] == user)
-            return pos + 1;
-    return 0;
-}
-
-MPI_Request *ws_ring_req(struct ws_thread *w, unsigned pb)
-{
-    return pb && current(w, pb - 1) ? &w->ring->req[(pb - 1) % WS_RING] : NULL;
 }
 
 void ws_ring_wait(struct ws_thread *w)

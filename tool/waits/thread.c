@@ -40,7 +40,9 @@ static void ws_cost_init(void *row)
 struct ws_thread *ws_me_make(void)
 {
     struct ws_thread *w = calloc(1, sizeof *w);
-    if (w && !(w->ring = ws_ring_new())) {
+    if (w && (!(w->ring = ws_ring_new()) ||
+              !(w->takes = malloc(WS_TAKES * sizeof *w->takes)))) {
+        free(w->ring);
         free(w);
         w = NULL;
     }
@@ -52,6 +54,7 @@ struct ws_thread *ws_me_make(void)
     tab_init(&w->rows, sizeof(struct ws_row), ws_row_init);
     tab_init(&w->costs, sizeof(struct ws_cost), ws_cost_init);
     w->held_max = -HUGE_VAL;
+    w->take_cap = WS_TAKES;
     ws_led_reset(&w->led);
     pthread_mutex_lock(&threads.lock);
     w->next = threads.list;

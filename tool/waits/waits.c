@@ -57,10 +57,13 @@ void ws_comm_free(MPI_Comm comm)
     struct ws_comm *sc = ws_on ? ws_comm_find(comm) : NULL;
     if (!sc)
         return;
-    if (ws_self && ws_self->ntakes) /* its piggybacks come before its shadow goes */
-        ws_takes_run(ws_self, 1, NULL);
+    /* This rank's batches on it leave, then its receives on it take their records: MPI_Comm_free
+     * is collective, every rank sends its batches at its own before it waits. */
+    ws_pb_flush(sc->gen);
+    if (ws_self && ws_self->ntakes)
+        ws_takes_free(ws_self, sc->gen);
     ws_batch_close(sc);
-    ws_comm_remove(comm);
+    ws_comm_remove(comm, ws_takes_on(ws_self, sc->gen));
 }
 
 /* ---- start and finish ------------------------------------------------------------------ */
@@ -78,7 +81,7 @@ static void test_shift(void)
         ws_clock_test(s, rate);
 }
 
-void ws_init(MPI_Comm tool_comm)
+void ws_init(MPI_Comm tool_comm, int multiple)
 {
     int want = cfg.enable && cfg.waits;
     if (want)
@@ -89,12 +92,13 @@ void ws_init(MPI_Comm tool_comm)
     struct ws_comm_new world;
     if (want)
         ws_comm_begin(MPI_COMM_WORLD, &world);
-    if (!ws_clock_start(tool_comm, want && world.ok[0] && world.ok[2])) {
+    if (!ws_clock_start(tool_comm, want && world.ok[0] && world.ok[2], &multiple)) {
         if (want)
             ws_comm_drop(&world);
         return;
     }
     ws_hotspot_permille = cfg.waits_hotspot * 10;
+    ws_multiple = multiple;
     ws_sample = cfg.waits_sample;
     ws_keys_init();
     ws_wire_init();
@@ -117,7 +121,7 @@ int ws_rows(struct rowset *rs, int rank)
 static void take_all(struct ws_thread *w, void *arg)
 {
     (void)arg;
-    ws_takes_run(w, 1, NULL);
+    ws_takes_run(w, 2, NULL);
 }
 
 static void drain(struct ws_thread *w, void *arg)
@@ -139,8 +143,9 @@ void ws_finish(MPI_Comm tool_comm)
     if (!ws_on)
         return;
     quiet_busy = 1; /* tardy's own calls below reach its QMPI entry points: no hooks there */
-    ws_for_each_thread(take_all, NULL); /* before the batches take their shadows */
+    ws_pb_flush(0); /* every rank's batches leave before any rank waits for one */
     ws_takes_release(ws_me(), ws_recvq_flush()); /* held for receives never completed */
+    ws_for_each_thread(take_all, NULL); /* before the batches take their shadows */
     ws_comm_each(ws_batch_close);
     ws_rma_fini();
     ws_batch_drain(ws_me(), 1);
@@ -151,6 +156,8 @@ void ws_finish(MPI_Comm tool_comm)
     ws_on = 0;
     quiet_busy = 0;
     ws_comm_fini();
+    ws_pb_fini();
+    ws_ps_fini();
     ws_wire_fini();
     ws_recvq_fini();
 }

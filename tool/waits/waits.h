@@ -98,7 +98,7 @@ void ws_win_waited(struct ev_call *c, MPI_Win win, int rc);   /* Win_wait, Win_t
 
 /* Runtime: after MPI_Init (collective over MPI_COMM_WORLD), at finalize before the
  * reduction (collective), and the rows of this rank. */
-void ws_init(MPI_Comm tool_comm);
+void ws_init(MPI_Comm tool_comm, int multiple);   /* multiple: MPI_THREAD_MULTIPLE */
 void ws_finish(MPI_Comm tool_comm);
 struct rowset;
 int ws_rows(struct rowset *rs, int rank);   /* 0, or -1 when memory ran out */

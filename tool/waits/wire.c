@@ -77,6 +77,12 @@ int ws_wire_pack(const struct ws_led *led, int peer, double e, int sync, struct 
     return (int)(sizeof p->eh + (size_t)n * sizeof *p->reg);
 }
 
+size_t ws_wire_bytes(int64_t eh)
+{
+    int n = (int)(eh & NREG_MASK);
+    return n > WS_K ? sizeof(struct ws_wire) + 1 : sizeof eh + (size_t)n * sizeof(struct ws_reg);
+}
+
 int ws_wire_unpack(const struct ws_wire *p, int rank, struct ws_msg *m)
 {
     int n = (int)(p->eh & NREG_MASK);

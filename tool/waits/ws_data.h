@@ -114,7 +114,8 @@ struct ws_comm {
 };
 
 /* ---- objects past the bounded tables, whose waits are not measured (req.c) ---- */
-enum ws_unmeasured_kind { WS_UM_COMMS, WS_UM_WINDOWS, WS_UM_REQUESTS, WS_UM_KINDS };
+enum ws_unmeasured_kind { WS_UM_COMMS, WS_UM_WINDOWS, WS_UM_REQUESTS, WS_UM_RECEIVES,
+                          WS_UM_KINDS };
 extern atomic_uint ws_unmeasured[WS_UM_KINDS];   /* counted, reported in the profile */
 
 /* ---- request table (req.c) ---- */
@@ -131,8 +132,8 @@ struct ws_rq {
     struct ws_posted *posted;   /* receives: their place in the posting order (recvq.c) */
     struct ws_icoll *ic;
     struct ws_ack *ack;     /* synchronous sends (Issend, started Ssend_init): the answer */
-    unsigned pb;            /* nonblocking sends that may be cancelled: ring position of */
-    struct ws_thread *pbw;  /* ... their piggyback + 1 (0: unknown), in this thread's ring */
+    MPI_Request user;       /* nonblocking sends that may be cancelled: the user's request, */
+    int pb;                 /* ... and 1 when their record joined a batch (pbatch.c) */
 };
 /* Copy of a table entry for one request of a completion call (Wait, Test, ...). */
 struct ws_rq_ref {
@@ -264,9 +265,10 @@ double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
 void ws_clock_test(double shift, double rate);
 void ws_clock_period(double seconds);   /* periodic resynchronisation (0: none) */
 /* Collective over comm at init: do all ranks want wait states (want: this rank's wish)? If so
- * (returns 1; else 0, and nothing else is done), align the clocks and set ws_base. One
+ * (returns 1; else 0, and nothing else is done), align the clocks and set ws_base; *multiple
+ * (this rank's MPI_THREAD_MULTIPLE) becomes whether any rank's is. One
  * reduction when every rank reads one clock (one host): nothing to measure. */
-int ws_clock_start(MPI_Comm comm, int want);
+int ws_clock_start(MPI_Comm comm, int want, int *multiple);
 /* Collective over the ranks of ws_clock_start at finalize: measure the offsets once more. */
 void ws_clock_end(void);
 void ws_clock_comm(struct ws_comm *sc);   /* a new shadow: its resynchronisation schedule */
@@ -279,17 +281,49 @@ extern int ws_resync;
  * over (collective over sc). Returns 1 when it looked. */
 int ws_clock_look(struct ws_comm *sc);
 
+/* Bytes of the piggyback whose first word is eh (more than a struct ws_wire: not one). */
+size_t ws_wire_bytes(int64_t eh);
+
+/* ---- point-to-point piggybacks in batches per destination (pbatch.c, pstream.c) ---- */
+#define WS_PB_RECS 8                                     /* records a batch holds */
+#define WS_PB_BYTES (WS_PB_RECS * (8 + (int)sizeof(struct ws_wire)))
+#define WS_PB_TAG 1                                      /* batches' tag on the shadow */
+/* Some rank runs threads at MPI_THREAD_MULTIPLE (agreed at MPI_Init): every record leaves at
+ * once and receives wait for theirs, as each thread takes its receives' records at its next
+ * call, and the threads of a rank may end before any batch would be full; the tables of
+ * batches and records are locked. */
+extern int ws_multiple;
+/* The record p (bytes long) of a send with tag to dest on shadow (numbered gen) joins dest's
+ * batch, which leaves when full, at once for a synchronous send; now: the clock. -1: no
+ * memory for a batch (the record was sent alone). */
+int ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_wire *p,
+              int bytes, int sync, double now);
+/* The calling thread's last record is for the user's nonblocking send user. */
+void ws_pb_user(MPI_Request user);
+/* 1 when the record of user's send still waits in a batch; withdraw: remove it (its send
+ * was cancelled), 1 when it was still there. */
+int ws_pb_waiting(MPI_Request user);
+int ws_pb_withdraw(MPI_Request user);
+void ws_pb_tick(void);                 /* send every batch once the oldest record is old */
+void ws_pb_flush(unsigned gen);        /* send the batches on shadow gen (0: all) */
+/* At finalize, once every rank took the records it waits for: the batches in flight
+ * completed (those no receive asked for cancelled), the tables freed. */
+void ws_pb_fini(void);
+/* The record of the next message with tag from source (a rank of the shadow's communicator)
+ * on shadow gen into out: 1, or 0 when its batch is not in yet (block: waits for it, only
+ * once every rank flushed its batches). */
+int ws_ps_take(unsigned gen, MPI_Comm shadow, int source, int tag, struct ws_wire *out,
+               int block);
+/* The record of that message is not wanted (its receive was freed): dropped when it comes. */
+void ws_ps_skip(unsigned gen, int source, int tag);
+void ws_ps_forget(unsigned gen);       /* shadow gen is gone: its records too */
+void ws_ps_fini(void);
+
 /* ---- the ring of protocol sends (ring.c) ---- */
 struct ws_thread;
 struct ws_ring *ws_ring_new(void);   /* NULL: out of memory */
 /* The next slot of w's ring: its buffer and request (never waits for a receiver). */
 struct ws_wire *ws_ring_slot(struct ws_thread *w, MPI_Request **req);
-/* Piggyback pb (ring position + 1) is for the user's nonblocking send user. */
-void ws_ring_user(struct ws_thread *w, unsigned pb, MPI_Request user);
-/* The piggyback (position + 1) of the user's send user in the current ring (0: none), and
- * the request of piggyback pb while it is there (NULL: retired or reused). */
-unsigned ws_ring_find(const struct ws_thread *w, MPI_Request user);
-MPI_Request *ws_ring_req(struct ws_thread *w, unsigned pb);
 void ws_ring_wait(struct ws_thread *w);   /* complete every protocol send in flight */
 
 /* ---- per-thread state (thread.c; its parts are used by the layers above) ---- */
@@ -368,14 +402,17 @@ struct ws_held {
 
 /* A completed receive whose piggyback is still to be taken (p2p.c). A thread takes them
  * in order after its next send, or at the end of its next receive, completion or collective
- * call: off the path of the messages. Bounded: a full queue is taken at once. */
+ * call: off the path of the messages, once its sender's batch is in. Bounded: beyond
+ * WS_TAKES_MAX the oldest is not judged. */
 #define WS_TAKES 16
+#define WS_TAKES_MAX 1024
 struct ws_take {
     MPI_Comm comm;
     unsigned gen;               /* of comm's shadow: gone when it changed */
     int source, tag;
     int world;                  /* source's world rank (not for blind ones) */
     int blind;                  /* a receive freed while active: its piggyback is discarded */
+    int alone;                  /* held back by the posting order: a call of its own */
     unsigned call;              /* the completing call (its number, ws_thread.calls) */
     uint64_t site;              /* the completing call, 0: do not record */
     double e_post, e, l;        /* corrected: when the receive was posted, the call's E and L */
@@ -437,7 +474,7 @@ struct ws_thread {
     struct table rows, costs;
     struct ws_ring *ring, *retired;   /* protocol sends (ring.c): this turn's, older in flight */
     unsigned ring_pos, ring_base;     /* positions: the next, the current ring's first */
-    unsigned pb_pos;            /* ring position + 1 of the last send's piggyback */
+    int pb_pos;                 /* 1: the running send's record joined a batch */
     struct ws_rq_ref *snap;
     int snap_n, snap_cap;
     MPI_Status *sts;
@@ -460,8 +497,10 @@ struct ws_thread {
     struct ws_held held[WS_HELD];
     unsigned held_next;
     double held_max;            /* the latest send a held wait was for (-inf: none held) */
-    struct ws_take takes[WS_TAKES];
-    int ntakes;
+    struct ws_take *takes;      /* receives to take: a ring of take_cap (a power of two), */
+    int take_head, ntakes, take_cap;   /* ... the oldest at take_head */
+    int take_probe;             /* queued receives before asking for missing records again */
+    unsigned free_gen;          /* the shadow whose records are waited for (being freed) */
     unsigned calls;             /* calls settled so far */
     struct ws_callwait cw;
     struct ws_thread *next;

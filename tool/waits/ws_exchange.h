@@ -38,14 +38,16 @@ struct ws_comm_new {
 void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n);
 void ws_comm_start(MPI_Comm from, struct ws_comm_new *n, const int all[3]);
 void ws_comm_drop(struct ws_comm_new *n);
-/* comm is freed: after ws_comm_find(comm) (its copies made), give its slot back. */
-void ws_comm_remove(MPI_Comm comm);
+/* comm is freed: after ws_comm_find(comm) (its copies made), give its slot back; its shadows
+ * are kept while receives on them are posted, or pending (they still wait for records). */
+void ws_comm_remove(MPI_Comm comm, int pending);
 /* The shadow and answer communicators of shadow number gen of comm: the live ones, or those
  * kept after comm was freed with receives pending. Returns 0 (live), 1 (kept: comm is no
  * longer a valid handle) or -1 (gone). */
 int ws_comm_pair(MPI_Comm comm, unsigned gen, MPI_Comm *shadow, MPI_Comm *ack);
-/* A piggyback of shadow number gen was taken: kept shadows go once no receive needs them. */
-void ws_comm_taken(unsigned gen);
+/* Piggybacks were taken: the kept shadows go that no posted receive and, by used(gen, arg),
+ * no queued one needs any more. */
+void ws_comm_unkeep(int (*used)(unsigned gen, void *arg), void *arg);
 void ws_comm_fini(void);
 /* every live one, their copies made (at finalize: collective) */
 void ws_comm_each(void (*fn)(struct ws_comm *sc));

@@ -19,12 +19,18 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
 void ws_takes_release(struct ws_thread *w, struct ws_posted *rel);
 /* Receive p (NULL: none) will take no piggyback: give up its place, take what that frees. */
 void ws_unpost(struct ws_thread *w, struct ws_posted *p);
-/* A nonblocking send was cancelled: withdraw its piggyback (rq->pb, rq->pbw), or warn once
- * when it is gone or in another thread's ring. (p2p.c) */
-void ws_send_cancelled(struct ws_thread *w, const struct ws_rq *rq);
-/* Take the queued piggybacks (answering synchronous sends, recording Late Sender waits): all,
- * or those of calls before the current one; c (may be NULL): the current call, whose leave
- * time then includes the taking. */
+/* A nonblocking send was cancelled: withdraw its record from its batch (rq->user), or warn
+ * once when it has left. (p2p.c) */
+void ws_send_cancelled(const struct ws_rq *rq);
+/* Shadow gen goes (its communicator is freed, every rank's batches on it sent): take the
+ * queue in order, waiting for records on gen, up to the first missing one of another. */
+void ws_takes_free(struct ws_thread *w, unsigned gen);
+/* Is a receive on shadow gen queued in w (NULL: no)? */
+int ws_takes_on(struct ws_thread *w, unsigned gen);
+/* Take the queued piggybacks (answering synchronous sends, recording Late Sender waits) in
+ * order up to the first whose sender's batch is not in: all (1), or those of calls before the
+ * current one (0), or all waiting for the batches (2, at finalize once every rank sent its
+ * batches); c (may be NULL): the current call, whose leave time then includes the taking. */
 void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c);
 /* At the end of a call with group g: its queued piggybacks are a part of g. */
 void ws_takes_group(struct ws_thread *w, struct ws_group *g);
