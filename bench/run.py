@@ -214,7 +214,7 @@ def layout_rows(layouts=16, repeats=5):
               "PASS" if worst <= 1.5 * med else "MISS", statistics.median(over), max(over)))
 
 
-def halo3d_rows(pairs=3, ranks=8, side=16, steps=100):
+def halo3d_rows(pairs=5, ranks=8, side=16, steps=100):
     """The communication of a LULESH-class code (issue 15): examples/halo3d, 26 neighbours
     with small messages and one MPI_Allreduce per step, at 8 ranks, without tardy, with tardy
     and with wait states on, in alternating rounds; wall time of the whole run (MPI_Init to
