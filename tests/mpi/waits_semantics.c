@@ -284,6 +284,30 @@ static void pcontrol_one_side(void)
     note("pcontrol %d\n", w);
 }
 
+/* A communicator freed by rank 0 before it sends on another, and by rank 1 only after it
+ * received that: MPI_Comm_free need not synchronise. Rank 0 has a receive on the freed one
+ * whose timestamp is still in rank 1's batch, which leaves at rank 1's free. */
+static void free_order(void)
+{
+    MPI_Comm c;
+    int v = rank + 1, w = -1;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, c); /* its collectives' batch too */
+    if (rank == 1)
+        MPI_Send(&v, 1, MPI_INT, 0, 72, c);
+    else if (rank == 0 && size > 1)
+        MPI_Recv(&w, 1, MPI_INT, 1, 72, c, MPI_STATUS_IGNORE);
+    if (rank == 1) {
+        MPI_Recv(&w, 1, MPI_INT, 0, 73, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_free(&c);
+    } else {
+        MPI_Comm_free(&c);
+        if (rank == 0 && size > 1)
+            MPI_Send(&v, 1, MPI_INT, 1, 73, MPI_COMM_WORLD);
+    }
+    note("free order %d\n", w);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -301,6 +325,7 @@ int main(int argc, char **argv)
     cancel_ssend_free();
     sync_sends();
     pcontrol_one_side();
+    free_order();
     char *all = rank == 0 ? malloc((size_t)size * REC) : NULL;
     MPI_Gather(rec, REC, MPI_CHAR, all, REC, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0) {

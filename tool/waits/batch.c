@@ -68,7 +68,8 @@ struct ws_batch {
     struct entry held[WS_BATCH];
     int held_late[WS_BATCH];
     MPI_Request req;     /* the exchange in flight, or at closing the closing one */
-    MPI_Comm shadow;     /* freed once the exchange is done (Open MPI 4.1 crashes otherwise) */
+    MPI_Comm shadow;     /* freed once the exchange is done (Open MPI 4.1 crashes otherwise),
+                          * unless its communicator or receives still use it (comm.c) */
     struct ws_batch *next;
 };
 
@@ -314,8 +315,8 @@ void ws_batch_close(struct ws_comm *sc)
     }
     own_Iallreduce(MPI_IN_PLACE, b->x.rec, b->n + b->nheld, ws_msg_dtype(), ws_later(),
                    sc->shadow, &b->req);
-    b->shadow = sc->shadow;
-    sc->shadow = MPI_COMM_NULL;
+    b->shadow = sc->shadow; /* shared with receives' timestamps still to come (comm.c) */
+    sc->lent = 1;
     pthread_mutex_lock(&closing.lock);
     b->next = closing.list;
     closing.list = b;
@@ -344,7 +345,8 @@ void ws_batch_drain(struct ws_thread *w, int block)
             record_late(w, &b->ent[i], &b->x.rec[i]);
         for (int j = 0; j < b->nheld; j++)
             record_late(w, &b->held[j], &b->x.rec[b->n + j]);
-        own_Comm_free(&b->shadow);
+        if (!ws_comm_unlend(b->shadow))
+            own_Comm_free(&b->shadow);
         free(b);
     }
     pthread_mutex_unlock(&closing.lock);

@@ -64,6 +64,7 @@ static struct {
     struct kept {
         unsigned gen;       /* 0: free */
         MPI_Comm shadow, ack;
+        int lent;           /* the shadow is a closing exchange's too, which frees it last */
     } kept[KEPT_MAX];
     atomic_int nkept;
 } shadows = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -363,15 +364,16 @@ static void release(struct ws_comm *s, int keep)
         if (!shadows.kept[i].gen)
             k = &shadows.kept[i];
     if (k && s->shadow != MPI_COMM_NULL) {
-        *k = (struct kept){.gen = s->gen, .shadow = s->shadow, .ack = s->ack};
+        *k = (struct kept){.gen = s->gen, .shadow = s->shadow, .ack = s->ack, .lent = s->lent};
         atomic_fetch_add(&shadows.nkept, 1);
     } else {
-        if (s->shadow != MPI_COMM_NULL)
+        if (s->shadow != MPI_COMM_NULL && !s->lent)
             own_Comm_free(&s->shadow);
         own_Comm_free(&s->ack);
         ws_ps_forget(s->gen);
     }
     s->shadow = s->ack = MPI_COMM_NULL;
+    s->lent = 0;
     free(s->nbuf);
     free(s->batch);
     s->batch = NULL;
@@ -422,12 +424,40 @@ void ws_comm_unkeep(int (*used)(unsigned gen, void *arg), void *arg)
         if (k->gen && !ws_recvq_uses(k->gen) && !used(k->gen, arg)) {
             ws_ps_forget(k->gen);
             pr_forget(k->shadow); /* its ranks were translated by the handle (p2p.c) */
-            own_Comm_free(&k->shadow);
+            if (!k->lent)
+                own_Comm_free(&k->shadow);
             own_Comm_free(&k->ack);
             k->gen = 0;
             atomic_fetch_sub(&shadows.nkept, 1);
         }
     }
+    pthread_mutex_unlock(&shadows.lock);
+}
+
+int ws_comm_unlend(MPI_Comm shadow)
+{
+    int kept = 0;
+    pthread_mutex_lock(&shadows.lock);
+    for (int i = 0; i < KEPT_MAX && !kept; i++)
+        if (shadows.kept[i].gen && shadows.kept[i].lent && shadows.kept[i].shadow == shadow)
+            kept = 1, shadows.kept[i].lent = 0;
+    for (int i = 0; i < COMM_SLOTS && !kept; i++) /* still live (closed at finalize) */
+        if (atomic_load(&shadows.comm[i].key) > 1 && shadows.comm[i].lent &&
+            shadows.comm[i].shadow == shadow)
+            kept = 1, shadows.comm[i].lent = 0;
+    pthread_mutex_unlock(&shadows.lock);
+    return kept;
+}
+
+void ws_comm_drop_batches(void)
+{
+    pthread_mutex_lock(&shadows.lock);
+    for (int i = 0; i < COMM_SLOTS; i++)
+        if (atomic_load(&shadows.comm[i].key) > 1 && shadows.comm[i].shadow != MPI_COMM_NULL)
+            ws_ps_drop(shadows.comm[i].shadow);
+    for (int i = 0; i < KEPT_MAX; i++)
+        if (shadows.kept[i].gen)
+            ws_ps_drop(shadows.kept[i].shadow);
     pthread_mutex_unlock(&shadows.lock);
 }
 

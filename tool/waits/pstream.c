@@ -214,6 +214,21 @@ int ws_ps_take(unsigned gen, MPI_Comm shadow, int source, int tag, struct ws_wir
     return found;
 }
 
+void ws_ps_drop(MPI_Comm shadow)
+{
+    lock();
+    for (;;) {
+        int flag = 0;
+        MPI_Message m;
+        MPI_Status st;
+        if (own_Improbe(MPI_ANY_SOURCE, WS_PB_TAG, shadow, &flag, &m, &st) != MPI_SUCCESS ||
+            !flag)
+            break;
+        own_Mrecv(ps.buf, (int)sizeof ps.buf, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+    }
+    unlock();
+}
+
 void ws_ps_skip(unsigned gen, int source, int tag)
 {
     lock();

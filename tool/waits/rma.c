@@ -122,14 +122,14 @@ void ws_win_new(struct ev_call *c, MPI_Comm comm, MPI_Win win, int rc)
     settle(w, c);
 }
 
-/* Judge the window's epochs, close its fence batch (the batch then owns the shadow), free
+/* Judge the window's epochs, close its fence batch (which then frees the shadow), free
  * what is left (collective over the window) and give the slot back. */
 static void release(struct ws_win *ww)
 {
     ws_pscw_close(ww);
     pr_forget(ww->sc.shadow);
     ws_batch_close(&ww->sc);
-    if (ww->sc.shadow != MPI_COMM_NULL)
+    if (ww->sc.shadow != MPI_COMM_NULL && !ww->sc.lent) /* lent: the closing exchange frees it */
         own_Comm_free(&ww->sc.shadow);
     own_Group_free(&ww->group);
     pthread_mutex_lock(&windows.lock);

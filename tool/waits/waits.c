@@ -57,11 +57,11 @@ void ws_comm_free(MPI_Comm comm)
     struct ws_comm *sc = ws_on ? ws_comm_find(comm) : NULL;
     if (!sc)
         return;
-    /* This rank's batches on it leave, then its receives on it take their records: MPI_Comm_free
-     * is collective, every rank sends its batches at its own before it waits. */
+    /* this rank's batches on it leave; its receives on it whose senders' batches are not in
+     * keep its shadow (MPI_Comm_free need not wait for the other ranks) */
     ws_pb_flush(sc->gen);
     if (ws_self && ws_self->ntakes)
-        ws_takes_free(ws_self, sc->gen);
+        ws_takes_run(ws_self, 1, NULL);
     ws_batch_close(sc);
     ws_comm_remove(comm, ws_takes_on(ws_self, sc->gen));
 }
@@ -153,6 +153,7 @@ void ws_finish(MPI_Comm tool_comm)
     ws_clock_end();
     yw_barrier(tool_comm); /* every rank is past its takes: all answers have been sent */
     ws_for_each_thread(drain_acks, NULL);
+    ws_comm_drop_batches(); /* those of receives never judged (freed ones, a full queue) */
     ws_on = 0;
     quiet_busy = 0;
     ws_comm_fini();

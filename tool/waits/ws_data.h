@@ -104,6 +104,7 @@ struct ws_comm {
     int nbr_in;             /* a topology's in-neighbours of this rank (-1: no topology) */
     struct ws_msg *nbuf;    /* their records in a neighbourhood collective */
     struct ws_batch *batch; /* blocking collectives' exchanges to come (intra-communicators) */
+    int lent;               /* the shadow is also a closing exchange's, which frees it last */
     unsigned gen;           /* this shadow's number (a user handle can be reused) */
     /* clock resynchronisation (clock.c): an intra-communicator of every world rank
      * (`world`) counts its blocking collectives since it last looked (at local time t_look),
@@ -317,6 +318,7 @@ int ws_ps_take(unsigned gen, MPI_Comm shadow, int source, int tag, struct ws_wir
 /* The record of that message is not wanted (its receive was freed): dropped when it comes. */
 void ws_ps_skip(unsigned gen, int source, int tag);
 void ws_ps_forget(unsigned gen);       /* shadow gen is gone: its records too */
+void ws_ps_drop(MPI_Comm shadow);      /* receive and drop the batches that are in */
 void ws_ps_fini(void);
 
 /* ---- the ring of protocol sends (ring.c) ---- */
@@ -500,7 +502,6 @@ struct ws_thread {
     struct ws_take *takes;      /* receives to take: a ring of take_cap (a power of two), */
     int take_head, ntakes, take_cap;   /* ... the oldest at take_head */
     int take_probe;             /* queued receives before asking for missing records again */
-    unsigned free_gen;          /* the shadow whose records are waited for (being freed) */
     unsigned calls;             /* calls settled so far */
     struct ws_callwait cw;
     struct ws_thread *next;

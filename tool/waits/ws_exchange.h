@@ -49,6 +49,12 @@ int ws_comm_pair(MPI_Comm comm, unsigned gen, MPI_Comm *shadow, MPI_Comm *ack);
  * no queued one needs any more. */
 void ws_comm_unkeep(int (*used)(unsigned gen, void *arg), void *arg);
 void ws_comm_fini(void);
+/* A closing exchange on shadow is done: 1 when the shadow is still its communicator's or kept
+ * for receives (then freed with them), 0 when the caller frees it. */
+int ws_comm_unlend(MPI_Comm shadow);
+/* Receive and drop the batches of timestamps still in on every shadow (at finalize, once
+ * every rank has sent its batches and taken what it waits for). */
+void ws_comm_drop_batches(void);
 /* every live one, their copies made (at finalize: collective) */
 void ws_comm_each(void (*fn)(struct ws_comm *sc));
 struct ws_posted;

@@ -22,9 +22,6 @@ void ws_unpost(struct ws_thread *w, struct ws_posted *p);
 /* A nonblocking send was cancelled: withdraw its record from its batch (rq->user), or warn
  * once when it has left. (p2p.c) */
 void ws_send_cancelled(const struct ws_rq *rq);
-/* Shadow gen goes (its communicator is freed, every rank's batches on it sent): take the
- * queue in order, waiting for records on gen, up to the first missing one of another. */
-void ws_takes_free(struct ws_thread *w, unsigned gen);
 /* Is a receive on shadow gen queued in w (NULL: no)? */
 int ws_takes_on(struct ws_thread *w, unsigned gen);
 /* Take the queued piggybacks (answering synchronous sends, recording Late Sender waits) in
