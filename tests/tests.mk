@@ -20,7 +20,7 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
            $(F_BIN)
 
 programs: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so \
-          $(B)/tests/shim/libcount_blocking.so $(B)/tests/shim/libcount_sends.so
+          $(B)/tests/shim/libcount_calls.so
 
 check: programs
 	@$(PYTHON) tests/run.py
@@ -42,13 +42,9 @@ $(B)/tests/mpit/libfake_events.so: tests/mpit/fake_events.c
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
-# Counts the blocking collectives that reach PMPI, preloaded in front of tardy.
-$(B)/tests/shim/libcount_blocking.so: tests/shim/count_blocking.c
-	@mkdir -p $(dir $@)
-	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
-
-# Counts the point-to-point sends that reach PMPI, preloaded in front of tardy.
-$(B)/tests/shim/libcount_sends.so: tests/shim/count_sends.c
+# Counts the blocking collectives and point-to-point sends that reach PMPI, preloaded in
+# front of tardy.
+$(B)/tests/shim/libcount_calls.so: tests/shim/count_calls.c
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 

@@ -239,16 +239,16 @@ def test_silent_launcher():
                    r["host_ranks"], r["host_cpus"]))
 
 
-COUNT_BLOCKING = os.path.abspath(os.path.join(B, "tests", "shim", "libcount_blocking.so"))
+COUNT_CALLS = os.path.abspath(os.path.join(B, "tests", "shim", "libcount_calls.so"))
 
 
 def test_no_blocking_collectives(ranks, waits):
     """tardy's own collectives at MPI_Init and MPI_Finalize are nonblocking (waited for
     yielding the CPU), and so, with wait states, are the copies of MPI_COMM_WORLD: of the
-    blocking ones that reach PMPI (tests/shim/count_blocking.c in front of tardy), each rank
+    blocking ones that reach PMPI (tests/shim/count_calls.c in front of tardy), each rank
     makes only the program's one MPI_Allreduce."""
     @with_run([binary("exits"), "return", "0"], ranks,
-              {"LD_PRELOAD": COUNT_BLOCKING + " " + LIB, "TARDY_WAITS": str(waits)})
+              {"LD_PRELOAD": COUNT_CALLS + " " + LIB, "TARDY_WAITS": str(waits)})
     def _(run):
         expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
         counts = re.findall(r"blocking collectives: rank (\d+): (\d+)", run.err)

@@ -735,18 +735,18 @@ for _n in (2, 4):
     room.case("waits/wrong order -n %d" % _n, lambda n=_n: test_waits_order(n))
 
 
-COUNT_SENDS = os.path.abspath(os.path.join(B, "tests", "shim", "libcount_sends.so"))
+COUNT_CALLS = os.path.abspath(os.path.join(B, "tests", "shim", "libcount_calls.so"))
 
 
 def test_batched_timestamps(ranks):
     """The senders' timestamps travel in batches: with wait states on, the point-to-point sends
-    reaching PMPI (tests/shim/count_sends.c in front of tardy) are the program's own and about
+    reaching PMPI (tests/shim/count_calls.c in front of tardy) are the program's own and about
     one in WS_PB_RECS = 8 more, not one more per send, in a 26-neighbour halo exchange
     (examples/halo3d 6 40); the waits are still found."""
     sends, profile = {}, None
     for waits in (0, 1):
         run = Run([os.path.abspath(os.path.join(B, "examples", "halo3d")), "6", "40"], ranks,
-                  {"LD_PRELOAD": COUNT_SENDS + " " + LIB, "TARDY_WAITS": str(waits)})
+                  {"LD_PRELOAD": COUNT_CALLS + " " + LIB, "TARDY_WAITS": str(waits)})
         try:
             expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-800:]))
             counts = re.findall(r"point-to-point sends: rank (\d+): (\d+)", run.err)

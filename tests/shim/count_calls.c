@@ -1,21 +1,51 @@
-/* Preloaded in front of tardy: counts the blocking collective calls that reach the PMPI layer
- * (the program's through tardy's wrappers, and tardy's own) and prints the count per rank at
- * exit, "blocking collectives: rank N: C". Waiting in a blocking collective busy-polls, which
- * on an oversubscribed node costs tens of milliseconds each; tardy's own start-up and
- * finalize use nonblocking ones. */
+/* Preloaded in front of tardy: counts the blocking collective calls and the point-to-point
+ * sends that reach the PMPI layer (the program's through tardy's wrappers, and tardy's own) and
+ * prints the counts per rank at exit, "blocking collectives: rank N: C" and "point-to-point
+ * sends: rank N: C". Waiting in a blocking collective busy-polls, which on an oversubscribed
+ * node costs tens of milliseconds each; tardy's own start-up and finalize use nonblocking
+ * ones. With wait states on, tardy's own sends are the batches of its timestamps: about one
+ * for every WS_PB_RECS sends of the program. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 
-static long count;
+static long count, sends;
 static int rank = -1;
 
-#define NEXT(name)                                                                           \
+#define NEXT_COUNTING(name, counter)                                                         \
     static __typeof__(&name) next;                                                           \
     if (!next)                                                                               \
         next = (__typeof__(&name))dlsym(RTLD_NEXT, #name);                                   \
-    count++
+    counter++
+#define NEXT(name) NEXT_COUNTING(name, count)
+#define NEXT_SEND(name) NEXT_COUNTING(name, sends)
+
+int PMPI_Send(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c)
+{
+    NEXT_SEND(PMPI_Send);
+    return next(b, n, t, dest, tag, c);
+}
+
+int PMPI_Ssend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c)
+{
+    NEXT_SEND(PMPI_Ssend);
+    return next(b, n, t, dest, tag, c);
+}
+
+int PMPI_Isend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+               MPI_Request *r)
+{
+    NEXT_SEND(PMPI_Isend);
+    return next(b, n, t, dest, tag, c, r);
+}
+
+int PMPI_Issend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+                MPI_Request *r)
+{
+    NEXT_SEND(PMPI_Issend);
+    return next(b, n, t, dest, tag, c, r);
+}
 
 int PMPI_Barrier(MPI_Comm c)
 {
@@ -92,5 +122,6 @@ int PMPI_Init(int *argc, char ***argv)
 __attribute__((destructor)) static void report(void)
 {
     if (rank >= 0)
-        fprintf(stderr, "blocking collectives: rank %d: %ld\n", rank, count);
+        fprintf(stderr, "blocking collectives: rank %d: %ld\n"
+                        "point-to-point sends: rank %d: %ld\n", rank, count, rank, sends);
 }
