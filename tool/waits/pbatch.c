@@ -56,19 +56,6 @@ static struct {
 
 int ws_multiple;
 
-/* Threads call MPI at the same time only at MPI_THREAD_MULTIPLE: only then the lock. */
-static void lock(void)
-{
-    if (ws_multiple)
-        pthread_mutex_lock(&pb.lock);
-}
-
-static void unlock(void)
-{
-    if (ws_multiple)
-        pthread_mutex_unlock(&pb.lock);
-}
-
 /* The last record this thread added (ws_pb_user names its request). */
 static _Thread_local struct {
     struct batch *at;
@@ -168,7 +155,7 @@ static struct batch *slot_of(unsigned gen, int dest, MPI_Comm shadow)
 int ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_wire *p,
               int bytes, int sync, double now)
 {
-    lock();
+    ws_mt_lock(&pb.lock);
     struct batch *s = slot_of(gen, dest, shadow);
     if (s->nrec == WS_PB_RECS || s->nbytes + 8 + bytes > WS_PB_BYTES)
         flush(s, 0); /* full: sent when the next record comes, so that the last can still be
@@ -179,7 +166,7 @@ int ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_
         memcpy(one + 1, p, (size_t)bytes);
         own_Send(one, 8 + bytes, MPI_BYTE, dest, WS_PB_TAG, shadow);
         last.at = NULL;
-        unlock();
+        ws_mt_unlock(&pb.lock);
         return -1;
     }
     if (!s->nrec && !pb.open++)
@@ -197,7 +184,7 @@ int ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_
     s->nbytes += 8 + (bytes + 7) / 8 * 8;
     if (sync || ws_multiple)
         flush(s, 0);
-    unlock();
+    ws_mt_unlock(&pb.lock);
     return 0;
 }
 
@@ -205,10 +192,10 @@ void ws_pb_user(MPI_Request user)
 {
     if (!last.at)
         return;
-    lock();
+    ws_mt_lock(&pb.lock);
     if (last.at->epoch == last.epoch && last.rec < last.at->nrec)
         last.at->user[last.rec] = user;
-    unlock();
+    ws_mt_unlock(&pb.lock);
     last.at = NULL;
 }
 
@@ -231,16 +218,16 @@ static struct batch *find_user(MPI_Request user, int *rec)
 int ws_pb_waiting(MPI_Request user)
 {
     int rec;
-    lock();
+    ws_mt_lock(&pb.lock);
     int found = find_user(user, &rec) != NULL;
-    unlock();
+    ws_mt_unlock(&pb.lock);
     return found;
 }
 
 int ws_pb_withdraw(MPI_Request user)
 {
     int rec;
-    lock();
+    ws_mt_lock(&pb.lock);
     struct batch *s = find_user(user, &rec);
     if (s) { /* the later records move up over it */
         int from = s->off[rec], len = (rec + 1 < s->nrec ? s->off[rec + 1] : s->nbytes) - from;
@@ -256,7 +243,7 @@ int ws_pb_withdraw(MPI_Request user)
             pb.open--;
         s->epoch++; /* record numbers changed: a later ws_pb_user finds nothing */
     }
-    unlock();
+    ws_mt_unlock(&pb.lock);
     return s != NULL;
 }
 
@@ -267,17 +254,17 @@ void ws_pb_tick(void)
     double now = clk_now();
     if (now - atomic_load_explicit(&pb.oldest, memory_order_relaxed) < PB_AGE)
         return;
-    lock();
+    ws_mt_lock(&pb.lock);
     for (int i = 0; i < PB_SLOTS && pb.open; i++)
         if (pb.slot[i].gen && pb.slot[i].nrec)
             flush(&pb.slot[i], 0);
     pb.oldest = now;
-    unlock();
+    ws_mt_unlock(&pb.lock);
 }
 
 void ws_pb_flush(unsigned gen)
 {
-    lock();
+    ws_mt_lock(&pb.lock);
     for (int i = 0; i < PB_SLOTS; i++) {
         struct batch *s = &pb.slot[i];
         if (s->gen && (!gen || s->gen == gen)) {
@@ -286,12 +273,12 @@ void ws_pb_flush(unsigned gen)
             s->gen = 0;
         }
     }
-    unlock();
+    ws_mt_unlock(&pb.lock);
 }
 
 void ws_pb_fini(void)
 {
-    lock();
+    ws_mt_lock(&pb.lock);
     reap(1);
     for (int i = 0; i < PB_SLOTS; i++) {
         free(pb.slot[i].b);
@@ -303,5 +290,5 @@ void ws_pb_fini(void)
         free(b);
     }
     pb.nspare = pb.open = 0;
-    unlock();
+    ws_mt_unlock(&pb.lock);
 }

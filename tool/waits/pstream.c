@@ -42,19 +42,6 @@ static struct {
     int64_t buf[WS_PB_BYTES / 8];
 } ps = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Threads call MPI at the same time only at MPI_THREAD_MULTIPLE: only then the lock. */
-static void lock(void)
-{
-    if (ws_multiple)
-        pthread_mutex_lock(&ps.lock);
-}
-
-static void unlock(void)
-{
-    if (ws_multiple)
-        pthread_mutex_unlock(&ps.lock);
-}
-
 static unsigned hash(unsigned gen, int source)
 {
     uint64_t k = ((uint64_t)gen << 32 | (uint32_t)source) * 0x9e3779b97f4a7c15ull;
@@ -202,7 +189,7 @@ static int drain(unsigned gen, MPI_Comm shadow, int source, int block)
 int ws_ps_take(unsigned gen, MPI_Comm shadow, int source, int tag, struct ws_wire *out,
                int block)
 {
-    lock();
+    ws_mt_lock(&ps.lock);
     int found = pick(lookup(gen, source, 0), tag, out);
     if (!found && drain(gen, shadow, MPI_ANY_SOURCE, 0))
         found = pick(lookup(gen, source, 0), tag, out);
@@ -210,13 +197,13 @@ int ws_ps_take(unsigned gen, MPI_Comm shadow, int source, int tag, struct ws_wir
         drain(gen, shadow, source, 1);
         found = pick(lookup(gen, source, 0), tag, out);
     }
-    unlock();
+    ws_mt_unlock(&ps.lock);
     return found;
 }
 
 void ws_ps_drop(MPI_Comm shadow)
 {
-    lock();
+    ws_mt_lock(&ps.lock);
     for (;;) {
         int flag = 0;
         MPI_Message m;
@@ -226,12 +213,12 @@ void ws_ps_drop(MPI_Comm shadow)
             break;
         own_Mrecv(ps.buf, (int)sizeof ps.buf, MPI_BYTE, &m, MPI_STATUS_IGNORE);
     }
-    unlock();
+    ws_mt_unlock(&ps.lock);
 }
 
 void ws_ps_skip(unsigned gen, int source, int tag)
 {
-    lock();
+    ws_mt_lock(&ps.lock);
     struct stream *s = lookup(gen, source, 1);
     if (s && !pick(s, tag, NULL)) {
         int *k = realloc(s->skip, (size_t)(s->nskip + 1) * sizeof *k);
@@ -240,7 +227,7 @@ void ws_ps_skip(unsigned gen, int source, int tag)
             s->skip[s->nskip++] = tag;
         }
     }
-    unlock();
+    ws_mt_unlock(&ps.lock);
 }
 
 static void drop(struct stream *s)
@@ -253,16 +240,16 @@ static void drop(struct stream *s)
 
 void ws_ps_forget(unsigned gen)
 {
-    lock();
+    ws_mt_lock(&ps.lock);
     for (unsigned i = 0; i < ps.cap; i++)
         if (ps.tab[i].gen == gen)
             drop(&ps.tab[i]);
-    unlock();
+    ws_mt_unlock(&ps.lock);
 }
 
 void ws_ps_fini(void)
 {
-    lock();
+    ws_mt_lock(&ps.lock);
     for (unsigned i = 0; i < ps.cap; i++)
         if (ps.tab[i].gen && ps.tab[i].gen != GONE)
             drop(&ps.tab[i]);
@@ -270,5 +257,5 @@ void ws_ps_fini(void)
     ps.tab = NULL;
     ps.last = NULL;
     ps.cap = ps.used = 0;
-    unlock();
+    ws_mt_unlock(&ps.lock);
 }

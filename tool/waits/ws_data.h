@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -294,6 +295,18 @@ size_t ws_wire_bytes(int64_t eh);
  * call, and the threads of a rank may end before any batch would be full; the tables of
  * batches and records are locked. */
 extern int ws_multiple;
+/* Threads call MPI at the same time only at MPI_THREAD_MULTIPLE: only then these lock. */
+static inline void ws_mt_lock(pthread_mutex_t *m)
+{
+    if (ws_multiple)
+        pthread_mutex_lock(m);
+}
+
+static inline void ws_mt_unlock(pthread_mutex_t *m)
+{
+    if (ws_multiple)
+        pthread_mutex_unlock(m);
+}
 /* The record p (bytes long) of a send with tag to dest on shadow (numbered gen) joins dest's
  * batch, which leaves when full, at once for a synchronous send; now: the clock. -1: no
  * memory for a batch (the record was sent alone). */
