@@ -358,8 +358,7 @@ void ws_comm_add(MPI_Comm comm, MPI_Comm dup_of)
  * while receives on them are pending (MPI completes those after MPI_Comm_free). */
 static void release(struct ws_comm *s, int keep)
 {
-    struct kept *k = NULL;
-    ws_pb_flush(s->gen); /* its batches leave before it goes */
+    struct kept *k = NULL; /* its batches left before (ws_comm_free, ws_finish) */
     for (int i = 0; i < KEPT_MAX && !k && keep; i++)
         if (!shadows.kept[i].gen)
             k = &shadows.kept[i];

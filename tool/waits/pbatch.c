@@ -152,8 +152,18 @@ static struct batch *slot_of(unsigned gen, int dest, MPI_Comm shadow)
     return pb.last = spare;
 }
 
-int ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_wire *p,
-              int bytes, int sync, double now)
+/* Record p (bytes long) of a send with tag at dst, as pstream.c reads it: the tag in a word of
+ * its own, then the piggyback, padded to whole words. Returns its length. */
+static int put(unsigned char *dst, int tag, const struct ws_wire *p, int bytes)
+{
+    int64_t head = (int64_t)(uint32_t)tag;
+    memcpy(dst, &head, sizeof head);
+    memcpy(dst + 8, p, (size_t)bytes);
+    return 8 + (bytes + 7) / 8 * 8;
+}
+
+void ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_wire *p,
+               int bytes, int sync, double now)
 {
     ws_mt_lock(&pb.lock);
     struct batch *s = slot_of(gen, dest, shadow);
@@ -162,30 +172,24 @@ int ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_
                       * withdrawn should its send be cancelled */
     if (!s->b && !(s->b = block_get())) { /* no memory: this record alone, at once */
         int64_t one[1 + sizeof *p / 8];
-        one[0] = (int64_t)(uint32_t)tag;
-        memcpy(one + 1, p, (size_t)bytes);
-        own_Send(one, 8 + bytes, MPI_BYTE, dest, WS_PB_TAG, shadow);
+        own_Send(one, put((unsigned char *)one, tag, p, bytes), MPI_BYTE, dest, WS_PB_TAG,
+                 shadow);
         last.at = NULL;
         ws_mt_unlock(&pb.lock);
-        return -1;
+        return;
     }
     if (!s->nrec && !pb.open++)
         pb.oldest = now;
-    unsigned char *at = (unsigned char *)s->b->words + s->nbytes;
-    int64_t head = (int64_t)(uint32_t)tag;
-    memcpy(at, &head, sizeof head);
-    memcpy(at + 8, p, (size_t)bytes);
     s->off[s->nrec] = s->nbytes;
     s->user[s->nrec] = MPI_REQUEST_NULL;
     s->seq[s->nrec] = ++pb.seq;
     last.at = s;
     last.epoch = s->epoch;
     last.rec = s->nrec++;
-    s->nbytes += 8 + (bytes + 7) / 8 * 8;
+    s->nbytes += put((unsigned char *)s->b->words + s->nbytes, tag, p, bytes);
     if (sync || ws_multiple)
         flush(s, 0);
     ws_mt_unlock(&pb.lock);
-    return 0;
 }
 
 void ws_pb_user(MPI_Request user)

@@ -160,8 +160,8 @@ static void parse(unsigned gen, int source, int bytes)
     }
 }
 
-/* Receive the batches on shadow that are in (block: one from source, waiting for it).
- * Returns how many. */
+/* Receive the batches on shadow that are in (block: one from source, waiting for it) into
+ * the streams of shadow gen (0: dropped). Returns how many. */
 static int drain(unsigned gen, MPI_Comm shadow, int source, int block)
 {
     int got = 0;
@@ -179,7 +179,8 @@ static int drain(unsigned gen, MPI_Comm shadow, int source, int block)
         if (bytes < 0 || bytes > WS_PB_BYTES)
             bytes = 0;
         own_Mrecv(ps.buf, (int)sizeof ps.buf, MPI_BYTE, &m, MPI_STATUS_IGNORE);
-        parse(gen, st.MPI_SOURCE, bytes);
+        if (gen)
+            parse(gen, st.MPI_SOURCE, bytes);
         got++;
         if (block)
             return got;
@@ -204,15 +205,7 @@ int ws_ps_take(unsigned gen, MPI_Comm shadow, int source, int tag, struct ws_wir
 void ws_ps_drop(MPI_Comm shadow)
 {
     ws_mt_lock(&ps.lock);
-    for (;;) {
-        int flag = 0;
-        MPI_Message m;
-        MPI_Status st;
-        if (own_Improbe(MPI_ANY_SOURCE, WS_PB_TAG, shadow, &flag, &m, &st) != MPI_SUCCESS ||
-            !flag)
-            break;
-        own_Mrecv(ps.buf, (int)sizeof ps.buf, MPI_BYTE, &m, MPI_STATUS_IGNORE);
-    }
+    drain(0, shadow, MPI_ANY_SOURCE, 0);
     ws_mt_unlock(&ps.lock);
 }
 

@@ -308,10 +308,10 @@ static inline void ws_mt_unlock(pthread_mutex_t *m)
         pthread_mutex_unlock(m);
 }
 /* The record p (bytes long) of a send with tag to dest on shadow (numbered gen) joins dest's
- * batch, which leaves when full, at once for a synchronous send; now: the clock. -1: no
- * memory for a batch (the record was sent alone). */
-int ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_wire *p,
-              int bytes, int sync, double now);
+ * batch, which leaves when full, at once for a synchronous send; now: the clock. Without
+ * memory for a batch the record is sent alone. */
+void ws_pb_add(unsigned gen, MPI_Comm shadow, int dest, int tag, const struct ws_wire *p,
+               int bytes, int sync, double now);
 /* The calling thread's last record is for the user's nonblocking send user. */
 void ws_pb_user(MPI_Request user);
 /* 1 when the record of user's send still waits in a batch; withdraw: remove it (its send
