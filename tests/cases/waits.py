@@ -238,7 +238,8 @@ def test_waits_shadows(ranks):
     """Communicators whose shadows are made while the program goes on (tool/waits/comm.c): the
     copy callback of an attribute runs for the program's dups only; a communicator freed
     before any use; one used by two of its ranks only, whose wait is measured; one first used
-    by two threads at once (MPI_THREAD_MULTIPLE), both waits measured."""
+    by two threads at once (MPI_THREAD_MULTIPLE), both waits measured; 40 inter-communicators
+    made one after the other."""
     @with_run([binary("waits_shadows")], ranks, {"TARDY_WAITS": "1"})
     def _(run):
         expect(run.rc == 0 and run.profile and "done" in run.out,

@@ -7,7 +7,10 @@
  *    rank 0), the others never touch it before they free it; truth "some";
  *  - threads: two threads per rank use a new communicator first at the same time (rank 0's
  *    threads send DELAY late, rank 1's receive; one after the other without
- *    MPI_THREAD_MULTIPLE), each receive a wait.
+ *    MPI_THREAD_MULTIPLE), each receive a wait;
+ *  - inter: INTER inter-communicators between the even and the odd ranks made one after the
+ *    other, the two leaders exchanging a message on each (Open MPI hung in the making of
+ *    their copies 1 run in 10 with fewer of them).
  * Prints "done" on rank 0 when every message carried the right data. */
 #include <mpi.h>
 #include <pthread.h>
@@ -16,6 +19,7 @@
 #include "truth.h"
 
 #define DELAY 0.1
+#define INTER 40
 
 static int rank, size, bad, multiple;
 static MPI_Comm tcomm;
@@ -117,6 +121,23 @@ int main(int argc, char **argv)
         use_first((void *)1);
     }
     MPI_Comm_free(&tcomm);
+
+    /* inter */
+    MPI_Comm half;
+    int hrank;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Comm_rank(half, &hrank);
+    for (int i = 0; i < INTER; i++) {
+        MPI_Comm inter;
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 60, &inter);
+        int v = i + rank % 2, w = -1;
+        if (hrank == 0) {
+            MPI_Sendrecv(&v, 1, MPI_INT, 0, i, &w, 1, MPI_INT, 0, i, inter, MPI_STATUS_IGNORE);
+            bad |= w != i + 1 - rank % 2;
+        }
+        MPI_Comm_free(&inter);
+    }
+    MPI_Comm_free(&half);
 
     int anybad = 0;
     MPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_LOR, 0, MPI_COMM_WORLD);
