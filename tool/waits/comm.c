@@ -25,6 +25,9 @@
  * are still to come: at most this many (beyond, they go at once, and those piggybacks stay
  * unreceived, as MPI lets a freed communicator's pending messages be). */
 #define KEPT_MAX 16
+/* Receives queued for their records, counted per shadow number folded to this many (two live
+ * shadows sharing a fold only keep one of them longer). */
+#define QUEUED_FOLDS 256
 /* A slot's key with this bit: its copies are being made (the key without it: ready). */
 #define MAKING (1ull << 62)
 /* Open MPI 4.1 starts the later rounds of an MPI_Comm_idup's communicator id agreement from
@@ -69,6 +72,7 @@ static struct {
         int lent;           /* the shadow is a closing exchange's too, which frees it last */
     } kept[KEPT_MAX];
     atomic_int nkept;
+    atomic_int queued[QUEUED_FOLDS];    /* by any thread, ended ones too (ws_comm_queued) */
 } shadows = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct ws_comm *finish(struct ws_comm *sc, uint64_t k);
@@ -365,6 +369,22 @@ void ws_comm_add(MPI_Comm comm, MPI_Comm dup_of)
     ws_comm_start(from, &n, NULL);
 }
 
+void ws_comm_queued(unsigned gen, int d)
+{
+    atomic_int *q = &shadows.queued[gen & (QUEUED_FOLDS - 1)];
+    if (ws_multiple)
+        atomic_fetch_add_explicit(q, d, memory_order_relaxed);
+    else /* one thread at a time: no locked instruction */
+        atomic_store_explicit(q, atomic_load_explicit(q, memory_order_relaxed) + d,
+                              memory_order_relaxed);
+}
+
+/* Does a receive still need shadow gen's records: posted, or queued in any thread? */
+static int needed(unsigned gen)
+{
+    return atomic_load(&shadows.queued[gen & (QUEUED_FOLDS - 1)]) > 0 || ws_recvq_uses(gen);
+}
+
 /* Free the shadow communicators of s (the lock held), or, with keep, keep them by number
  * while receives on them are pending (MPI completes those after MPI_Comm_free). */
 static void release(struct ws_comm *s, int keep)
@@ -390,12 +410,12 @@ static void release(struct ws_comm *s, int keep)
     s->nbuf = NULL;
 }
 
-void ws_comm_remove(MPI_Comm comm, int pending)
+void ws_comm_remove(MPI_Comm comm)
 {
     pthread_mutex_lock(&shadows.lock);
     struct ws_comm *s = lookup(ws_handle_key(&comm, sizeof comm));
     if (s) {
-        release(s, pending || ws_recvq_uses(s->gen));
+        release(s, needed(s->gen));
         atomic_store(&s->key, 1);
         atomic_fetch_sub(&shadows.live, 1);
     }
@@ -424,14 +444,14 @@ int ws_comm_pair(MPI_Comm comm, unsigned gen, MPI_Comm *shadow, MPI_Comm *ack)
     return found;
 }
 
-void ws_comm_unkeep(int (*used)(unsigned gen, void *arg), void *arg)
+void ws_comm_unkeep(void)
 {
     if (!atomic_load_explicit(&shadows.nkept, memory_order_relaxed))
         return;
     pthread_mutex_lock(&shadows.lock);
     for (int i = 0; i < KEPT_MAX; i++) {
         struct kept *k = &shadows.kept[i];
-        if (k->gen && !ws_recvq_uses(k->gen) && !used(k->gen, arg)) {
+        if (k->gen && !needed(k->gen)) {
             ws_ps_forget(k->gen);
             pr_forget(k->shadow); /* its ranks were translated by the handle (p2p.c) */
             if (!k->lent)
@@ -487,6 +507,8 @@ void ws_comm_fini(void)
             shadows.kept[i].gen = 0;
         }
     atomic_store(&shadows.nkept, 0);
+    for (int i = 0; i < QUEUED_FOLDS; i++)
+        atomic_store(&shadows.queued[i], 0);
     for (int i = 0; i < MSG_SLOTS; i++)
         atomic_store(&shadows.msg[i].key, 0);
     atomic_store(&shadows.live, 0);

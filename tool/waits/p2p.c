@@ -273,21 +273,6 @@ static int take(struct ws_thread *w, const struct ws_take *t, int block)
     return 1;
 }
 
-/* Is a receive on shadow gen queued in w? */
-static int queued_on(unsigned gen, void *arg)
-{
-    struct ws_thread *w = arg;
-    for (int i = 0; i < w->ntakes; i++)
-        if (take_at(w, i)->gen == gen)
-            return 1;
-    return 0;
-}
-
-int ws_takes_on(struct ws_thread *w, unsigned gen)
-{
-    return w && queued_on(gen, w);
-}
-
 void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
 {
     /* After a missing record the queue is looked at again (which asks MPI for batches) once
@@ -307,6 +292,7 @@ void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
         }
         if (t->alone)
             close_call(w);
+        ws_comm_queued(t->gen, -1);
         n++;
     }
     w->take_probe = !missing                                    ? 0
@@ -325,7 +311,7 @@ void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
     }
     w->take_head = (w->take_head + n) & (w->take_cap - 1);
     w->ntakes -= n;
-    ws_comm_unkeep(queued_on, w);
+    ws_comm_unkeep();
     if (c && c->th)
         c->t_leave = clk_now(); /* taking piggybacks is part of the call, not compute */
 }
@@ -399,6 +385,7 @@ void ws_takes_release(struct ws_thread *w, struct ws_posted *rel)
         *t = p->take;
         t->alone = 1;
         w->ntakes++;
+        ws_comm_queued(t->gen, 1);
     }
     ws_recvq_free(rel);
 }
@@ -431,7 +418,7 @@ static struct ws_take *next_take(struct ws_thread *w)
 {
     if (w->ntakes == w->take_cap && grow_takes(w) < 0) {
         struct ws_take *t = take_at(w, 0);
-        ws_ps_skip(t->gen, t->source, t->tag);
+        ws_ps_skip(t->gen, t->source, t->tag); /* still counted queued: its record is to come */
         atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_RECEIVES], 1, memory_order_relaxed);
         tardy_warn_once(&warned.queue_full, "more than %d receives waited for their senders' "
                         "timestamps; the oldest are not judged", WS_TAKES_MAX);
@@ -446,8 +433,10 @@ static struct ws_take *next_take(struct ws_thread *w)
 static void queue(struct ws_thread *w, struct ws_posted *posted, const struct ws_take *t)
 {
     struct ws_posted *rel;
-    if (!ws_recvq_done(posted, t, &rel))
+    if (!ws_recvq_done(posted, t, &rel)) {
         w->ntakes++;
+        ws_comm_queued(t->gen, 1);
+    }
     if (rel)
         ws_takes_release(w, rel);
 }

@@ -63,7 +63,7 @@ void ws_comm_free(MPI_Comm comm)
     if (ws_self && ws_self->ntakes)
         ws_takes_run(ws_self, 1, NULL);
     ws_batch_close(sc);
-    ws_comm_remove(comm, ws_takes_on(ws_self, sc->gen));
+    ws_comm_remove(comm);
 }
 
 /* ---- start and finish ------------------------------------------------------------------ */

@@ -39,15 +39,18 @@ void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n);
 void ws_comm_start(MPI_Comm from, struct ws_comm_new *n, const int all[3]);
 void ws_comm_drop(struct ws_comm_new *n);
 /* comm is freed: after ws_comm_find(comm) (its copies made), give its slot back; its shadows
- * are kept while receives on them are posted, or pending (they still wait for records). */
-void ws_comm_remove(MPI_Comm comm, int pending);
+ * are kept while receives on them are posted, or queued in any thread (they still wait for
+ * records: MPI gives a freed shadow's context id to a new communicator, where a record sent
+ * on the old one would arrive as the new one's message). */
+void ws_comm_remove(MPI_Comm comm);
+/* d receives on shadow number gen joined (+) or left (-) a thread's queue of takes. */
+void ws_comm_queued(unsigned gen, int d);
 /* The shadow and answer communicators of shadow number gen of comm: the live ones, or those
  * kept after comm was freed with receives pending. Returns 0 (live), 1 (kept: comm is no
  * longer a valid handle) or -1 (gone). */
 int ws_comm_pair(MPI_Comm comm, unsigned gen, MPI_Comm *shadow, MPI_Comm *ack);
-/* Piggybacks were taken: the kept shadows go that no posted receive and, by used(gen, arg),
- * no queued one needs any more. */
-void ws_comm_unkeep(int (*used)(unsigned gen, void *arg), void *arg);
+/* Piggybacks were taken: the kept shadows go that no posted or queued receive needs any more. */
+void ws_comm_unkeep(void);
 void ws_comm_fini(void);
 /* A closing exchange on shadow is done: 1 when the shadow is still its communicator's or kept
  * for receives (then freed with them), 0 when the caller frees it. */

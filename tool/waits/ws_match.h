@@ -22,8 +22,6 @@ void ws_unpost(struct ws_thread *w, struct ws_posted *p);
 /* A nonblocking send was cancelled: withdraw its record from its batch (rq->user), or warn
  * once when it has left. (p2p.c) */
 void ws_send_cancelled(const struct ws_rq *rq);
-/* Is a receive on shadow gen queued in w (NULL: no)? */
-int ws_takes_on(struct ws_thread *w, unsigned gen);
 /* Take the queued piggybacks (answering synchronous sends, recording Late Sender waits) in
  * order up to the first whose sender's batch is not in: all (1), or those of calls before the
  * current one (0), or all waiting for the batches (2, at finalize once every rank sent its
