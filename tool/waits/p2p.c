@@ -275,10 +275,12 @@ static int take(struct ws_thread *w, const struct ws_take *t, int block)
 
 void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
 {
-    /* After a missing record the queue is looked at again (which asks MPI for batches) once
-     * it has grown by a batch: a sender's batch leaves once it holds WS_PB_RECS records. */
-    int n = 0, block = all > 1, missing = 0;
-    if (w->ntakes < w->take_probe && !block && !ws_multiple)
+    /* The queue is looked at again (which asks MPI for batches when a record is missing) once
+     * it has grown by a batch: a sender's batch leaves once it holds WS_PB_RECS records, so
+     * one look sooner mostly finds its next batch not sent yet. MPI_Comm_free (no call c)
+     * looks at once: a shadow is kept while receives on it are queued. */
+    int n = 0, block = all > 1;
+    if (w->ntakes < w->take_probe && !block && !ws_multiple && c)
         return;
     while (n < w->ntakes) {
         struct ws_take *t = take_at(w, n);
@@ -286,18 +288,15 @@ void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
             break;
         if (t->alone) /* a call of its own: its call number may be another thread's */
             close_call(w);
-        if (!take(w, t, block)) {
-            missing = 1;
+        if (!take(w, t, block))
             break;
-        }
         if (t->alone)
             close_call(w);
         ws_comm_queued(t->gen, -1);
         n++;
     }
-    w->take_probe = !missing                                    ? 0
-                    : w->ntakes - n + WS_PB_RECS < WS_TAKES_MAX ? w->ntakes - n + WS_PB_RECS
-                                                                : WS_TAKES_MAX;
+    w->take_probe = w->ntakes - n + WS_PB_RECS < WS_TAKES_MAX ? w->ntakes - n + WS_PB_RECS
+                                                              : WS_TAKES_MAX;
     if (!n)
         return;
     const struct ws_take *next = n < w->ntakes ? take_at(w, n) : NULL;

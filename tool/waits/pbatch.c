@@ -105,10 +105,13 @@ static void reap(int end)
     }
 }
 
-/* Send batch s (it has records) and empty it; free: its slot too. */
+/* Send batch s (it has records) and empty it; free: its slot too. The blocks sent before
+ * are looked at first: this one's send has not completed yet (its receiver has not even
+ * seen it), a test of it would be an MPI call for nothing. */
 static void flush(struct batch *s, int free_slot)
 {
     struct block *b = s->b;
+    reap(0);
     own_Isend(b->words, s->nbytes, MPI_BYTE, s->dest, WS_PB_TAG, s->shadow, &b->req);
     b->next = pb.sent;
     pb.sent = b;
@@ -118,7 +121,6 @@ static void flush(struct batch *s, int free_slot)
     pb.open--;
     if (free_slot)
         s->gen = 0;
-    reap(0);
 }
 
 static unsigned hash(unsigned gen, int dest)

@@ -160,8 +160,9 @@ static void parse(unsigned gen, int source, int bytes)
     }
 }
 
-/* Receive the batches on shadow that are in (block: one from source, waiting for it) into
- * the streams of shadow gen (0: dropped). Returns how many. */
+/* Receive the batches on shadow that are in (block: one from source, waiting for it; else up
+ * to the first from source, MPI_ANY_SOURCE: all) into the streams of shadow gen (0: dropped).
+ * Returns how many. */
 static int drain(unsigned gen, MPI_Comm shadow, int source, int block)
 {
     int got = 0;
@@ -182,7 +183,7 @@ static int drain(unsigned gen, MPI_Comm shadow, int source, int block)
         if (gen)
             parse(gen, st.MPI_SOURCE, bytes);
         got++;
-        if (block)
+        if (block || st.MPI_SOURCE == source)
             return got;
     }
 }
@@ -192,7 +193,7 @@ int ws_ps_take(unsigned gen, MPI_Comm shadow, int source, int tag, struct ws_wir
 {
     ws_mt_lock(&ps.lock);
     int found = pick(lookup(gen, source, 0), tag, out);
-    if (!found && drain(gen, shadow, MPI_ANY_SOURCE, 0))
+    while (!found && drain(gen, shadow, source, 0))
         found = pick(lookup(gen, source, 0), tag, out);
     while (!found && block) {
         drain(gen, shadow, source, 1);

@@ -287,7 +287,7 @@ int ws_clock_look(struct ws_comm *sc);
 size_t ws_wire_bytes(int64_t eh);
 
 /* ---- point-to-point piggybacks in batches per destination (pbatch.c, pstream.c) ---- */
-#define WS_PB_RECS 8                                     /* records a batch holds */
+#define WS_PB_RECS 16                                    /* records a batch holds */
 #define WS_PB_BYTES (WS_PB_RECS * (8 + (int)sizeof(struct ws_wire)))
 #define WS_PB_TAG 1                                      /* batches' tag on the shadow */
 /* Some rank runs threads at MPI_THREAD_MULTIPLE (agreed at MPI_Init): every record leaves at
@@ -420,7 +420,7 @@ struct ws_held {
  * call: off the path of the messages, once its sender's batch is in. Bounded: beyond
  * WS_TAKES_MAX the oldest is not judged. */
 #define WS_TAKES 16
-#define WS_TAKES_MAX 1024
+#define WS_TAKES_MAX 2048
 struct ws_take {
     MPI_Comm comm;
     unsigned gen;               /* of comm's shadow: gone when it changed */

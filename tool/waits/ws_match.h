@@ -25,7 +25,8 @@ void ws_send_cancelled(const struct ws_rq *rq);
 /* Take the queued piggybacks (answering synchronous sends, recording Late Sender waits) in
  * order up to the first whose sender's batch is not in: all (1), or those of calls before the
  * current one (0), or all waiting for the batches (2, at finalize once every rank sent its
- * batches); c (may be NULL): the current call, whose leave time then includes the taking. */
+ * batches); c: the current call, whose leave time then includes the taking (NULL outside
+ * a call: looked at however few were queued since the last look). */
 void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c);
 /* At the end of a call with group g: its queued piggybacks are a part of g. */
 void ws_takes_group(struct ws_thread *w, struct ws_group *g);
