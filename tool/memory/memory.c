@@ -5,9 +5,9 @@
  * mem_start and never grow:
  *   live   linear probing, deletion by backward shift (no tombstones): block → size and site
  *   sites  open addressing: call site → counters (MAX_SITES sites)
- *   filter counts of live blocks per hashed address: a free whose bucket is 0 skips the lock.
- * With one thread in MPI, its newest blocks of one site stay on the thread first (see
- * "blocks kept on the thread").
+ *   filter counts of the live blocks per hashed address: a free whose bucket is 0 skips the lock.
+ * With one thread in MPI, its newest blocks of one site stay on the thread first, outside the
+ * tables and the filter (see "blocks kept on the thread").
  * A forked child gets a fresh lock and charges nothing more (it is not the MPI process).
  * UCX may patch our mmap family at run time; memory_ucm.c then sees those calls for us. */
 #include "memory.h"
@@ -297,11 +297,8 @@ static void unkeep(void)
     mem.sites[s].allocs += self.kept.allocs - (uint64_t)self.kept.n;
     mem.sites[s].alloc_bytes += self.kept.alloc_bytes - self.kept.live;
     mem.sites[s].freed_bytes += self.kept.freed_bytes;
-    for (int i = 0; i < self.kept.n; i++) {
-        atomic_fetch_sub_explicit(&mem.filter[filter_slot(self.kept.ptr[i])], 1,
-                                  memory_order_relaxed);
+    for (int i = 0; i < self.kept.n; i++)
         insert((void *)self.kept.ptr[i], self.kept.size[i], s);
-    }
     pthread_mutex_unlock(&mem.lock);
     self.kept.n = 0;
     self.kept.allocs = 0;
@@ -330,7 +327,6 @@ static void charge(void *p, size_t size, uint64_t site)
     self.kept.live += (int64_t)size;
     if (self.kept.live > self.kept.peak)
         self.kept.peak = self.kept.live;
-    atomic_fetch_add_explicit(&mem.filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
 }
 
 /* p's index among the kept blocks, or -1. */
@@ -345,7 +341,6 @@ static int kept_block(const void *p)
 /* Release kept block i. */
 static void kept_free(int i)
 {
-    atomic_fetch_sub_explicit(&mem.filter[filter_slot(self.kept.ptr[i])], 1, memory_order_relaxed);
     self.kept.freed_bytes += (int64_t)self.kept.size[i];
     self.kept.live -= (int64_t)self.kept.size[i];
     self.kept.n--;
@@ -410,9 +405,7 @@ static void unmap_range(uintptr_t lo, size_t len)
 static uint32_t release(const void *p, size_t *size)
 {
     uintptr_t key = (uintptr_t)p;
-    if (!p || !mem.filter ||
-        !atomic_load_explicit(&mem.filter[filter_slot(key)], memory_order_relaxed))
-        return NO_SITE;
+    /* the kept blocks first: they are not in the filter (no locked instruction for them) */
     int k = self.kept.n ? kept_block(p) : -1;
     if (k >= 0 && !size) { /* freed */
         kept_free(k);
@@ -420,6 +413,9 @@ static uint32_t release(const void *p, size_t *size)
     }
     if (k >= 0) /* resized: through the tables */
         unkeep();
+    if (!p || !mem.filter ||
+        !atomic_load_explicit(&mem.filter[filter_slot(key)], memory_order_relaxed))
+        return NO_SITE;
     uint32_t site = NO_SITE;
     pthread_mutex_lock(&mem.lock);
     uint32_t i = live_slot(key);
