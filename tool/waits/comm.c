@@ -36,7 +36,8 @@
  * with 10 sets of copies in flight and a blocking MPI_Comm_dup between, without tardy too),
  * and two idups and an Iallreduce of a new inter-communicator hung 1 run in 10 in
  * waits/semantics unchanged -n 4 (every rank waiting in MPI_Intercomm_create): there the
- * copies are made with the blocking collectives when the communicator is created. */
+ * copies are finished when they are started, an inter-communicator's made with the blocking
+ * collectives. */
 #ifdef OPEN_MPI
 #define FINISH_AT_ONCE 1
 #else
@@ -219,21 +220,22 @@ static void start(MPI_Comm from, const struct ws_comm_new *n, struct making *m, 
     memcpy(m->ok, n->ok, sizeof m->ok);
     if (all)
         memcpy(m->all, all, sizeof m->all);
-#if FINISH_AT_ONCE
-    if (own_Comm_dup(from, &m->shadow) != MPI_SUCCESS)
-        m->shadow = MPI_COMM_NULL;
-    if (own_Comm_dup(from, &m->ack) != MPI_SUCCESS)
-        m->ack = MPI_COMM_NULL;
-    if (!all && own_Allreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from) != MPI_SUCCESS)
-        m->all[0] = 0;
-#else
-    if (own_Comm_idup(from, &m->shadow, &m->req[0]) != MPI_SUCCESS)
-        m->shadow = MPI_COMM_NULL;
-    if (own_Comm_idup(from, &m->ack, &m->req[1]) != MPI_SUCCESS)
-        m->ack = MPI_COMM_NULL;
-    if (!all && own_Iallreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from, &m->req[2]) != MPI_SUCCESS)
-        m->all[0] = 0;
-#endif
+    if (FINISH_AT_ONCE && n->inter) {
+        if (own_Comm_dup(from, &m->shadow) != MPI_SUCCESS)
+            m->shadow = MPI_COMM_NULL;
+        if (own_Comm_dup(from, &m->ack) != MPI_SUCCESS)
+            m->ack = MPI_COMM_NULL;
+        if (!all && own_Allreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from) != MPI_SUCCESS)
+            m->all[0] = 0;
+    } else {
+        if (own_Comm_idup(from, &m->shadow, &m->req[0]) != MPI_SUCCESS)
+            m->shadow = MPI_COMM_NULL;
+        if (own_Comm_idup(from, &m->ack, &m->req[1]) != MPI_SUCCESS)
+            m->ack = MPI_COMM_NULL;
+        if (!all &&
+            own_Iallreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from, &m->req[2]) != MPI_SUCCESS)
+            m->all[0] = 0;
+    }
     own_Comm_set_errhandler(from, eh);
     own_Errhandler_free(&eh);
 }
