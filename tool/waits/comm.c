@@ -51,7 +51,8 @@ struct msg_slot {
 };
 
 /* A communicator's copies in the making: two MPI_Comm_idup and the agreement of its ranks
- * (MPI_Iallreduce), started at its creation. */
+ * (MPI_Iallreduce), started at its creation (under Open MPI an inter-communicator's are
+ * made there with the blocking calls, its requests null). */
 struct making {
     MPI_Request req[3];     /* the shadow's idup, the answers' idup, the agreement */
     MPI_Comm shadow, ack;   /* the idups' results (MPI may write them at completion) */
