@@ -311,7 +311,7 @@ void mem_solo(int yes)
 }
 
 /* A new block of the running call at site. */
-static void charge(void *p, size_t size, uint64_t site)
+static inline void charge(void *p, size_t size, uint64_t site)
 {
     if (!mem.solo) {
         record(p, size, site);
@@ -400,9 +400,26 @@ static void unmap_range(uintptr_t lo, size_t len)
     pthread_mutex_unlock(&mem.lock);
 }
 
+/* release() of a block listed in the tables (lock taken here): out of line, so that the
+ * common frees (a kept block, or not the library's) pay no prologue for the lock path. */
+static __attribute__((noinline)) uint32_t release_listed(uintptr_t key, size_t *size)
+{
+    uint32_t site = NO_SITE;
+    pthread_mutex_lock(&mem.lock);
+    uint32_t i = live_slot(key);
+    if (mem.live[i].ptr) {
+        site = mem.live[i].site;
+        if (size)
+            *size = mem.live[i].size;
+        live_release(i);
+    }
+    pthread_mutex_unlock(&mem.lock);
+    return site;
+}
+
 /* p is being released: if the MPI library's, charge the release back to the site that
  * allocated it. Returns that site's index (and the block's size in *size), or NO_SITE. */
-static uint32_t release(const void *p, size_t *size)
+static inline uint32_t release(const void *p, size_t *size)
 {
     uintptr_t key = (uintptr_t)p;
     /* the kept blocks first: they are not in the filter (no locked instruction for them) */
@@ -416,17 +433,7 @@ static uint32_t release(const void *p, size_t *size)
     if (!p || !mem.filter ||
         !atomic_load_explicit(&mem.filter[filter_slot(key)], memory_order_relaxed))
         return NO_SITE;
-    uint32_t site = NO_SITE;
-    pthread_mutex_lock(&mem.lock);
-    uint32_t i = live_slot(key);
-    if (mem.live[i].ptr) {
-        site = mem.live[i].site;
-        if (size)
-            *size = mem.live[i].size;
-        live_release(i);
-    }
-    pthread_mutex_unlock(&mem.lock);
-    return site;
+    return release_listed(key, size);
 }
 
 /* Undo release(p) after the real call failed and p is still the library's. */

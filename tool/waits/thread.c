@@ -120,45 +120,52 @@ void ws_fill(struct ws_thread *w, struct ws_msg *m, double e)
         ws_led_reset(&m->led);
 }
 
-static void add_cost(struct ws_thread *w, uint64_t k1, uint64_t region, double cost)
+/* Count wait against rank in r's culprits (a full list replaces its smallest). */
+static void blame(struct ws_row *r, int rank, double wait)
 {
-    struct ws_cost *r = tab_get(&w->costs, k1, region);
-    if (r) {
-        r->count++;
-        r->cost += cost;
-    }
+    for (int i = 0; i < WS_CULPRITS; i++)
+        if (r->culprit[i] == rank) {
+            r->culprit_t[i] += wait;
+            return;
+        }
+    int slot = -1, min = 0;
+    for (int i = 0; i < WS_CULPRITS && slot < 0; i++)
+        if (r->culprit[i] < 0)
+            slot = i;
+        else if (r->culprit_t[i] < r->culprit_t[min])
+            min = i;
+    if (slot < 0)
+        slot = min;
+    r->culprit[slot] = rank;
+    r->culprit_t[slot] = wait;
 }
 
+/* A loop records the same site and region again and again: the rows of the last wait are
+ * tried first (one comparison of keys instead of a hash and a probe). */
 void ws_record_shares(struct ws_thread *w, uint64_t site, int pattern, double wait, int rank,
                       const struct ws_share *sh, int n)
 {
     uint64_t k1 = WS_ROWKEY(site, pattern);
-    struct ws_row *r = tab_get(&w->rows, k1, 0);
-    if (r) {
+    uint32_t i = w->row_hint = tab_find_hinted(&w->rows, k1, 0, w->row_hint);
+    if (i) {
+        struct ws_row *r = tab_row(&w->rows, i - 1);
         r->count++;
         r->time += wait;
         if (wait > r->tmax)
             r->tmax = wait;
         hist_add(&r->calls, wait);
-        /* the ranks that caused the most here (a full list replaces its smallest) */
-        int slot = -1, spare = -1, min = 0;
-        for (int i = 0; i < WS_CULPRITS; i++) {
-            if (r->culprit[i] == rank)
-                slot = i;
-            else if (r->culprit[i] < 0 && spare < 0)
-                spare = i;
-            if (r->culprit_t[i] < r->culprit_t[min])
-                min = i;
-        }
-        if (slot < 0) {
-            slot = spare >= 0 ? spare : min;
-            r->culprit[slot] = rank;
-            r->culprit_t[slot] = 0;
-        }
-        r->culprit_t[slot] += wait;
+        blame(r, rank, wait);
     }
-    for (int i = 0; i < n; i++)
-        add_cost(w, k1, sh[i].key, sh[i].cost);
+    for (int j = 0; j < n; j++) {
+        i = tab_find_hinted(&w->costs, k1, sh[j].key, j ? 0 : w->cost_hint);
+        if (!j)
+            w->cost_hint = i;
+        if (i) {
+            struct ws_cost *r = tab_row(&w->costs, i - 1);
+            r->count++;
+            r->cost += sh[j].cost;
+        }
+    }
 }
 
 void ws_record(struct ws_thread *w, uint64_t site, int pattern, double wait,
