@@ -273,15 +273,9 @@ static int take(struct ws_thread *w, const struct ws_take *t, int block)
     return 1;
 }
 
-void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
+void ws_takes_look(struct ws_thread *w, int all, struct ev_call *c)
 {
-    /* The queue is looked at again (which asks MPI for batches when a record is missing) once
-     * it has grown by a batch: a sender's batch leaves once it holds WS_PB_RECS records, so
-     * one look sooner mostly finds its next batch not sent yet. MPI_Comm_free (no call c)
-     * looks at once: a shadow is kept while receives on it are queued. */
     int n = 0, block = all > 1;
-    if (w->ntakes < w->take_probe && !block && !ws_multiple && c)
-        return;
     while (n < w->ntakes) {
         struct ws_take *t = take_at(w, n);
         if (!all && t->call == w->calls && !t->alone)

@@ -27,7 +27,17 @@ void ws_send_cancelled(const struct ws_rq *rq);
  * current one (0), or all waiting for the batches (2, at finalize once every rank sent its
  * batches); c: the current call, whose leave time then includes the taking (NULL outside
  * a call: looked at however few were queued since the last look). */
-void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c);
+void ws_takes_look(struct ws_thread *w, int all, struct ev_call *c);
+/* The queue is looked at again (which asks MPI for batches when a record is missing) once it
+ * has grown by a batch: a sender's batch leaves once it holds WS_PB_RECS records, so one look
+ * sooner mostly finds its next batch not sent yet. MPI_Comm_free (no call c) looks at once: a
+ * shadow is kept while receives on it are queued. This test is inline: most calls skip. */
+static inline void ws_takes_run(struct ws_thread *w, int all, struct ev_call *c)
+{
+    if (w->ntakes < w->take_probe && all < 2 && !ws_multiple && c)
+        return;
+    ws_takes_look(w, all, c);
+}
 /* At the end of a call with group g: its queued piggybacks are a part of g. */
 void ws_takes_group(struct ws_thread *w, struct ws_group *g);
 /* At the end of a call with its largest other wait in w->best: 1 when it waits for the
