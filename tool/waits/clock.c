@@ -31,14 +31,11 @@
 #define TAG_PING 7401
 #define SPIN 5e-6        /* seconds a rank waiting for a ping polls before it yields */
 
-/* This rank's clock: its model (two copies: a resync writes the one not in use, then
- * switches, so readers on other threads never see a half-written one), the measurements at
- * init and finalize, and the periodic resynchronisation (all its decisions from values every
- * rank shares). */
+struct ws_clock ws_clock;
+
+/* This rank's clock beyond ws_clock: the measurements at init and finalize, and the periodic
+ * resynchronisation (all its decisions from values every rank shares). */
 static struct {
-    double shift, test_rate, test_t0;   /* test-only shift and drift of the raw clock */
-    struct clock_model model[2];
-    atomic_uint cur;
     struct clock_fit fit;
     double off0, t0_raw, off1, t1_raw;
     double rtt0;             /* best round trip at init: the offset is known to +- rtt0/2 */
@@ -61,22 +58,11 @@ static struct {
 
 int ws_resync;
 
-static double local(double raw)
-{
-    return raw + clk.shift + clk.test_rate * (raw - clk.test_t0);
-}
-
-double ws_corr(double raw)
-{
-    return clock_model_at(&clk.model[atomic_load_explicit(&clk.cur, memory_order_acquire) & 1],
-                          local(raw));
-}
-
 void ws_clock_test(double shift, double rate)
 {
-    clk.shift = shift;
-    clk.test_rate = rate;
-    clk.test_t0 = clk_now();
+    ws_clock.shift = shift;
+    ws_clock.test_rate = rate;
+    ws_clock.test_t0 = clk_now();
 }
 
 /* Receive one double from peer on comm: poll, yielding after SPIN seconds. */
@@ -97,7 +83,7 @@ static void recv_ping(double *x, int peer, MPI_Comm comm)
 static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
 {
     const struct clock_model *m =
-        &clk.model[atomic_load_explicit(&clk.cur, memory_order_acquire) & 1];
+        &ws_clock.model[atomic_load_explicit(&ws_clock.cur, memory_order_acquire) & 1];
     int rank, size, top = 1;
     own_Comm_rank(comm, &rank);
     own_Comm_size(comm, &size);
@@ -112,7 +98,7 @@ static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
                 recv_ping(&t, rank + step, comm);
                 if (isnan(t))
                     break;
-                t = local(clk_now());
+                t = ws_clock_local(clk_now());
                 t += off + (rank ? m->rate * (t - *t_best) : 0);
                 own_Send(&t, 1, MPI_DOUBLE, rank + step, TAG_PING, comm);
             }
@@ -122,10 +108,10 @@ static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
                 double spent = clk_now() - start;
                 if (i >= PINGS_MIN && spent > budget && (best <= good || spent > limit))
                     break;
-                double a = local(clk_now()), tp;
+                double a = ws_clock_local(clk_now()), tp;
                 own_Send(&a, 1, MPI_DOUBLE, rank - step, TAG_PING, comm);
                 recv_ping(&tp, rank - step, comm);
-                double b = local(clk_now());
+                double b = ws_clock_local(clk_now());
                 if (b - a < best) {
                     best = b - a;
                     off = tp - (a + b) / 2;
@@ -145,7 +131,7 @@ static double measure(MPI_Comm comm, double *rtt, double *t_best, int quick)
  * read the same clock. 0: unknown (not Linux), or a test shift: a domain of its own. */
 static uint64_t clock_key(void)
 {
-    if (clk.shift != 0 || clk.test_rate != 0)
+    if (ws_clock.shift != 0 || ws_clock.test_rate != 0)
         return 0;
     uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over both files' bytes */
     long boot_bytes = 0;
@@ -234,9 +220,9 @@ static void free_domains(void)
 /* A new measurement: offset off at local time t, best round trip rtt. */
 static void set_model(double off, double t, double rtt)
 {
-    unsigned next = (atomic_load_explicit(&clk.cur, memory_order_relaxed) + 1) & 1;
-    clk.model[next] = clock_fit_add(&clk.fit, off, t, rtt);
-    atomic_store_explicit(&clk.cur, next, memory_order_release);
+    unsigned next = (atomic_load_explicit(&ws_clock.cur, memory_order_relaxed) + 1) & 1;
+    ws_clock.model[next] = clock_fit_add(&clk.fit, off, t, rtt);
+    atomic_store_explicit(&ws_clock.cur, next, memory_order_release);
     atomic_store_explicit(&clk.t_last, t, memory_order_relaxed);
 }
 
@@ -250,7 +236,7 @@ void ws_clock_comm(struct ws_comm *sc)
 {
     sc->n = 0;
     sc->next = 1;
-    sc->t_look = local(clk_now());
+    sc->t_look = ws_clock_local(clk_now());
 }
 
 int ws_clock_start(MPI_Comm comm, int want, int *multiple)
@@ -269,7 +255,7 @@ int ws_clock_start(MPI_Comm comm, int want, int *multiple)
     clk.one = same_key(key, most + 1);
     if (!clk.one)
         domains(comm, key);
-    double rtt = 0, t = local(clk_now()), off = measure_domains(&rtt, &t, 0);
+    double rtt = 0, t = ws_clock_local(clk_now()), off = measure_domains(&rtt, &t, 0);
     clk.rtt0 = rtt;
     clk.off0 = off;
     clk.t0_raw = t;
@@ -288,7 +274,7 @@ int ws_clock_start(MPI_Comm comm, int want, int *multiple)
 
 void ws_clock_end(void)
 {
-    double rtt = 0, t = local(clk_now()), off = measure_domains(&rtt, &t, 0);
+    double rtt = 0, t = ws_clock_local(clk_now()), off = measure_domains(&rtt, &t, 0);
     clk.off1 = off;
     clk.t1_raw = t;
     clk.sync_comm = MPI_COMM_NULL;
@@ -303,7 +289,7 @@ int ws_clock_look(struct ws_comm *sc)
     /* Every world rank is at this collective of sc: agree on the time since the last
      * measurement (on any communicator) and since the last look here, and from them whether
      * to measure now and when to look again (about when the period will be over). */
-    double now = local(clk_now()), most[2] = {0, 0};
+    double now = ws_clock_local(clk_now()), most[2] = {0, 0};
     double mine[2] = {now - atomic_load_explicit(&clk.t_last, memory_order_relaxed),
                       now - sc->t_look};
     own_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, sc->shadow);
@@ -317,7 +303,7 @@ int ws_clock_look(struct ws_comm *sc)
         int busy = pthread_mutex_trylock(&clk.resync_lock) != 0, any = 0;
         own_Allreduce(&busy, &any, 1, MPI_INT, MPI_MAX, sc->shadow);
         if (!any) {
-            double rtt = 0, t = local(clk_now());
+            double rtt = 0, t = ws_clock_local(clk_now());
             double off = measure_domains(&rtt, &t, 1);
             set_model(off, t, rtt);
             /* the tree's ranks finish at different times: leave together, as they came */
@@ -332,7 +318,7 @@ int ws_clock_look(struct ws_comm *sc)
     double ahead = ceil(per_s * left), most_gap = 2.0 * (double)sc->next;
     sc->next = ahead < 1 ? 1 : ahead > most_gap ? (unsigned long)most_gap : (unsigned long)ahead;
     sc->n = 0;
-    sc->t_look = local(clk_now());
+    sc->t_look = ws_clock_local(clk_now());
     return 1;
 }
 

@@ -261,7 +261,26 @@ struct clock_fit {
 struct clock_model clock_fit_add(struct clock_fit *f, double off, double t, double rtt);
 
 /* ---- clock synchronisation (clock.c) ---- */
-double ws_corr(double raw);   /* raw clk_now() reading -> reference time */
+/* What reading the reference time takes: the test-only shift and drift of the raw clock, and
+ * the model (two copies: a resync writes the one not in use, then switches, so readers on
+ * other threads never see a half-written one). Inline: several readings per MPI call. */
+extern struct ws_clock {
+    double shift, test_rate, test_t0;
+    struct clock_model model[2];
+    atomic_uint cur;
+} ws_clock;
+/* Raw clk_now() reading -> this rank's local clock (shifted and drifting under test). */
+static inline double ws_clock_local(double raw)
+{
+    return raw + ws_clock.shift + ws_clock.test_rate * (raw - ws_clock.test_t0);
+}
+/* Raw clk_now() reading -> reference time. */
+static inline double ws_corr(double raw)
+{
+    return clock_model_at(
+        &ws_clock.model[atomic_load_explicit(&ws_clock.cur, memory_order_acquire) & 1],
+        ws_clock_local(raw));
+}
 /* Testing: this rank's clock runs ahead by shift seconds and gains rate seconds per second
  * from now on. */
 void ws_clock_test(double shift, double rate);
