@@ -275,7 +275,8 @@ def test_store_predictions():
         got = by_metric(final["predictions"])
         head = got.get(("n=192,p=2", "per-rank compute time, max (s)"))
         expect(head and head["extrapolated"] and "uncertainty_pct" in head and
-               "fit_error_pct" in head, "headline prediction: %s" % head)
+               "fit_error_pct" in head, "headline prediction: %s (note: %s; predicted: %s)" % (
+                   head, final.get("prediction_note"), sorted(set(m for _t, m in got))))
         expect(len(glob.glob(os.path.join(store, "*.json"))) == 12, "store holds %d runs" %
                len(glob.glob(os.path.join(store, "*.json"))))
         # files the store must skip, each named in a warning

@@ -37,7 +37,8 @@
  * ones are MPI_Iallreduce. */
 #define PERSIST_STEP 32
 #define PERSIST_SIZES 4
-_Static_assert(2 * WS_BATCH + 1 + (PERSIST_SIZES - 1) * PERSIST_STEP <= (2 + 1 + WS_LED_WORDS) * WS_BATCH + 1,
+_Static_assert(2 * WS_BATCH + 1 + (PERSIST_SIZES - 1) * PERSIST_STEP <=
+                   (2 + 1 + WS_LED_WORDS) * WS_BATCH + 1,
                "the largest persistent reduction fits the exchange's words");
 /* A late rank's record as 64-bit words in the MAX reduction: its enter time's bits, then its
  * ledger's words (ws_led_words); the other ranks give NONE, so the maximum is its words, bit
@@ -229,7 +230,8 @@ static int finish(struct ws_thread *w, const struct ws_comm *sc, struct ws_batch
 /* Start the exchange of the first count words of a full batch on the persistent reduction of
  * the next size up, made at that size's first use: the same call on every rank, as the size
  * depends only on what every rank knows. 0: there is none (MPI before version 4, too many
- * words, or it could not be made). */
+ * words, or it could not be made: memory exhausted, which the ranks do not agree on, as they
+ * do not on a batch that could not be allocated). */
 static int start_persistent(const struct ws_comm *sc, struct ws_batch *b, int count)
 {
 #if MPI_VERSION >= 4
@@ -244,7 +246,8 @@ static int start_persistent(const struct ws_comm *sc, struct ws_batch *b, int co
                            MPI_INFO_NULL, &b->persist[k]) != MPI_SUCCESS)
         return 0;
     b->req = b->persist[k];
-    return own_Start(&b->req) == MPI_SUCCESS;
+    own_Start(&b->req); /* the others start it: no second exchange in its place */
+    return 1;
 #else
     (void)sc, (void)b, (void)count;
     return 0;

@@ -506,7 +506,7 @@ struct ws_thread {
     } keys[WS_KEYS];            /* keys of recent call sites (site 0: empty) */
     double prev_enter, prev_enter_before;
     struct table rows, costs;
-    uint32_t row_hint, cost_hint;     /* the rows the last recorded wait went to (tab_find_hinted) */
+    uint32_t row_hint, cost_hint;     /* the rows of the last recorded wait (tab_find_hinted) */
     struct ws_ring *ring, *retired;   /* protocol sends (ring.c): this turn's, older in flight */
     unsigned ring_pos, ring_base;     /* positions: the next, the current ring's first */
     int pb_pos;                 /* 1: the running send's record joined a batch */
