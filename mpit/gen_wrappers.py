@@ -345,6 +345,8 @@ def ws_hooks(f):
             decls, comm = ["MPI_Comm ws_mc_ = ws_message_comm($*message);"], "ws_mc_"
         post = ["ws_recv(&c, %s, $ST, rc);" % comm] if k == "recv" else \
             ["ws_irecv(&c, %s, $*request, rc);" % comm]
+        if k == "recv" and "message" not in names:
+            pre = ["ws_recv_begin(&c, $comm);"]
     elif k == "pinit":
         post = ["ws_pinit(&c, $*request, rc);"]
     elif k == "start":

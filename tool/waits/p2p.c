@@ -434,6 +434,37 @@ static void queue(struct ws_thread *w, struct ws_posted *posted, const struct ws
         ws_takes_release(w, rel);
 }
 
+/* The fields of take t known when its call began: a receive on comm (its shadow's number gen)
+ * in call c, entered at e and posted at e_post (corrected). */
+static void take_begin(const struct ws_thread *w, const struct ev_call *c, MPI_Comm comm,
+                       unsigned gen, double e, double e_post, struct ws_take *t)
+{
+    t->blind = t->alone = 0;
+    t->comm = comm;
+    t->gen = gen;
+    t->call = w->calls;
+    t->site = c->th ? SITE(c->fn, c->cp) : 0;
+    t->e_post = e_post;
+    t->e = e;
+    t->led = w->led;
+    t->other_w = 0;
+    t->group = NULL;
+}
+
+/* The rest of take t once its receive completed with status st (its source's world rank as
+ * of world_comm), then t queued. */
+static void take_end(struct ws_thread *w, const struct ev_call *c, const MPI_Status *st,
+                     MPI_Comm world_comm, struct ws_posted *posted, struct ws_take *t)
+{
+    w->received = 1;
+    t->source = st->MPI_SOURCE;
+    t->tag = st->MPI_TAG;
+    t->l = ws_corr(c->t_leave);
+    t->world = pr_world(world_comm, st->MPI_SOURCE);
+    w->cut |= ws_rank_bit(t->world);
+    queue(w, posted, t);
+}
+
 void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MPI_Status *st,
                  double e, double e_post, struct ws_posted *posted)
 {
@@ -448,24 +479,9 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
         ws_unpost(w, posted);
         return;
     }
-    w->received = 1;
     struct ws_take *t = next_take(w);
-    t->blind = t->alone = 0;
-    t->comm = comm;
-    t->gen = gen;
-    t->source = st->MPI_SOURCE;
-    t->tag = st->MPI_TAG;
-    t->call = w->calls;
-    t->site = c->th ? SITE(c->fn, c->cp) : 0;
-    t->e_post = e_post;
-    t->e = e;
-    t->l = ws_corr(c->t_leave);
-    t->led = w->led;
-    t->other_w = 0;
-    t->group = NULL;
-    t->world = pr_world(kept ? shadow : comm, st->MPI_SOURCE);
-    w->cut |= ws_rank_bit(t->world);
-    queue(w, posted, t);
+    take_begin(w, c, comm, gen, e, e_post, t);
+    take_end(w, c, st, kept ? shadow : comm, posted, t);
 }
 
 /* A matched probe takes its message out of matching: its receive has its place in the
@@ -499,18 +515,40 @@ static struct ws_posted *take_probed(const struct ev_call *c)
     return p;
 }
 
+/* A blocking receive's take is filled before its call, while it may wait for its message,
+ * in the next free slot of the queue: a look at the queue takes from its front and leaves
+ * that slot where it is. What only the status tells is filled in after (ws_recv). */
+void ws_recv_begin(struct ev_call *c, MPI_Comm comm)
+{
+    struct ws_thread *w = ws_on ? ws_me() : NULL;
+    struct ws_comm *sc = w ? ws_comm_find(comm) : NULL;
+    if (!sc || !sc->gen)
+        return;
+    double e = ws_corr(c->t_enter);
+    w->pre = next_take(w);
+    take_begin(w, c, comm, sc->gen, e, e, w->pre);
+}
+
 void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
 {
     struct ws_posted *posted = ws_on ? take_probed(c) : NULL;
     struct ws_thread *w = ws_on ? ws_me() : NULL;
+    struct ws_take *pre = w ? w->pre : NULL;
+    if (w)
+        w->pre = NULL; /* unqueued, its slot is the next one again */
     if (!w || rc != MPI_SUCCESS) {
         ws_unpost(w, posted); /* its message stays unreceived */
         return;
     }
     if (w->ntakes)
         ws_takes_run(w, 0, c);
-    double e = ws_corr(c->t_enter);
-    ws_received(w, c, comm, st, e, e, posted);
+    if (pre && !posted) {
+        if (st != MPI_STATUS_IGNORE && st->MPI_SOURCE >= 0)
+            take_end(w, c, st, comm, NULL, pre);
+    } else {
+        double e = ws_corr(c->t_enter);
+        ws_received(w, c, comm, st, e, e, posted);
+    }
     if (w->deferred)
         ws_poll_deferred(w, 0);
     if (w->acks)
