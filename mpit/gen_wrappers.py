@@ -346,7 +346,7 @@ def ws_hooks(f):
         post = ["ws_recv(&c, %s, $ST, rc);" % comm] if k == "recv" else \
             ["ws_irecv(&c, %s, $*request, rc);" % comm]
         if k == "recv" and "message" not in names:
-            pre = ["ws_recv_begin(&c, $comm);"]
+            pre = ["ws_recv_begin(&c, $comm, $source);"]
     elif k == "pinit":
         post = ["ws_pinit(&c, $*request, rc);"]
     elif k == "start":

@@ -452,16 +452,18 @@ static void take_begin(const struct ws_thread *w, const struct ev_call *c, MPI_C
 }
 
 /* The rest of take t once its receive completed with status st (its source's world rank as
- * of world_comm), then t queued. */
+ * of world_comm, unless cut: known, and the ledger cut for it already), then t queued. */
 static void take_end(struct ws_thread *w, const struct ev_call *c, const MPI_Status *st,
-                     MPI_Comm world_comm, struct ws_posted *posted, struct ws_take *t)
+                     MPI_Comm world_comm, struct ws_posted *posted, struct ws_take *t, int cut)
 {
     w->received = 1;
     t->source = st->MPI_SOURCE;
     t->tag = st->MPI_TAG;
     t->l = ws_corr(c->t_leave);
-    t->world = pr_world(world_comm, st->MPI_SOURCE);
-    w->cut |= ws_rank_bit(t->world);
+    if (!cut) {
+        t->world = pr_world(world_comm, st->MPI_SOURCE);
+        w->cut |= ws_rank_bit(t->world);
+    }
     queue(w, posted, t);
 }
 
@@ -481,7 +483,7 @@ void ws_received(struct ws_thread *w, struct ev_call *c, MPI_Comm comm, const MP
     }
     struct ws_take *t = next_take(w);
     take_begin(w, c, comm, gen, e, e_post, t);
-    take_end(w, c, st, kept ? shadow : comm, posted, t);
+    take_end(w, c, st, kept ? shadow : comm, posted, t, 0);
 }
 
 /* A matched probe takes its message out of matching: its receive has its place in the
@@ -517,16 +519,24 @@ static struct ws_posted *take_probed(const struct ev_call *c)
 
 /* A blocking receive's take is filled before its call, while it may wait for its message,
  * in the next free slot of the queue: a look at the queue takes from its front and leaves
- * that slot where it is. What only the status tells is filled in after (ws_recv). */
-void ws_recv_begin(struct ev_call *c, MPI_Comm comm)
+ * that slot where it is. What only the status tells is filled in after (ws_recv). With its
+ * source given, and nothing but the receive to be judged against the ledger in the call (no
+ * collective exchange or answer in flight: nothing else is recorded at its end), the ledger
+ * is cut for the source now as well (after the take's copy), and put back if it fails. */
+void ws_recv_begin(struct ev_call *c, MPI_Comm comm, int source)
 {
     struct ws_thread *w = ws_on ? ws_me() : NULL;
     struct ws_comm *sc = w ? ws_comm_find(comm) : NULL;
     if (!sc || !sc->gen)
         return;
     double e = ws_corr(c->t_enter);
-    w->pre = next_take(w);
-    take_begin(w, c, comm, sc->gen, e, e, w->pre);
+    struct ws_take *t = w->pre = next_take(w);
+    take_begin(w, c, comm, sc->gen, e, e, t);
+    w->pre_cut = source >= 0 && !w->deferred && !w->acks && !w->group && !w->cut;
+    if (w->pre_cut) {
+        t->world = pr_world(comm, source);
+        ws_led_sync(&w->led, ws_rank_bit(t->world), 0);
+    }
 }
 
 void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
@@ -534,9 +544,12 @@ void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
     struct ws_posted *posted = ws_on ? take_probed(c) : NULL;
     struct ws_thread *w = ws_on ? ws_me() : NULL;
     struct ws_take *pre = w ? w->pre : NULL;
+    int cut = pre && w->pre_cut;
     if (w)
         w->pre = NULL; /* unqueued, its slot is the next one again */
     if (!w || rc != MPI_SUCCESS) {
+        if (cut)
+            w->led = pre->led; /* nothing received: no cut */
         ws_unpost(w, posted); /* its message stays unreceived */
         return;
     }
@@ -544,7 +557,9 @@ void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc)
         ws_takes_run(w, 0, c);
     if (pre && !posted) {
         if (st != MPI_STATUS_IGNORE && st->MPI_SOURCE >= 0)
-            take_end(w, c, st, comm, NULL, pre);
+            take_end(w, c, st, comm, NULL, pre, cut);
+        else if (cut)
+            w->led = pre->led;
     } else {
         double e = ws_corr(c->t_enter);
         ws_received(w, c, comm, st, e, e, posted);

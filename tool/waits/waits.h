@@ -38,7 +38,7 @@ void ws_send(struct ev_call *c, int rc);               /* after a send of any mo
 void ws_sent(struct ev_call *c, int rc);               /* after a blocking MPI_Ssend */
 void ws_isent(struct ev_call *c, MPI_Request req, int rc);   /* after MPI_I[bsr]send */
 void ws_cancel(struct ev_call *c, MPI_Request req);    /* before MPI_Cancel */
-void ws_recv_begin(struct ev_call *c, MPI_Comm comm);  /* before a blocking MPI_Recv */
+void ws_recv_begin(struct ev_call *c, MPI_Comm comm, int source);  /* before MPI_Recv */
 void ws_recv(struct ev_call *c, MPI_Comm comm, const MPI_Status *st, int rc);
 void ws_irecv(struct ev_call *c, MPI_Comm comm, MPI_Request req, int rc);
 void ws_pinit(struct ev_call *c, MPI_Request req, int rc);

@@ -533,6 +533,7 @@ struct ws_thread {
     unsigned held_next;
     double held_max;            /* the latest send a held wait was for (-inf: none held) */
     struct ws_take *pre;        /* the blocking receive in progress: its take, filled before */
+    int pre_cut;                /* ... and the ledger cut before it for its source */
     struct ws_take *takes;      /* receives to take: a ring of take_cap (a power of two), */
     int take_head, ntakes, take_cap;   /* ... the oldest at take_head */
     int take_probe;             /* queued receives before asking for missing records again */
