@@ -326,13 +326,20 @@ RMA_HOOKS = {
 }
 
 
+def begin(f):
+    """The compute interval before f joins the ledger (ws_begin) before the MPI call, but
+    after it for a blocking send (in ws_send_after: nothing reads the ledger in between, and
+    after the call it is off the path of the message)."""
+    return [] if f.notes.get("kind") == "send" else ["ws_begin(&c);"]
+
+
 def ws_hooks(f):
     """Return (decls, pre, post) for f in the hook notation, or None when f has no hooks."""
     k, n, names = f.notes["kind"], f.name, f.pnames()
     root = "$root" if "root" in names else "EV_NO_PEER"
     decls, pre, post = [], [], []
     if k in ("send", "isend"):
-        post = ["ws_send(&c, rc);"]
+        post = ["ws_send_after(&c, rc);" if k == "send" else "ws_send(&c, rc);"]
         if n == "MPI_Ssend":
             post.append("ws_sent(&c, rc);")
         elif k == "isend":
@@ -516,7 +523,7 @@ def c_wrapper(f):
     out += ["    " + s for s in decls]
     out += ["    " + s for s in pre]
     out.append("    ev_started(&c);")
-    out.append("    ws_begin(&c);")
+    out += ["    " + s for s in begin(f)]
     out += ["    " + s for s in when_waits(wpre)]
     out.append("    int rc = P%s(%s);" % (f.name, call_args))
     out.append("    ev_finished(&c);")
@@ -561,7 +568,8 @@ def q_wrapper(f):
         out += ["    " + s for s in status_decls(f)]
     out += ["    " + s for s in decls + pre]
     if hooks:
-        out += ["    if (!quiet_) {", "        ev_started(&c);", "        ws_begin(&c);", "    }"]
+        out += ["    if (!quiet_) {", "        ev_started(&c);"] + \
+            ["        " + s for s in begin(f)] + ["    }"]
         out += ["    " + s for s in when_waits(wpre)]
     else:
         out.append("    ev_started(&c);")
@@ -828,7 +836,7 @@ def f_wrapper(f, f08):
     if hooks:
         out.append("    if (!quiet_) {")
         out.append("        ev_started(&c);")
-        out.append("        ws_begin(&c);")
+        out += ["        " + s for s in begin(f)]
         out.append("    }")
         out += ["    " + s for s in when_waits(wpre)]
     else:

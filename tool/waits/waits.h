@@ -35,6 +35,7 @@ void ws_quiet_leave(struct ev_call *c);
 
 /* point-to-point */
 void ws_send(struct ev_call *c, int rc);               /* after a send of any mode */
+void ws_send_after(struct ev_call *c, int rc);         /* ... blocking: ws_fold, then ws_send */
 void ws_sent(struct ev_call *c, int rc);               /* after a blocking MPI_Ssend */
 void ws_isent(struct ev_call *c, MPI_Request req, int rc);   /* after MPI_I[bsr]send */
 void ws_cancel(struct ev_call *c, MPI_Request req);    /* before MPI_Cancel */
