@@ -59,16 +59,6 @@ static struct ws_ack *post(struct ws_thread *w, const struct ws_comm *sc, MPI_Co
 /* After the user's send: the piggyback follows the message (its cost is then off the path
  * of the message; the receiver takes it once the message is in, and it always comes: the send
  * call has returned). */
-/* A blocking send folds its compute interval into the ledger after the call rather than
- * before (the wrappers call no ws_begin for it): nothing reads the ledger during the call, and
- * after it the fold is off the path to the partner, who may be waiting for the message. */
-void ws_send_after(struct ev_call *c, int rc)
-{
-    if (c->th)
-        ws_fold(c);
-    ws_send(c, rc);
-}
-
 void ws_send(struct ev_call *c, int rc)
 {
     if (ws_self)
@@ -89,6 +79,16 @@ void ws_send(struct ev_call *c, int rc)
         w->sync_ack = a;
     if (w->ntakes)
         ws_takes_run(w, 1, c);
+}
+
+/* A blocking send folds its compute interval into the ledger after the call rather than
+ * before (the wrappers call no ws_begin for it): nothing reads the ledger during the call, and
+ * after it the fold is off the path to the partner, who may be waiting for the message. */
+void ws_send_after(struct ev_call *c, int rc)
+{
+    if (c->th)
+        ws_fold(c);
+    ws_send(c, rc);
 }
 
 /* After a nonblocking send: the piggyback knows its user request (should it be cancelled);
