@@ -221,22 +221,17 @@ static void start(MPI_Comm from, const struct ws_comm_new *n, struct making *m, 
     memcpy(m->ok, n->ok, sizeof m->ok);
     if (all)
         memcpy(m->all, all, sizeof m->all);
-    if (FINISH_AT_ONCE && n->inter) {
-        if (own_Comm_dup(from, &m->shadow) != MPI_SUCCESS)
-            m->shadow = MPI_COMM_NULL;
-        if (own_Comm_dup(from, &m->ack) != MPI_SUCCESS)
-            m->ack = MPI_COMM_NULL;
-        if (!all && own_Allreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from) != MPI_SUCCESS)
-            m->all[0] = 0;
-    } else {
-        if (own_Comm_idup(from, &m->shadow, &m->req[0]) != MPI_SUCCESS)
-            m->shadow = MPI_COMM_NULL;
-        if (own_Comm_idup(from, &m->ack, &m->req[1]) != MPI_SUCCESS)
-            m->ack = MPI_COMM_NULL;
-        if (!all &&
-            own_Iallreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from, &m->req[2]) != MPI_SUCCESS)
-            m->all[0] = 0;
-    }
+    int blocking = FINISH_AT_ONCE && n->inter; /* then the requests stay null */
+    if ((blocking ? own_Comm_dup(from, &m->shadow)
+                  : own_Comm_idup(from, &m->shadow, &m->req[0])) != MPI_SUCCESS)
+        m->shadow = MPI_COMM_NULL;
+    if ((blocking ? own_Comm_dup(from, &m->ack)
+                  : own_Comm_idup(from, &m->ack, &m->req[1])) != MPI_SUCCESS)
+        m->ack = MPI_COMM_NULL;
+    if (!all && (blocking ? own_Allreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from)
+                          : own_Iallreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from,
+                                           &m->req[2])) != MPI_SUCCESS)
+        m->all[0] = 0;
     own_Comm_set_errhandler(from, eh);
     own_Errhandler_free(&eh);
 }
