@@ -3,6 +3,7 @@
 #include "core.h"
 
 #include <elfutils/libdwfl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,25 +21,32 @@ static const Dwfl_Callbacks callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
+/* Each open is a Dwfl of its own: the names kept between snapshots and a wait-state
+ * collection's may be open at once, and closing one must leave the other intact. */
 struct symbolizer *sym_open(void)
 {
-    static struct symbolizer s;
-    s.dwfl = dwfl_begin(&callbacks);
-    if (!s.dwfl || dwfl_linux_proc_report(s.dwfl, getpid()) != 0 ||
-        dwfl_report_end(s.dwfl, NULL, NULL) != 0) {
+    struct symbolizer *s = malloc(sizeof *s);
+    if (!s)
+        return NULL;
+    s->dwfl = dwfl_begin(&callbacks);
+    if (!s->dwfl || dwfl_linux_proc_report(s->dwfl, getpid()) != 0 ||
+        dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
         tardy_warn("cannot read this process's modules for symbols (%s); call paths are shown "
                    "as addresses", dwfl_errmsg(-1));
-        if (s.dwfl)
-            dwfl_end(s.dwfl);
+        if (s->dwfl)
+            dwfl_end(s->dwfl);
+        free(s);
         return NULL;
     }
-    return &s;
+    return s;
 }
 
 void sym_close(struct symbolizer *s)
 {
-    if (s && s->dwfl)
+    if (s) {
         dwfl_end(s->dwfl);
+        free(s);
+    }
 }
 
 static const char *basename_of(const char *path)

@@ -400,7 +400,7 @@ void collect_names_close(struct names *nm)
 
 char *collect_path_text(const uintptr_t *pcs, int n)
 {
-    /* One symbolizer at a time (sym_open's is static): the kept one when there is one. */
+    /* The kept symbolizer when there is one: its modules are read already. */
     int own = !(keeping && kept.path);
     struct symbolizer *sym = own ? sym_open() : kept.sym;
     char *text = frames_text(sym, pcs, n);
