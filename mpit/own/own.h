@@ -48,8 +48,9 @@ int yw_wait(MPI_Request *r);
 void yw_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 
 /* The blocking collectives tardy makes, done as their nonblocking forms and yw_wait: the same
- * arguments, results and return codes as MPI_Barrier, MPI_Bcast, MPI_Allreduce and
- * MPI_Comm_dup. */
+ * arguments, results and return codes as MPI_Barrier, MPI_Bcast, MPI_Allreduce (of a
+ * predefined contiguous type) and MPI_Comm_dup. On an intra-communicator of one rank the
+ * first three call no MPI at all (yield.c). */
 int yw_barrier(MPI_Comm comm);
 int yw_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 int yw_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,

@@ -175,13 +175,6 @@ MPI_Comm ws_comm_copy(MPI_Comm comm)
 void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n)
 {
     *n = (struct ws_comm_new){.key = ws_handle_key(&comm, sizeof comm), .nbr_in = -1};
-    /* Reserve a slot under the lock (the handle is not the application's yet: no other
-     * thread looks it up until the copies are started) */
-    pthread_mutex_lock(&shadows.lock);
-    n->slot = lookup(n->key) ? NULL : claim(n->key);
-    if (n->slot)
-        atomic_store(&n->slot->key, n->key | MAKING);
-    pthread_mutex_unlock(&shadows.lock);
     n->size = 1;
     own_Comm_test_inter(comm, &n->inter);
     if (n->inter)
@@ -189,13 +182,26 @@ void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n)
     else
         own_Comm_size(comm, &n->size);
     own_Comm_rank(comm, &n->me);
+    /* An intra-communicator of one rank (MPI_COMM_SELF, a singleton's world) has no other
+     * rank to wait for: no copies, and no progress of tardy's in it (a singleton's MPICH,
+     * once SIGUSR1 came, blocks in its progress engine waiting for a process manager). */
+    n->alone = !n->inter && n->size <= 1;
+    n->ok[0] = n->ok[1] = n->ok[2] = 1;
+    if (n->alone)
+        return;
+    /* Reserve a slot under the lock (the handle is not the application's yet: no other
+     * thread looks it up until the copies are started) */
+    pthread_mutex_lock(&shadows.lock);
+    n->slot = lookup(n->key) ? NULL : claim(n->key);
+    if (n->slot)
+        atomic_store(&n->slot->key, n->key | MAKING);
+    pthread_mutex_unlock(&shadows.lock);
     /* blocking collectives of intra-communicators exchange in batches (batch.c) */
     n->batch = !n->inter && n->size > 1 ? ws_batch_new(comm) : NULL;
     /* with a topology: room for the in-neighbours' records of neighbourhood collectives */
     n->nbr_in = n->inter ? -1 : ws_topo_in(comm);
     n->nbuf = n->nbr_in >= 0 ? malloc((size_t)(n->nbr_in + 1) * sizeof *n->nbuf) : NULL;
-    n->ok[0] = n->slot && (n->batch || n->inter || n->size <= 1) &&
-               atomic_load(&shadows.live) < WS_COMMS_MAX;
+    n->ok[0] = n->slot && (n->batch || n->inter) && atomic_load(&shadows.live) < WS_COMMS_MAX;
     n->ok[1] = !n->inter && spans_world(comm, n->size);
     n->ok[2] = n->nbr_in < 0 || n->nbuf;
 }
@@ -261,6 +267,8 @@ static int complete(struct making *m)
 
 void ws_comm_start(MPI_Comm from, struct ws_comm_new *n, const int all[3])
 {
+    if (n->alone)
+        return;
     if (!n->ok[0]) {
         /* this rank cannot track it, so no rank will: its part of the collectives now */
         struct making m;
@@ -352,18 +360,21 @@ void ws_comm_add(MPI_Comm comm, MPI_Comm dup_of)
     /* A dup has the attributes of dup_of, whose copy callbacks a dup of it would run again:
      * its copies are made from dup_of's shadow (none: from nothing without attributes). */
     MPI_Comm from = comm;
+    struct ws_comm_new n;
+    ws_comm_begin(comm, &n);
+    if (n.alone)
+        return;
     if (dup_of != MPI_COMM_NULL) {
         struct ws_comm *parent = ws_comm_find(dup_of);
         if (!parent) {
             atomic_fetch_add_explicit(&ws_unmeasured[WS_UM_COMMS], 1, memory_order_relaxed);
             tardy_warn_once(&shadows.orphan_warned, "waits on duplicates of communicators "
                             "without wait-state tracking are not measured");
+            ws_comm_drop(&n);
             return;
         }
         from = parent->shadow;
     }
-    struct ws_comm_new n;
-    ws_comm_begin(comm, &n);
     ws_comm_start(from, &n, NULL);
 }
 

@@ -33,6 +33,7 @@ struct ws_comm_new {
     struct ws_batch *batch;
     struct ws_msg *nbuf;
     int nbr_in, inter, size, me;
+    int alone;      /* an intra-communicator of one rank: no copies (ws_comm_start does nothing) */
     int ok[3];      /* can make it; spans MPI_COMM_WORLD; has room for its neighbours' records */
 };
 void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n);
