@@ -522,9 +522,9 @@ def c_wrapper(f):
         out += ["    " + s for s in status_decls(f)]
     out += ["    " + s for s in decls]
     out += ["    " + s for s in pre]
-    out.append("    ev_started(&c);")
     out += ["    " + s for s in begin(f)]
     out += ["    " + s for s in when_waits(wpre)]
+    out.append("    ev_started(&c);")
     out.append("    int rc = P%s(%s);" % (f.name, call_args))
     out.append("    ev_finished(&c);")
     out += after_call(post, wpost)
@@ -568,9 +568,10 @@ def q_wrapper(f):
         out += ["    " + s for s in status_decls(f)]
     out += ["    " + s for s in decls + pre]
     if hooks:
-        out += ["    if (!quiet_) {", "        ev_started(&c);"] + \
-            ["        " + s for s in begin(f)] + ["    }"]
+        if begin(f):
+            out += ["    if (!quiet_)"] + ["        " + s for s in begin(f)]
         out += ["    " + s for s in when_waits(wpre)]
+        out += ["    if (!quiet_)", "        ev_started(&c);"]
     else:
         out.append("    ev_started(&c);")
     out.append("    int rc = next(%s);" % call_args)
@@ -834,11 +835,10 @@ def f_wrapper(f, f08):
         call = call.replace("status_", "fst_")
     out += ["    " + s for s in pre + decls]
     if hooks:
-        out.append("    if (!quiet_) {")
-        out.append("        ev_started(&c);")
-        out += ["        " + s for s in begin(f)]
-        out.append("    }")
+        if begin(f):
+            out += ["    if (!quiet_)"] + ["        " + s for s in begin(f)]
         out += ["    " + s for s in when_waits(wpre)]
+        out += ["    if (!quiet_)", "        ev_started(&c);"]
     else:
         out.append("    ev_started(&c);")
     out.append("    %s(%s);" % (call_next, call))
