@@ -116,10 +116,15 @@ static void push_stat(lua_State *L, const struct red_stat *s, int ranks)
 }
 
 /* Quantile q of the per-rank totals from the log histogram (bin means, ranks without the row
- * count as zero). */
+ * count as zero); NaN for a row that keeps none (a root cause's). */
 static double rank_quantile(const struct hist *h, const struct red_stat *time, int ranks,
                             double q)
 {
+    uint64_t kept = 0;
+    for (int b = 0; b < HIST_BINS; b++)
+        kept += h->count[b];
+    if (!kept && time->ranks)
+        return NAN;
     double want = q * ranks, seen = (double)(ranks - (int)time->ranks);
     if (want <= seen)
         return 0;
