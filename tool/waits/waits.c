@@ -104,6 +104,9 @@ void ws_init(MPI_Comm tool_comm, int multiple)
     ws_wire_init();
     int all[3] = {1, world.ok[1], 1};
     ws_comm_start(MPI_COMM_WORLD, &world, all); /* no attributes on it yet */
+    /* Made now, not at its first use: the MPI library's memory for the copies would show at
+     * whichever of the program's calls ran the progress engine meanwhile. */
+    ws_comm_find(MPI_COMM_WORLD);
     ws_comm_add(MPI_COMM_SELF, MPI_COMM_NULL);
     ws_on = ws_used = 1;
 }
