@@ -99,8 +99,9 @@ def test_changed_phase():
         expect("(1 new, 1 vanished)" in text.split("== MPI call sites")[1].splitlines()[0],
                "MPI heading: %s" % text.split("== MPI call sites")[1].splitlines()[0])
         rc, top1, _ = tardy_diff("--top", "1", a, b)
-        expect(rc == 0 and len(top1.split("== compute intervals")[1].splitlines()) == 3,
-               "--top 1 shows more than one interval")
+        intervals = top1.split("== compute intervals")[1].split("\n== ")[0]
+        expect(rc == 0 and len(intervals.splitlines()) == 3,
+               "--top 1 shows more than one interval:\n%s" % intervals)
     two_runs((2, 200, "reduce"), (2, 400, "bcast"), check)
 
 

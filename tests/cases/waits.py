@@ -82,8 +82,13 @@ def check_wait(prof, scenario, truth, scenarios=WAIT_SCENARIOS, src=WAIT_SRC):
     expect(share >= 0.90, "%s: top cause has %.1f%% of the wait" % (scenario, 100 * share))
 
 
-def test_waits(ranks, env=None, args=()):
-    @with_run([binary("waits_accuracy")] + list(args), ranks, dict(env or {}, TARDY_WAITS="1"))
+def test_waits(ranks, env=None, args=(), waits="1"):
+    """waits: TARDY_WAITS's value (None: not set, the default)."""
+    env = dict(env or {})
+    if waits is not None:
+        env["TARDY_WAITS"] = waits
+
+    @with_run([binary("waits_accuracy")] + list(args), ranks, env)
     def _(run):
         expect(run.rc == 0, "exit %d: %s" % (run.rc, run.err[-1500:]))
         expect(run.profile is not None, "no profile")
@@ -112,12 +117,13 @@ def test_waits(ranks, env=None, args=()):
 
 
 def test_waits_off(env):
-    """Off by default and with TARDY_WAITS=0."""
+    """Off with TARDY_WAITS=0: no wait rows, no waiting time, no section."""
     @with_run([binary("waits_accuracy")], 2, env)
     def _(run):
         expect(run.rc == 0 and run.profile, "exit %d" % run.rc)
         expect(not run.profile["waits"] and "wait_time" not in run.profile["ranks"],
                "wait states recorded with %s" % env)
+        expect("== wait states" not in run.summary, "a wait-state section with %s" % env)
 
 
 def test_waits_threads():
@@ -213,7 +219,7 @@ room.case("waits/accuracy -n 4, rank 2's clock -0.3 s drifting -1%, resync 300 m
           lambda: test_waits(4, {"TARDY_TEST_CLOCK_SHIFT": "2:-0.3:-0.01",
                                  "TARDY_WAITS_RESYNC_MS": "300"}, ["drift"]))
 room.case("waits/TARDY_WAITS=0", lambda: test_waits_off({"TARDY_WAITS": "0"}))
-room.case("waits/off by default", lambda: test_waits_off({}))
+room.case("waits/on by default, accuracy -n 2", lambda: test_waits(2, waits=None))
 room.case("waits/MPI_THREAD_MULTIPLE -n 2", test_waits_threads)
 for _n in (1, 2, 4):
     room.case("waits/semantics unchanged -n %d" % _n, lambda n=_n: test_waits_semantics(n))

@@ -335,7 +335,7 @@ static void config(void)
     /* every default */
     CHECK(cfg.enable == 1 && cfg.depth == 8 && cfg.max_callpaths == 16384 && cfg.memory == 1);
     CHECK(cfg.top == 10 && cfg.lua_budget == 2000 && cfg.lua_memory == 512);
-    CHECK(cfg.papi_multiplex == 0 && cfg.mpit == 1 && cfg.waits == 0);
+    CHECK(cfg.papi_multiplex == 0 && cfg.mpit == 1 && cfg.waits == 1);
     CHECK(cfg.waits_sample == 1 && cfg.waits_hotspot == 1 && cfg.waits_resync_ms == 0);
     CHECK_STR(cfg.summary, "stderr");
     CHECK_STR(cfg.profile, ".");
@@ -355,7 +355,7 @@ static void config(void)
     CHECK_INT(cfg_load(good, &w), 0);
     CHECK(w.len == 0);
     CHECK(cfg.depth == 64 && cfg.enable == 0 && cfg.top == 1000 && cfg.lua_memory == 8);
-    CHECK(cfg.waits_resync_ms == 86400000 && cfg.waits == 0);
+    CHECK(cfg.waits_resync_ms == 86400000 && cfg.waits == 1);
     CHECK_STR(cfg.params, "n=5");
     CHECK_STR(cfg.summary, "none");
     CHECK_INT(cfg_load(none, &w), 0);    /* each load starts from the defaults */
@@ -367,11 +367,11 @@ static void config(void)
     const char *no[] = {"0", "no", "off", "false", "Off", "NO"};
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
         char a[64], b[64];
-        snprintf(a, sizeof a, "TARDY_WAITS=%s", yes[i]);
-        snprintf(b, sizeof b, "TARDY_MEMORY=%s", no[i]);
+        snprintf(a, sizeof a, "TARDY_HTML=%s", yes[i]);
+        snprintf(b, sizeof b, "TARDY_WAITS=%s", no[i]);
         char *env[] = {a, b, NULL};
         CHECK_INT(cfg_load(env, &w), 0);
-        CHECK(cfg.waits == 1 && cfg.memory == 0);
+        CHECK(cfg.html == 1 && cfg.waits == 0);
     }
     CHECK(w.len == 0);
 
@@ -382,11 +382,11 @@ static void config(void)
                    NULL};
     CHECK_INT(cfg_load(bad, &w), 10);
     CHECK_INT(lines(w.data), 10);
-    CHECK(cfg.depth == 8 && cfg.top == 10 && cfg.waits == 0 && cfg.lua_budget == 2000);
+    CHECK(cfg.depth == 8 && cfg.top == 10 && cfg.waits == 1 && cfg.lua_budget == 2000);
     CHECK(cfg.max_callpaths == 16384 && cfg.waits_hotspot == 1);
     CHECK(strstr(w.data, "TARDY_DEPTH=abc is not an integer in 0..64; keeping 8\n"));
     CHECK(strstr(w.data, "TARDY_TOP=0 is not an integer in 1..1000; keeping 10\n"));
-    CHECK(strstr(w.data, "TARDY_WAITS=maybe is not a yes/no value (use 1 or 0); keeping 0\n"));
+    CHECK(strstr(w.data, "TARDY_WAITS=maybe is not a yes/no value (use 1 or 0); keeping 1\n"));
     CHECK(strstr(w.data, "TARDY_LUA_BUDGET=8x is not an integer in 1..1000000; keeping 2000\n"));
     CHECK(strstr(w.data, "TARDY_DEPTH=65 is not an integer in 0..64; keeping 8\n"));
     CHECK(strstr(w.data, "TARDY_MAX_CALLPATHS=99999999999 is not an integer in "
@@ -434,7 +434,7 @@ static void config(void)
     CHECK_INT(n, lines(help.data));
     CHECK_INT(cfg_load(env, &w), 0);
     CHECK(w.len == 0);
-    CHECK(cfg.depth == 8 && cfg.top == 10 && cfg.enable == 1 && cfg.waits == 0);
+    CHECK(cfg.depth == 8 && cfg.top == 10 && cfg.enable == 1 && cfg.waits == 1);
     CHECK_STR(cfg.pvars, "*,!mtl_psm2_*");
     for (int i = 0; i < n; i++)
         free(env[i]);

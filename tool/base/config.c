@@ -67,12 +67,10 @@ static const struct option options[] = {
     {"TARDY_PVAR_COUNTERS", OPT_STRING, "", 0, 0, FIELD(pvar_counters),
      "performance variables read at every MPI call, counted per interval and call site like "
      "TARDY_PAPI events (globs; integer ones; they share its 8 columns)"},
-    /* Off by default, though not for the time per call (make bench here, README "Wait
-     * states": +202 ns per 8-byte ping-pong call and +222 per 1-double Allreduce with wait
-     * states, +144 and +141 without; bench/run.py's target is 400): every communicator the
-     * program creates gets two private copies, every send one more small message, and
-     * MPI_Init and MPI_Finalize a clock alignment. */
-    {"TARDY_WAITS", OPT_BOOL, "0", 0, 1, FIELD(waits),
+    /* On by default since their cost per call and in a halo-exchange code is within a plain
+     * profiler's (README "Wait states", make bench rows with targets). TARDY_WAITS=0 leaves
+     * the program's communicators uncopied and its sends without timestamps. */
+    {"TARDY_WAITS", OPT_BOOL, "1", 0, 1, FIELD(waits),
      "find wait states (who waited for whom) and the code that caused them"},
     {"TARDY_WAITS_SAMPLE", OPT_INT, "1", 1, 1000000, FIELD(waits_sample),
      "measure waits at every Nth collective per communicator (1: all, exact)"},
