@@ -43,8 +43,11 @@ def cases(ns):
         cmd = [binary(prog)] + argv
         if ranks:
             cmd = [ns.MPIEXEC, "-n", str(ranks)] + cmd
+        # SIGINT as a job started from a terminal has it: a shell ignores it for its
+        # background jobs, and an ignored signal gets no handler of tardy's
         p = subprocess.Popen(cmd, env=env_for(d, tool, extra), cwd=d, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             if term_after is not None:
                 first = p.stdout.readline()
