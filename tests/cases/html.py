@@ -110,8 +110,9 @@ def test_run_page():
 
 
 def test_memory_page():
-    """MPI library memory by call site (bucketsort): the memory table has MPI_Init."""
-    @with_run([example("bucketsort"), "20000", "3"], 2)
+    """MPI library memory by call site (bucketsort): the memory table has MPI_Init; with
+    TARDY_WAITS=0 the wait-state view says they were off."""
+    @with_run([example("bucketsort"), "20000", "3"], 2, {"TARDY_WAITS": "0"})
     def _(r):
         expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-1000:]))
         profile = glob.glob(os.path.join(r.dir, "tardy-*.json"))[0]
@@ -123,7 +124,8 @@ def test_memory_page():
         rows = rows_of(page.dom, "memory")
         expect(any("MPI_Init" in row and "MiB" in row for row in rows),
                "MPI_Init with MiB not in the memory table: %s" % rows[:3])
-        expect("Not measured in this run" in page.dom, "wait states said measured")
+        expect('<p class="empty">Not measured in this run: wait states were off' in page.dom,
+               "wait states not said to be off")
 
 
 def test_store_page():

@@ -42,7 +42,7 @@ function glance() {
   card(cards, "compute", fmtShare(wall ? stat(RANKS.compute, "sum") / wall : null),
        `${fmtTime(stat(RANKS.compute, "max"))} on the slowest rank (${stat(RANKS.compute, "max_rank")})`);
   card(cards, "waiting", waits ? fmtShare(wall ? stat(waits, "sum") / wall : null) : "not measured",
-       waits ? `${fmtTime(stat(waits, "mean"))} per rank, inside MPI` : "run with TARDY_WAITS=1");
+       waits ? `${fmtTime(stat(waits, "mean"))} per rank, inside MPI` : "TARDY_WAITS=0");
   card(cards, "ranks", fmtCount(NRANKS), `${fmtCount(RUN.hosts || 1)} host${RUN.hosts > 1 ? "s" : ""}` +
        (RUN.host ? `, rank 0 on ${RUN.host}` : ""));
   card(cards, "MPI library", (RUN.mpi_library || "?").replace(/\s*Version:?\s*/, " "),
@@ -50,7 +50,7 @@ function glance() {
   shareBar(s, wall);
   const params = Object.entries(RUN.params || {}).map(([k, v]) => `${k}=${v}`).join(", ");
   const on = [];
-  if (waits) on.push("wait states (TARDY_WAITS=1)");
+  if (waits) on.push("wait states");
   if (RANKS.mpi_memory_high_water) on.push("MPI library memory");
   if (DATA.counters) on.push("counters: " + (DATA.counters.events || []).join(", "));
   if (DATA.mpi_t) on.push("MPI_T");
@@ -259,7 +259,7 @@ function waitStates() {
     "Which call sites waited, on which pattern, and which code on the late ranks caused it? " +
     "Seconds summed over the waiting ranks; shares of all MPI time.");
   if (!RANKS.wait_time) {
-    s.append(el("p", {class: "empty", text: "Not measured in this run: run it with TARDY_WAITS=1."}));
+    s.append(el("p", {class: "empty", text: "Not measured in this run: wait states were off (TARDY_WAITS=0)."}));
     return;
   }
   if (!WAITS.length) { s.append(el("p", {class: "empty", text: "No rank waited."})); return; }
