@@ -333,6 +333,13 @@ def begin(f):
     return [] if f.notes.get("kind") == "send" else ["ws_begin(&c);"]
 
 
+def quiet_aware_start(f, wpre):
+    """A wrapper's statements between its annotations and the call where counting may be off
+    (quiet_: the hooks still run, untimed): ws_begin, the pre-call hooks, then ev_started."""
+    out = ["if (!quiet_)"] + ["    " + s for s in begin(f)] if begin(f) else []
+    return out + when_waits(wpre) + ["if (!quiet_)", "    ev_started(&c);"]
+
+
 def ws_hooks(f):
     """Return (decls, pre, post) for f in the hook notation, or None when f has no hooks."""
     k, n, names = f.notes["kind"], f.name, f.pnames()
@@ -568,10 +575,7 @@ def q_wrapper(f):
         out += ["    " + s for s in status_decls(f)]
     out += ["    " + s for s in decls + pre]
     if hooks:
-        if begin(f):
-            out += ["    if (!quiet_)"] + ["        " + s for s in begin(f)]
-        out += ["    " + s for s in when_waits(wpre)]
-        out += ["    if (!quiet_)", "        ev_started(&c);"]
+        out += ["    " + s for s in quiet_aware_start(f, wpre)]
     else:
         out.append("    ev_started(&c);")
     out.append("    int rc = next(%s);" % call_args)
@@ -835,10 +839,7 @@ def f_wrapper(f, f08):
         call = call.replace("status_", "fst_")
     out += ["    " + s for s in pre + decls]
     if hooks:
-        if begin(f):
-            out += ["    if (!quiet_)"] + ["        " + s for s in begin(f)]
-        out += ["    " + s for s in when_waits(wpre)]
-        out += ["    if (!quiet_)", "        ev_started(&c);"]
+        out += ["    " + s for s in quiet_aware_start(f, wpre)]
     else:
         out.append("    ev_started(&c);")
     out.append("    %s(%s);" % (call_next, call))

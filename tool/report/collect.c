@@ -14,6 +14,7 @@
 
 struct names {
     struct symbolizer *sym;
+    int sym_kept;      /* sym is the kept one (snapshots): not closed with these names */
     char **path;       /* frames string per call-path id, made on first use */
     uint32_t npaths;
     struct strbuf site;
@@ -366,16 +367,30 @@ out:
 
 /* ---- call-site names for other modules (wait states) ---- */
 
+/* The kept symbolizer while snapshots keep one (its modules are read already), else a new
+ * one; *kept_one: which. */
+static struct symbolizer *sym_now(int *kept_one)
+{
+    *kept_one = keeping && kept.path;
+    return *kept_one ? kept.sym : sym_open();
+}
+
+static void sym_done(struct symbolizer *sym, int kept_one)
+{
+    if (!kept_one)
+        sym_close(sym);
+}
+
 struct names *collect_names_open(void)
 {
     struct names *nm = calloc(1, sizeof *nm);
     if (!nm)
         return NULL;
-    nm->sym = sym_open();
+    nm->sym = sym_now(&nm->sym_kept);
     nm->npaths = cs_count();
     nm->path = calloc(nm->npaths ? nm->npaths : 1, sizeof *nm->path);
     if (!nm->path) {
-        sym_close(nm->sym);
+        sym_done(nm->sym, nm->sym_kept);
         free(nm);
         return NULL;
     }
@@ -394,17 +409,15 @@ void collect_names_close(struct names *nm)
     for (uint32_t i = 0; i < nm->npaths; i++)
         free(nm->path[i]);
     free(nm->path);
-    sym_close(nm->sym);
+    sym_done(nm->sym, nm->sym_kept);
     free(nm);
 }
 
 char *collect_path_text(const uintptr_t *pcs, int n)
 {
-    /* The kept symbolizer when there is one: its modules are read already. */
-    int own = !(keeping && kept.path);
-    struct symbolizer *sym = own ? sym_open() : kept.sym;
+    int kept_one;
+    struct symbolizer *sym = sym_now(&kept_one);
     char *text = frames_text(sym, pcs, n);
-    if (own)
-        sym_close(sym);
+    sym_done(sym, kept_one);
     return text;
 }

@@ -197,7 +197,7 @@ void ws_comm_begin(MPI_Comm comm, struct ws_comm_new *n)
         atomic_store(&n->slot->key, n->key | MAKING);
     pthread_mutex_unlock(&shadows.lock);
     /* blocking collectives of intra-communicators exchange in batches (batch.c) */
-    n->batch = !n->inter && n->size > 1 ? ws_batch_new(comm) : NULL;
+    n->batch = !n->inter ? ws_batch_new(comm) : NULL;
     /* with a topology: room for the in-neighbours' records of neighbourhood collectives */
     n->nbr_in = n->inter ? -1 : ws_topo_in(comm);
     n->nbuf = n->nbr_in >= 0 ? malloc((size_t)(n->nbr_in + 1) * sizeof *n->nbuf) : NULL;
