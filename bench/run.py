@@ -117,6 +117,12 @@ def line(name, base, over, rss0, rss1, target=None):
         rss1 / 1024, (rss1 - rss0) / 1024, verdict))
 
 
+def row(name, kind, n, env, target):
+    """One row of alternating pairs: PAIRS_TARGET of them for a row with a target."""
+    base, over, r0, r1 = pairs(kind, n, env=env, count=PAIRS_TARGET if target else None)
+    line(name, base, over, r0, r1, target)
+
+
 def peak_rss(n, tool, env=None):
     """Peak RSS (KiB) of an n-iteration ping-pong: the least of three runs (the library's
     start-up allocations vary from run to run; growth with the run length does not)."""
@@ -138,9 +144,7 @@ def wait_rows():
             ("Win_fence, wait states off", "fence", 100000, {"TARDY_WAITS": "0"}, None),
             ("Comm_dup+free, waits on", "commdup", 1000, {"TARDY_WAITS": "1"}, None),
             ("Cart_create+free, waits on", "cart", 1000, {"TARDY_WAITS": "1"}, None)):
-        base, over, r0, r1 = pairs(kind, n, env=env,
-                                   count=PAIRS_TARGET if target else None)
-        line(name, base, over, r0, r1, target)
+        row(name, kind, n, env, target)
     base, over, r0, r1 = pairs("pingpong64k", 20000, env={"TARDY_WAITS": "1"})
     pct = 100 * statistics.median(over) / statistics.median(base)
     print("64 KiB ping-pong, wait states on: %.1f ns per call, %+.1f ns (%+.2f%%; target <= 5%%: "
@@ -180,9 +184,7 @@ def main():
              {"TARDY_PVAR_COUNTERS": "unexpected_recvq_length,pml_ob1_unexpected_msgq_length"},
              None),
             ("malloc/free pair outside MPI", "malloc", 5000000, None, 5)):
-        base, over, r0, r1 = pairs(kind, n, env=dict(env or {}, TARDY_WAITS="0"),
-                                   count=PAIRS_TARGET if target else None)
-        line(name, base, over, r0, r1, target)
+        row(name, kind, n, dict(env or {}, TARDY_WAITS="0"), target)
     layout_rows()
     wait_rows()
     halo3d_rows()
