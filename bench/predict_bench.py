@@ -21,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 B = os.environ.get("B", "build")
 TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
 EXTRAP = os.environ.get("EXTRAP", os.path.join(HERE, "..", "..", "shared", "vendor", "extrap"))
+# What Extra-P 4.2.5 imports from source (its README; ci/deps --extrap installs them).
+EXTRAP_MODULES = ("numpy", "sympy", "sklearn", "marshmallow", "tqdm", "packaging", "matplotlib")
 FAMILIES = ("cacheprofile", "pmnf", "scalaextrap")
 
 
@@ -76,9 +78,13 @@ def extrap_available():
     if not os.path.isdir(os.path.join(EXTRAP, "extrap")):
         return "absent (%s)" % EXTRAP
     env = dict(os.environ, PYTHONPATH="%s:%s" % (EXTRAP, os.path.join(EXTRAP, "_stubs")))
-    p = subprocess.run(["/usr/bin/python3", "-c", "import numpy, sympy, sklearn, marshmallow"],
-                       env=env, capture_output=True, text=True)
-    return None if p.returncode == 0 else "cannot run: Debian's python3-numpy etc. missing"
+    missing = [m for m in EXTRAP_MODULES
+               if subprocess.run(["/usr/bin/python3", "-c", "import " + m], env=env,
+                                 capture_output=True).returncode != 0]
+    if missing:
+        return ("cannot run: Python modules %s missing (`ci/deps --extrap` installs them as root)"
+                % ", ".join(missing))
+    return None
 
 
 def extrap_predict(train, points):
