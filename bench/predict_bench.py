@@ -107,14 +107,17 @@ def pct(v):
 
 def run_case(path, work, use_extrap):
     params, points, series, holdout = parse(path)
-    if holdout == "corner":  # the point where every parameter is largest
-        tops = [max(pt[d] for pt in points) for d in range(len(params))]
+    tops = [max(pt[d] for pt in points) for d in range(len(params))]
+    if holdout == "corner":  # the point where every parameter is largest, from all others
         keep = [list(pt) != tops for pt in points]
+    elif holdout == "corner_below":  # the same point, from those with no parameter largest
+        keep = [all(v < t for v, t in zip(pt, tops)) for pt in points]
     else:
         d = params.index(holdout)
         top = max(pt[d] for pt in points)
         keep = [pt[d] < top for pt in points]
-    test = [i for i, pt in enumerate(points) if not keep[i]]
+    test = [i for i, pt in enumerate(points) if not keep[i] and
+            (holdout != "corner_below" or list(pt) == tops)]
     train = os.path.join(work, os.path.basename(path))
     write_train(train, params, points, series, keep)
     targets = ";".join(target_key(params, points[i]) for i in test)
@@ -185,7 +188,7 @@ def cost():
 def main():
     why = extrap_available()
     use_extrap = why is None
-    files = sorted(glob.glob(os.path.join(HERE, "predict", "*.txt")))
+    files = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "predict", "*.txt")))
     work = tempfile.mkdtemp(prefix="tardy-bench-predict-")
     cols = ("default",) + FAMILIES + (("extrap",) if use_extrap else ())
     print("prediction at the held-out largest scale: median error (series within 10%)")

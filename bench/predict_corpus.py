@@ -7,6 +7,13 @@ point where every parameter is largest, from all the others).
   synth_p.txt       scaling laws of p with multiplicative noise, 3 repetitions per point
   synth_pn.txt      laws of p and n, the largest p row held out
   synth_pn_corner.txt  the same, the corner (largest p, largest n) held out
+  kernels_pn_*.txt  14 kernels of p and n shaped like a brain simulation's (issue 13's public
+                    set: the form c0 + c1·n·log2²n + c2·log2 p·n·log2²n among them), 3 to 20%
+                    noise, 5 repetitions, three splits: the largest p row, the corner from
+                    all others, the corner from the points where neither parameter is largest
+  collectives_*.txt 7 collectives' latencies over p for two MPI libraries (log p and linear
+                    algorithms, 2.5x slower beyond a 16-core node, 5% noise and 1 sample in 20
+                    3-30x slow), each point's median or mean of 50 samples, 5 repetitions
   real_*.txt        the bundled examples run here at several sizes and rank counts
                     (`python3 bench/predict_corpus.py real`, needs the build and mpiexec)"""
 import glob
@@ -79,6 +86,72 @@ def synthetic():
           "laws of p and n, 3% log-normal noise, 3 repetitions; the largest p row held out")
     write("synth_pn_corner.txt", ["p", "n"], pts, data, "corner",
           "the same; the (largest p, largest n) point held out, all others known")
+    kernels_pn()
+    collectives()
+
+
+def kernels_pn():
+    rng = random.Random(1307)
+    lg = math.log2
+    kernels = {  # name: (law, noise as a log-normal sigma)
+        "connectivity_update": (lambda p, n: 40 + 2e-4 * n * lg(n) ** 2 + 3e-5 * lg(p) * n * lg(n) ** 2, 0.03),
+        "spike_exchange": (lambda p, n: 5 + 1e-4 * n * lg(n) ** 2 + 4e-5 * lg(p) * n * lg(n) ** 2, 0.05),
+        "neuron_update": (lambda p, n: 2 + 3e-3 * n * lg(n), 0.02),
+        "allreduce_sync": (lambda p, n: 0.5 + 0.3 * lg(p), 0.08),
+        "alltoall_counts": (lambda p, n: 0.2 + 0.01 * p, 0.10),
+        "synapse_create": (lambda p, n: 1 + 0.02 * n, 0.04),
+        "barnes_hut": (lambda p, n: 3 + 1e-3 * n * lg(p), 0.05),
+        "octree_update": (lambda p, n: 0.5 + 0.05 * p * lg(p), 0.06),
+        "io_flush": (lambda p, n: 12.0, 0.05),
+        "calcium_update": (lambda p, n: 0.1 + 2e-6 * n ** 1.5, 0.03),
+        "global_stats": (lambda p, n: 0.3 + 0.05 * lg(p) * lg(n), 0.07),
+        "rebalance": (lambda p, n: 4 + 1e-3 * n + 0.05 * p, 0.05),
+        "plasticity": (lambda p, n: 1 + 1e-4 * n * p ** (1 / 3), 0.04),
+        "timers": (lambda p, n: 1e-3, 0.20),
+    }
+    pts = [(p, n) for p in (8, 16, 32, 64, 128) for n in (2000, 4000, 6000, 8000, 10000)]
+    data = {(k, "time"): [[f(p, n) * math.exp(rng.gauss(0, s)) for _ in range(5)] for p, n in pts]
+            for k, (f, s) in kernels.items()}
+    for split, what in (("p", "the largest p row held out"),
+                        ("corner", "the (largest p, largest n) point held out, all others known"),
+                        ("corner_below", "the same point from the points where neither p nor n "
+                                         "is largest")):
+        write("kernels_pn_%s.txt" % split, ["p", "n"], pts, data, split,
+              "14 kernels of p and n, 3-20%% noise, 5 repetitions; %s" % what)
+
+
+def collectives():
+    rng = random.Random(2203)
+    lg = math.log2
+    ps = [2 ** i for i in range(1, 10)]
+
+    def node(p):  # beyond one 16-core node the network is 2.5x slower
+        return 1.0 if p <= 16 else 2.5
+    laws = {
+        "barrier": lambda p: 0.2 + node(p) * 0.4 * lg(p),
+        "bcast": lambda p: 0.5 + node(p) * 0.5 * lg(p),
+        "allreduce": lambda p: 0.8 + node(p) * 0.7 * lg(p),
+        "reduce": lambda p: 0.6 + node(p) * 0.5 * lg(p),
+        "allgather": lambda p: 0.9 + node(p) * 0.05 * p,
+        "alltoall": lambda p: 1.0 + node(p) * 0.08 * p,
+        "gather": lambda p: 0.7 + node(p) * 0.03 * p,
+    }
+    med, mean = {}, {}
+    for lib, scale in (("mpich", 1.0), ("openmpi", 1.3)):
+        for c, f in laws.items():
+            rows_med, rows_mean = [], []
+            for p in ps:
+                reps = [[f(p) * scale * math.exp(rng.gauss(0, 0.05)) *
+                         (rng.uniform(3, 30) if rng.random() < 0.05 else 1) for _ in range(50)]
+                        for _ in range(5)]
+                rows_med.append([sorted(s)[25] for s in reps])
+                rows_mean.append([sum(s) / len(s) for s in reps])
+            med[("%s_%s" % (lib, c), "latency")] = rows_med
+            mean[("%s_%s" % (lib, c), "latency")] = rows_mean
+    for name, data in (("median", med), ("mean", mean)):
+        write("collectives_%s.txt" % name, ["p"], [(p,) for p in ps], data, "p",
+              "7 collectives x 2 MPI libraries over p, the %s of 50 samples, 5 repetitions"
+              % name)
 
 
 def real():

@@ -304,16 +304,72 @@ static int rank_terms(const double *score, const double *se2, int count, int *or
     return m;
 }
 
-/* The best terms of parameter d (at most max, in order of preference): scored on the groups of
- * points where the other parameters are fixed, or on all points when there are no such groups
- * of 3. Returns how many. */
+/* The mean over the other parameters of the values at each value of parameter d (xs, ys;
+ * returns how many values), over the groups of points (the same values of the other
+ * parameters) that hold every value of d once: as Extra-P's multi-parameter modeler chooses
+ * its points, so that a grid with its corner held out still gives whole curves. 0 when no
+ * group is complete or d has fewer than 3 values. Every PMNF form with one term per parameter
+ * (c0 + c1·f + c2·g, c0 + c1·f·g, the mixed ones) averaged over the others is c0' + c1'·g:
+ * the curve has d's term, with the noise averaged over the groups, and no group where d's
+ * term is small next to the noise outvotes the others with a flat fit. */
+static int grid_curve(const double *x, int np, int d, const double *y, int n, double *xs,
+                      double *ys)
+{
+    int m = 0, groups = 0;
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < m && xs[k] != x[i * np + d])
+            k++;
+        if (k == m)
+            xs[m++] = x[i * np + d];
+    }
+    if (m < 3)
+        return 0;
+    double sum[FIT_MAX_POINTS] = {0};
+    for (int i = 0; i < n; i++) {
+        int first = 1, members = 0;
+        double v[FIT_MAX_POINTS];
+        unsigned char seen[FIT_MAX_POINTS] = {0};
+        for (int j = 0; j < n; j++) {
+            int same = 1;
+            for (int o = 0; o < np; o++)
+                same &= o == d || x[j * np + o] == x[i * np + o];
+            if (!same)
+                continue;
+            first &= j >= i;
+            int k = 0;
+            while (xs[k] != x[j * np + d])
+                k++;
+            members += !seen[k];
+            seen[k] = 1;
+            v[k] = y[j];
+        }
+        if (!first || members != m)
+            continue;
+        for (int k = 0; k < m; k++)
+            sum[k] += v[k];
+        groups++;
+    }
+    if (!groups)
+        return 0;
+    for (int k = 0; k < m; k++)
+        ys[k] = sum[k] / groups;
+    return m;
+}
+
+/* The best terms of parameter d (at most max, in order of preference): scored on the mean
+ * curve of the complete groups (grid_curve); without one, on each group of points where the
+ * other parameters are fixed (the scores summed), or on all points when there are no such
+ * groups of 3. Returns how many. */
 static int best_terms(const double *x, int np, int d, const double *y, int n,
                       const struct pmnf_options *opt, struct term *out, int max)
 {
     double score[2 * NEXP * 3] = {0}, se2[2 * NEXP * 3] = {0};
     double xs[FIT_MAX_POINTS], ys[FIT_MAX_POINTS];
-    int groups = 0;
-    for (int i = 0; i < n && np > 1; i++) {
+    int groups = 0, values = np > 1 ? grid_curve(x, np, d, y, n, xs, ys) : 0;
+    if (values)
+        score_terms(xs, ys, values, opt, score, se2);
+    for (int i = 0; i < n && np > 1 && !values; i++) {
         int first = 1, m = 0;
         for (int j = 0; j < i && first; j++) {
             int same = 1;
@@ -337,7 +393,7 @@ static int best_terms(const double *x, int np, int d, const double *y, int n,
             groups++;
         }
     }
-    if (!groups) {
+    if (!groups && !values) {
         for (int i = 0; i < n; i++) {
             xs[i] = x[i * np + d];
             ys[i] = y[i];
