@@ -306,9 +306,9 @@ static int rank_terms(const double *score, const double *se2, int count, int *or
 
 /* The mean over the other parameters of the values at each value of parameter d (xs, ys;
  * returns how many values), over the groups of points (the same values of the other
- * parameters) that hold every value of d once: as Extra-P's multi-parameter modeler chooses
- * its points, so that a grid with its corner held out still gives whole curves. 0 when no
- * group is complete or d has fewer than 3 values. Every PMNF form with one term per parameter
+ * parameters) that hold every value of d, repetitions averaged first: as Extra-P's
+ * multi-parameter modeler chooses its points, so that a grid with its corner held out still
+ * gives whole curves. 0 when no group is complete or d has fewer than 3 values. Every PMNF form with one term per parameter
  * (c0 + c1·f + c2·g, c0 + c1·f·g, the mixed ones) averaged over the others is c0' + c1'·g:
  * the curve has d's term, with the noise averaged over the groups, and no group where d's
  * term is small next to the noise outvotes the others with a flat fit. */
@@ -328,8 +328,8 @@ static int grid_curve(const double *x, int np, int d, const double *y, int n, do
     double sum[FIT_MAX_POINTS] = {0};
     for (int i = 0; i < n; i++) {
         int first = 1, members = 0;
-        double v[FIT_MAX_POINTS];
-        unsigned char seen[FIT_MAX_POINTS] = {0};
+        double v[FIT_MAX_POINTS] = {0};
+        int reps[FIT_MAX_POINTS] = {0}; /* repetitions of a point: their mean */
         for (int j = 0; j < n; j++) {
             int same = 1;
             for (int o = 0; o < np; o++)
@@ -340,14 +340,13 @@ static int grid_curve(const double *x, int np, int d, const double *y, int n, do
             int k = 0;
             while (xs[k] != x[j * np + d])
                 k++;
-            members += !seen[k];
-            seen[k] = 1;
-            v[k] = y[j];
+            members += !reps[k]++;
+            v[k] += y[j];
         }
         if (!first || members != m)
             continue;
         for (int k = 0; k < m; k++)
-            sum[k] += v[k];
+            sum[k] += v[k] / reps[k];
         groups++;
     }
     if (!groups)
