@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """`make bench-predict` (issue 13): over the corpus in bench/predict/ (bench/predict_corpus.py
-says what it holds), hold out the largest value of one parameter, predict it from the smaller
-ones with tardy (the default policy, and each family alone) and with Extra-P 4.2.5's default
-modeler on the same split (when ../shared/vendor/extrap and Debian's numpy are there; else
-tardy's columns alone), and print per case the median error, how many series are within 10%,
-and how often the actual value lies inside tardy's 80% interval. Extra-P's column counts the
-series tardy gives a number for (the others are listed with Extra-P's error on them). Then the cost of
-`tardy predict` on 10 runs x 1,000 intervals. Figures, not a test."""
+says what it holds), hold out the largest value of one parameter (or the corner where every
+parameter is largest, from all other points or from those where none is), predict it from
+the others with tardy (the default policy, and each family alone) and with Extra-P 4.2.5's
+default modeler on the same split (when ../shared/vendor/extrap and the Python modules it
+imports are there; else tardy's columns alone, saying why), and print per case the median
+error, how many series are within 10%, and how often the actual value lies inside tardy's 80%
+interval. Extra-P's column counts the series tardy gives a number for (the others are listed
+with Extra-P's error on them). Then the cost of `tardy predict` on 10 runs x 1,000
+intervals. Arguments: corpus files instead of all of bench/predict/. Figures, not a test."""
 import glob
 import json
 import os
