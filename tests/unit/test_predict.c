@@ -407,12 +407,11 @@ static void pmnf_two_parameters(void)
     CHECK_NEAR(pmnf_eval(&m, (double[]){128, 4096}), 1 + 0.01 * 128 * 4096 * 12, 1e-9);
 }
 
-/* The form that dominates a real two-parameter set (issue 13: c0 + c1·n·log2²n +
- * c2·log2 p·n·log2²n) on the grid p = 8..128 x n = 2000..10000 with its corner held out,
- * predicted at the corner: each parameter's term chosen on the curve averaged over the
- * complete groups of the other (200 draws of the noise; scored group by group instead, the
- * flat n·log2 n won the groups and 66 of the 200 draws were within 5%). */
-static void pmnf_grid_corner(void)
+/* How many of 200 noise draws predict the form that dominates a real two-parameter set
+ * (issue 13: c0 + c1·n·log2²n + c2·log2 p·n·log2²n) within 5% at the corner (128, 10000) of
+ * the grid p = 8..128 x n = 2000..10000: from all other points, or (below) from the 4 x 4
+ * points where neither parameter is largest. */
+static int grid_corner(int below)
 {
     int ok = 0;
     for (int s = 0; s < 200; s++) {
@@ -421,7 +420,7 @@ static void pmnf_grid_corner(void)
         lcg = 5000 + (uint64_t)s * 7919;
         for (double p = 8; p <= 128; p *= 2)
             for (double m = 2000; m <= 10000; m += 2000) {
-                if (p == 128 && m == 10000)
+                if ((p == 128 && m == 10000) || (below && (p == 128 || m == 10000)))
                     continue;
                 double l2 = log2(m) * log2(m);
                 x[2 * n] = p;
@@ -435,8 +434,21 @@ static void pmnf_grid_corner(void)
         double l2 = log2(10000.) * log2(10000.), want = 40 + 2e-4 * 1e4 * l2 + 3e-5 * 7 * 1e4 * l2;
         ok += fabs(pmnf_eval(&mo, (double[]){128, 10000}) - want) <= 0.05 * want;
     }
-    printf("grid corner: %d of 200 noise draws within 5%%\n", ok);
-    CHECK(ok >= 150);
+    return ok;
+}
+
+/* Each parameter's term chosen on the curve averaged over the complete groups of the other:
+ * scored group by group instead, the flat n·log2 n won the groups and 66 of the 200 draws
+ * were within 5% from all other points (180 now). From the 4 x 4 points below, four values
+ * of n on an averaged curve admit n·log2² n: 48 of 200 were within 5% with the simple terms
+ * only (100 now). */
+static void pmnf_grid_corner(void)
+{
+    int all = grid_corner(0), below = grid_corner(1);
+    printf("grid corner: %d of 200 noise draws within 5%% from all other points, %d from "
+           "the points below\n", all, below);
+    CHECK(all >= 150);
+    CHECK(below >= 70);
 }
 
 static void pmnf_noise(void)
