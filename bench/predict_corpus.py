@@ -9,11 +9,13 @@ point where every parameter is largest, from all the others).
   synth_pn_corner.txt  the same, the corner (largest p, largest n) held out
   kernels_pn_*.txt  14 kernels of p and n shaped like a brain simulation's (issue 13's public
                     set: the form c0 + c1·n·log2²n + c2·log2 p·n·log2²n among them), 3 to 20%
-                    noise, 5 repetitions, three splits: the largest p row, the corner from
-                    all others, the corner from the points where neither parameter is largest
+                    noise, 5 repetitions, three draws of the noise, three splits: the largest
+                    p row, the corner from all others, the corner from the points where neither
+                    parameter is largest
   collectives_*.txt 7 collectives' latencies over p for two MPI libraries (log p and linear
                     algorithms, 2.5x slower beyond a 16-core node, 5% noise and 1 sample in 20
-                    3-30x slow), each point's median or mean of 50 samples, 5 repetitions
+                    3-30x slow), each point's median or mean of 50 samples, 5 repetitions, three
+                    draws of the noise
   real_*.txt        the bundled examples run here at several sizes and rank counts
                     (`python3 bench/predict_corpus.py real`, needs the build and mpiexec)"""
 import glob
@@ -110,14 +112,16 @@ def kernels_pn():
         "timers": (lambda p, n: 1e-3, 0.20),
     }
     pts = [(p, n) for p in (8, 16, 32, 64, 128) for n in (2000, 4000, 6000, 8000, 10000)]
-    data = {(k, "time"): [[f(p, n) * math.exp(rng.gauss(0, s)) for _ in range(5)] for p, n in pts]
-            for k, (f, s) in kernels.items()}
+    data = {("%s.%d" % (k, draw), "time"): [[f(p, n) * math.exp(rng.gauss(0, s)) for _ in range(5)]
+                                           for p, n in pts]
+            for draw in (1, 2, 3) for k, (f, s) in kernels.items()}
     for split, what in (("p", "the largest p row held out"),
                         ("corner", "the (largest p, largest n) point held out, all others known"),
                         ("corner_below", "the same point from the points where neither p nor n "
                                          "is largest")):
         write("kernels_pn_%s.txt" % split, ["p", "n"], pts, data, split,
-              "14 kernels of p and n, 3-20%% noise, 5 repetitions; %s" % what)
+              "14 kernels of p and n, 3-20%% noise, 5 repetitions, 3 draws of the noise; %s"
+              % what)
 
 
 def collectives():
@@ -137,21 +141,22 @@ def collectives():
         "gather": lambda p: 0.7 + node(p) * 0.03 * p,
     }
     med, mean = {}, {}
-    for lib, scale in (("mpich", 1.0), ("openmpi", 1.3)):
-        for c, f in laws.items():
-            rows_med, rows_mean = [], []
-            for p in ps:
-                reps = [[f(p) * scale * math.exp(rng.gauss(0, 0.05)) *
-                         (rng.uniform(3, 30) if rng.random() < 0.05 else 1) for _ in range(50)]
-                        for _ in range(5)]
-                rows_med.append([sorted(s)[25] for s in reps])
-                rows_mean.append([sum(s) / len(s) for s in reps])
-            med[("%s_%s" % (lib, c), "latency")] = rows_med
-            mean[("%s_%s" % (lib, c), "latency")] = rows_mean
+    for draw in (1, 2, 3):
+        for lib, scale in (("mpich", 1.0), ("openmpi", 1.3)):
+            for c, f in laws.items():
+                rows_med, rows_mean = [], []
+                for p in ps:
+                    reps = [[f(p) * scale * math.exp(rng.gauss(0, 0.05)) *
+                             (rng.uniform(3, 30) if rng.random() < 0.05 else 1)
+                             for _ in range(50)] for _ in range(5)]
+                    rows_med.append([sorted(s)[25] for s in reps])
+                    rows_mean.append([sum(s) / len(s) for s in reps])
+                key = ("%s_%s.%d" % (lib, c, draw), "latency")
+                med[key], mean[key] = rows_med, rows_mean
     for name, data in (("median", med), ("mean", mean)):
         write("collectives_%s.txt" % name, ["p"], [(p,) for p in ps], data, "p",
-              "7 collectives x 2 MPI libraries over p, the %s of 50 samples, 5 repetitions"
-              % name)
+              "7 collectives x 2 MPI libraries over p, the %s of 50 samples, 5 repetitions, "
+              "3 draws of the noise" % name)
 
 
 def real():
