@@ -2,8 +2,8 @@
  * c0 + c1 · x^e · log2(x)^l is fitted by relative least squares and scored by the mean of its
  * leave-one-out SMAPE and its forward-chaining SMAPE (the points at the largest value of the
  * parameter predicted from the others: what a prediction does); the simplest within one
- * standard error of the best wins. Negative exponents make strong scaling (c + k/p)
- * expressible.
+ * standard error and a tenth of the best wins. Negative exponents make strong scaling
+ * (c + k/p) expressible.
  * Several parameters: the best terms per parameter (on its curve averaged over the others),
  * then every combination of their products competes: for two parameters c0 + c1·f + c2·g,
  * c0 + c1·f·g, c0 + c1·f + c2·f·g, c0 + c1·g + c2·f·g (and f or g alone); for three every
@@ -309,9 +309,10 @@ static int grid_curve(const double *x, int np, int d, const double *y, int n, do
         return 0;
     double sum[FIT_MAX_POINTS] = {0};
     for (int i = 0; i < n; i++) {
-        int first = 1, members = 0;
-        double v[FIT_MAX_POINTS] = {0};
-        int reps[FIT_MAX_POINTS] = {0}; /* repetitions of a point: their mean */
+        int first = 1, members = 0, reps[FIT_MAX_POINTS]; /* repetitions: their mean */
+        double v[FIT_MAX_POINTS];
+        for (int k = 0; k < m; k++)
+            v[k] = reps[k] = 0;
         for (int j = 0; j < n; j++) {
             int same = 1;
             for (int o = 0; o < np; o++)
