@@ -116,8 +116,7 @@ def run_case(path, work, use_extrap):
         keep = [all(v < t for v, t in zip(pt, tops)) for pt in points]
     else:
         d = params.index(holdout)
-        top = max(pt[d] for pt in points)
-        keep = [pt[d] < top for pt in points]
+        keep = [pt[d] < tops[d] for pt in points]
     test = [i for i, pt in enumerate(points) if not keep[i] and
             (holdout != "corner_below" or list(pt) == tops)]
     train = os.path.join(work, os.path.basename(path))

@@ -96,8 +96,8 @@ def kernels_pn():
     rng = random.Random(1307)
     lg = math.log2
     kernels = {  # name: (law, noise as a log-normal sigma)
-        "connectivity_update": (lambda p, n: 40 + 2e-4 * n * lg(n) ** 2 + 3e-5 * lg(p) * n * lg(n) ** 2, 0.03),
-        "spike_exchange": (lambda p, n: 5 + 1e-4 * n * lg(n) ** 2 + 4e-5 * lg(p) * n * lg(n) ** 2, 0.05),
+        "connectivity_update": (lambda p, n: 40 + (2e-4 + 3e-5 * lg(p)) * n * lg(n) ** 2, 0.03),
+        "spike_exchange": (lambda p, n: 5 + (1e-4 + 4e-5 * lg(p)) * n * lg(n) ** 2, 0.05),
         "neuron_update": (lambda p, n: 2 + 3e-3 * n * lg(n), 0.02),
         "allreduce_sync": (lambda p, n: 0.5 + 0.3 * lg(p), 0.08),
         "alltoall_counts": (lambda p, n: 0.2 + 0.01 * p, 0.10),

@@ -284,6 +284,15 @@ static int rank_terms(const double *score, int count, int *order, int max)
     return m;
 }
 
+/* Points i and j have the same values of every parameter but d (one group along d). */
+static int same_group(const double *x, int np, int d, int i, int j)
+{
+    for (int o = 0; o < np; o++)
+        if (o != d && x[j * np + o] != x[i * np + o])
+            return 0;
+    return 1;
+}
+
 /* The mean over the other parameters of the values at each value of parameter d (xs, ys;
  * returns how many values; *groups how many groups), over the groups of points (the same
  * values of the other parameters) that hold every value of d, repetitions averaged first: as
@@ -314,10 +323,7 @@ static int grid_curve(const double *x, int np, int d, const double *y, int n, do
         for (int k = 0; k < m; k++)
             v[k] = reps[k] = 0;
         for (int j = 0; j < n; j++) {
-            int same = 1;
-            for (int o = 0; o < np; o++)
-                same &= o == d || x[j * np + o] == x[i * np + o];
-            if (!same)
+            if (!same_group(x, np, d, i, j))
                 continue;
             first &= j >= i;
             int k = 0;
@@ -358,23 +364,15 @@ static int best_terms(const double *x, int np, int d, const double *y, int n,
                     max_complexity(xs, values) + (values == 4 && averaged > 1), score);
     for (int i = 0; i < n && np > 1 && !values; i++) {
         int first = 1, m = 0;
-        for (int j = 0; j < i && first; j++) {
-            int same = 1;
-            for (int o = 0; o < np; o++)
-                same &= o == d || x[j * np + o] == x[i * np + o];
-            first = !same;
-        }
+        for (int j = 0; j < i && first; j++)
+            first = !same_group(x, np, d, i, j);
         if (!first)
             continue;
-        for (int j = 0; j < n; j++) {
-            int same = 1;
-            for (int o = 0; o < np; o++)
-                same &= o == d || x[j * np + o] == x[i * np + o];
-            if (same) {
+        for (int j = 0; j < n; j++)
+            if (same_group(x, np, d, i, j)) {
                 xs[m] = x[j * np + d];
                 ys[m++] = y[j];
             }
-        }
         if (max_complexity(xs, m) >= 1) { /* three values of x_d at least */
             score_terms(xs, ys, m, opt, max_complexity(xs, m), score);
             groups++;

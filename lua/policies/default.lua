@@ -8,10 +8,10 @@
 -- the rows of any other kind (wait patterns, counters) the profile holds. Each series is
 -- fitted with every registered family that can model it; the family that predicts larger
 -- scales best wins (the mean of its leave-one-out error and its forward-chaining error: the
--- largest scale of each parameter predicted by the family fitted on the smaller ones). Every prediction carries
--- its family, model, fit error, uncertainty, an 80% interval (low, high, coverage) and whether
--- the target lies outside the fitted range; where the runs cannot support a number at a
--- target the note says why instead.
+-- largest scale of each parameter predicted by the family fitted on the smaller ones). Every
+-- prediction carries its family, model, fit error, uncertainty, an 80% interval (low, high,
+-- coverage) and whether the target lies outside the fitted range; where the runs cannot
+-- support a number at a target the note says why instead.
 
 local TOP = 3     -- intervals, call paths and rows of other kinds reported one by one
 
