@@ -129,17 +129,27 @@ static int complexity(struct term t)
     return t.l + denom;
 }
 
-/* SMAPE (percent) of pred against y, and the squared standard error of that mean. */
-static double smape_se2(const double *y, const double *pred, int n, double *se2)
+/* Mean of e[n] and, unless se2 is NULL, the squared standard error of that mean. */
+static double mean_se2(const double *e, int n, double *se2)
 {
-    double e[FIT_MAX_POINTS], mean = 0, var = 0;
-    fit_smape_terms(y, pred, n, e);
+    double mean = 0, var = 0;
     for (int i = 0; i < n; i++)
         mean += e[i] / n;
+    if (!se2)
+        return mean;
     for (int i = 0; i < n; i++)
         var += (e[i] - mean) * (e[i] - mean);
     *se2 = n > 1 ? var / (n - 1) / n : 0;
     return mean;
+}
+
+/* SMAPE (percent) of pred against y and, unless se2 is NULL, the squared standard error of
+ * that mean. */
+static double smape_se2(const double *y, const double *pred, int n, double *se2)
+{
+    double e[FIT_MAX_POINTS];
+    fit_smape_terms(y, pred, n, e);
+    return mean_se2(e, n, se2);
 }
 
 /* The most complex term that values at x can tell apart: Extra-P asks for at least five
@@ -198,18 +208,6 @@ static void holdout_line(const double *x, const double *t, const double *y, cons
         }
 }
 
-/* Mean and squared standard error of e[n]. */
-static double mean_se2(const double *e, int n, double *se2)
-{
-    double mean = 0, var = 0;
-    for (int i = 0; i < n; i++)
-        mean += e[i] / n;
-    for (int i = 0; i < n; i++)
-        var += (e[i] - mean) * (e[i] - mean);
-    *se2 = n > 1 ? var / (n - 1) / n : 0;
-    return mean;
-}
-
 /* The score of every hypothesis h for one parameter (the mean of LOO SMAPE and forward-chaining
  * SMAPE), added into score[h] (INFINITY when the hypothesis cannot be fitted or is more complex
  * than most). */
@@ -238,10 +236,10 @@ static void score_terms(const double *x, const double *y, int n, const struct pm
             score[k] = INFINITY;
             continue;
         }
-        double v, loo = smape_se2(y, pred, n, &v);
+        double loo = smape_se2(y, pred, n, NULL);
         int nh = 0;
         holdout_line(x, t, y, w, n, h, &nh);
-        score[k] += nh ? (loo + mean_se2(h, nh, &v)) / 2 : loo;
+        score[k] += nh ? (loo + mean_se2(h, nh, NULL)) / 2 : loo;
     }
 }
 
