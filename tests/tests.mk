@@ -20,7 +20,7 @@ MPI_BIN  = $(patsubst tests/mpi/%.c,$(B)/tests/mpi/%,$(wildcard tests/mpi/*.c)) 
            $(F_BIN)
 
 programs: $(UNIT_BIN) $(MPI_BIN) $(B)/tests/mpi/p2p_linked $(B)/tests/mpit/libfake_events.so \
-          $(B)/tests/shim/libcount_calls.so
+          $(B)/tests/shim/libcount_calls.so $(B)/tests/shim/libcollectives_in_flight.so
 
 check: programs
 	@$(PYTHON) tests/run.py
@@ -45,6 +45,12 @@ $(B)/tests/mpit/libfake_events.so: tests/mpit/fake_events.c
 # Counts the blocking collectives and point-to-point sends that reach PMPI, preloaded in
 # front of tardy.
 $(B)/tests/shim/libcount_calls.so: tests/shim/count_calls.c
+	@mkdir -p $(dir $@)
+	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+
+# Counts the nonblocking collectives that overlap an MPI_Comm_idup on one communicator,
+# preloaded in front of tardy.
+$(B)/tests/shim/libcollectives_in_flight.so: tests/shim/collectives_in_flight.c
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
