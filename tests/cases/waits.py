@@ -238,11 +238,12 @@ IN_FLIGHT = os.path.abspath(os.path.join(B, "tests", "shim", "libcollectives_in_
 
 def test_copies_one_at_a_time(ranks):
     """The private copies of MPI_COMM_WORLD and of the communicators the program makes
-    (cartesian, graph, distributed graph, a dup): under Open MPI 4.1 no MPI_Comm_idup of tardy's
-    overlaps another nonblocking collective on its communicator (tests/shim/collectives_in_flight.c
-    in front of tardy), as two did and left one rank of four waiting at MPI_Init (1 run in 230,
-    tool/waits/comm.c). MPICH has not that bug, and there they overlap as the copies are meant
-    to, finished at first use: which shows the shim sees them."""
+    (cartesian, graph, distributed graph, a dup): under Open MPI 4.1 no nonblocking collective
+    starts while an MPI_Comm_idup of tardy's is in flight on its communicator
+    (tests/shim/collectives_in_flight.c in front of tardy), as two idups did and left one rank
+    of four waiting at MPI_Init (1 run in 230, tool/waits/comm.c). MPICH has not that bug, and
+    there they overlap as the copies are meant to, finished at first use: which shows the shim
+    sees them."""
     @with_run([binary("waits_neighbor")], ranks,
               {"LD_PRELOAD": IN_FLIGHT + " " + LIB, "TARDY_WAITS": "1"})
     def _(run):

@@ -1,11 +1,11 @@
-/* Preloaded in front of tardy: counts the nonblocking collectives that reach PMPI while an
- * MPI_Comm_idup is in flight on their communicator, and the idups that start while another
- * nonblocking collective is, and prints the count per rank at exit, "collectives overlapping
- * an idup: rank N: C". Open MPI 4.1 starts the later rounds of an idup's communicator id
- * agreement from its progress engine, so that such overlaps can meet in another order on
+/* Preloaded in front of tardy: counts the nonblocking collectives (MPI_Comm_idup among them)
+ * that reach PMPI while an MPI_Comm_idup is in flight on their communicator, and prints the
+ * count per rank at exit, "collectives overlapping an idup: rank N: C". Open MPI 4.1 starts
+ * the later rounds of an idup's communicator id agreement from its progress engine, so that
+ * collectives started meanwhile on the same communicator can meet them in another order on
  * another rank (Open MPI issue 2025; tool/waits/comm.c makes its copies one collective at a
- * time there). A request leaves the table when MPI_Test or MPI_Wait completes it (tardy's
- * yielding waits test). */
+ * time there). Collectives started before the idup are matched before it everywhere. A
+ * request leaves the table when a test or wait completes it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -26,11 +26,11 @@ static long overlaps;
     if (!next)                                                                               \
     next = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
 
-/* A collective starting on comm (an idup or not): does it overlap one in flight? */
-static void starting(MPI_Comm comm, int idup)
+/* A collective starting on comm: does an idup of comm run meanwhile? */
+static void starting(MPI_Comm comm)
 {
     for (int i = 0; i < nflight; i++)
-        if (flight[i].comm == comm && (idup || flight[i].idup)) {
+        if (flight[i].comm == comm && flight[i].idup) {
             overlaps++;
             return;
         }
@@ -54,7 +54,7 @@ static void done(MPI_Request req)
 int PMPI_Comm_idup(MPI_Comm c, MPI_Comm *n, MPI_Request *r)
 {
     NEXT(PMPI_Comm_idup);
-    starting(c, 1);
+    starting(c);
     int rc = next(c, n, r);
     started(rc, *r, c, 1);
     return rc;
@@ -64,7 +64,7 @@ int PMPI_Iallreduce(const void *s, void *b, int n, MPI_Datatype t, MPI_Op o, MPI
                     MPI_Request *r)
 {
     NEXT(PMPI_Iallreduce);
-    starting(c, 0);
+    starting(c);
     int rc = next(s, b, n, t, o, c, r);
     started(rc, *r, c, 0);
     return rc;
@@ -73,7 +73,7 @@ int PMPI_Iallreduce(const void *s, void *b, int n, MPI_Datatype t, MPI_Op o, MPI
 int PMPI_Ibarrier(MPI_Comm c, MPI_Request *r)
 {
     NEXT(PMPI_Ibarrier);
-    starting(c, 0);
+    starting(c);
     int rc = next(c, r);
     started(rc, *r, c, 0);
     return rc;
@@ -82,7 +82,7 @@ int PMPI_Ibarrier(MPI_Comm c, MPI_Request *r)
 int PMPI_Ibcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r)
 {
     NEXT(PMPI_Ibcast);
-    starting(c, 0);
+    starting(c);
     int rc = next(b, n, t, root, c, r);
     started(rc, *r, c, 0);
     return rc;
@@ -105,6 +105,79 @@ int PMPI_Wait(MPI_Request *r, MPI_Status *status)
     int rc = next(r, status);
     if (rc == MPI_SUCCESS)
         done(req);
+    return rc;
+}
+
+/* The requests of an array completed: all, or those at the indices listed. */
+static void all_done(int n, const MPI_Request *before, const int *indices, int count)
+{
+    for (int i = 0; i < (indices ? count : n); i++)
+        done(before[indices ? indices[i] : i]);
+}
+
+#define BEFORE(n, r)                                                                         \
+    MPI_Request before[IN_FLIGHT_MAX];                                                      \
+    int kept = (n) <= IN_FLIGHT_MAX;                                                         \
+    for (int i = 0; kept && i < (n); i++)                                                    \
+    before[i] = (r)[i]
+
+int PMPI_Waitall(int n, MPI_Request *r, MPI_Status *st)
+{
+    NEXT(PMPI_Waitall);
+    BEFORE(n, r);
+    int rc = next(n, r, st);
+    if (rc == MPI_SUCCESS && kept)
+        all_done(n, before, NULL, 0);
+    return rc;
+}
+
+int PMPI_Testall(int n, MPI_Request *r, int *flag, MPI_Status *st)
+{
+    NEXT(PMPI_Testall);
+    BEFORE(n, r);
+    int rc = next(n, r, flag, st);
+    if (rc == MPI_SUCCESS && *flag && kept)
+        all_done(n, before, NULL, 0);
+    return rc;
+}
+
+int PMPI_Waitany(int n, MPI_Request *r, int *index, MPI_Status *st)
+{
+    NEXT(PMPI_Waitany);
+    BEFORE(n, r);
+    int rc = next(n, r, index, st);
+    if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED && kept)
+        all_done(n, before, index, 1);
+    return rc;
+}
+
+int PMPI_Testany(int n, MPI_Request *r, int *index, int *flag, MPI_Status *st)
+{
+    NEXT(PMPI_Testany);
+    BEFORE(n, r);
+    int rc = next(n, r, index, flag, st);
+    if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && kept)
+        all_done(n, before, index, 1);
+    return rc;
+}
+
+int PMPI_Waitsome(int n, MPI_Request *r, int *outcount, int *indices, MPI_Status *st)
+{
+    NEXT(PMPI_Waitsome);
+    BEFORE(n, r);
+    int rc = next(n, r, outcount, indices, st);
+    if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && kept)
+        all_done(n, before, indices, *outcount);
+    return rc;
+}
+
+int PMPI_Testsome(int n, MPI_Request *r, int *outcount, int *indices, MPI_Status *st)
+{
+    NEXT(PMPI_Testsome);
+    BEFORE(n, r);
+    int rc = next(n, r, outcount, indices, st);
+    if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && kept)
+        all_done(n, before, indices, *outcount);
     return rc;
 }
 
