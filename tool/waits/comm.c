@@ -237,18 +237,21 @@ static void start(MPI_Comm from, const struct ws_comm_new *n, struct making *m, 
     if (all)
         memcpy(m->all, all, sizeof m->all);
     int blocking = FINISH_AT_ONCE && n->inter; /* then the requests stay null */
-    if ((blocking ? own_Comm_dup(from, &m->shadow)
-                  : started(own_Comm_idup(from, &m->shadow, &m->req[0]), &m->req[0])) !=
-        MPI_SUCCESS)
+    int rc = blocking ? own_Comm_dup(from, &m->shadow)
+                      : started(own_Comm_idup(from, &m->shadow, &m->req[0]), &m->req[0]);
+    if (rc != MPI_SUCCESS)
         m->shadow = MPI_COMM_NULL;
-    if ((blocking ? own_Comm_dup(from, &m->ack)
-                  : started(own_Comm_idup(from, &m->ack, &m->req[1]), &m->req[1])) !=
-        MPI_SUCCESS)
+    rc = blocking ? own_Comm_dup(from, &m->ack)
+                  : started(own_Comm_idup(from, &m->ack, &m->req[1]), &m->req[1]);
+    if (rc != MPI_SUCCESS)
         m->ack = MPI_COMM_NULL;
-    if (!all && (blocking ? own_Allreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from)
-                          : started(own_Iallreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from,
-                                                   &m->req[2]), &m->req[2])) != MPI_SUCCESS)
-        m->all[0] = 0;
+    if (!all) {
+        rc = blocking ? own_Allreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from)
+                      : started(own_Iallreduce(m->ok, m->all, 3, MPI_INT, MPI_MIN, from,
+                                               &m->req[2]), &m->req[2]);
+        if (rc != MPI_SUCCESS)
+            m->all[0] = 0;
+    }
     own_Comm_set_errhandler(from, eh);
     own_Errhandler_free(&eh);
 }
