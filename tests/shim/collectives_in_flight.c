@@ -5,7 +5,8 @@
  * collectives started meanwhile on the same communicator can meet them in another order on
  * another rank (Open MPI issue 2025; tool/waits/comm.c makes its copies one collective at a
  * time there). Collectives started before the idup are matched before it everywhere. A
- * request leaves the table when a test or wait completes it. */
+ * request leaves the table when MPI_Test, MPI_Wait, MPI_Testall or MPI_Waitall completes it
+ * (those tardy completes its own with). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -108,11 +109,11 @@ int PMPI_Wait(MPI_Request *r, MPI_Status *status)
     return rc;
 }
 
-/* The requests of an array completed: all, or those at the indices listed. */
-static void all_done(int n, const MPI_Request *before, const int *indices, int count)
+/* The n requests of an array completed. */
+static void all_done(int n, const MPI_Request *before)
 {
-    for (int i = 0; i < (indices ? count : n); i++)
-        done(before[indices ? indices[i] : i]);
+    for (int i = 0; i < n; i++)
+        done(before[i]);
 }
 
 #define BEFORE(n, r)                                                                         \
@@ -127,7 +128,7 @@ int PMPI_Waitall(int n, MPI_Request *r, MPI_Status *st)
     BEFORE(n, r);
     int rc = next(n, r, st);
     if (rc == MPI_SUCCESS && kept)
-        all_done(n, before, NULL, 0);
+        all_done(n, before);
     return rc;
 }
 
@@ -137,47 +138,7 @@ int PMPI_Testall(int n, MPI_Request *r, int *flag, MPI_Status *st)
     BEFORE(n, r);
     int rc = next(n, r, flag, st);
     if (rc == MPI_SUCCESS && *flag && kept)
-        all_done(n, before, NULL, 0);
-    return rc;
-}
-
-int PMPI_Waitany(int n, MPI_Request *r, int *index, MPI_Status *st)
-{
-    NEXT(PMPI_Waitany);
-    BEFORE(n, r);
-    int rc = next(n, r, index, st);
-    if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED && kept)
-        all_done(n, before, index, 1);
-    return rc;
-}
-
-int PMPI_Testany(int n, MPI_Request *r, int *index, int *flag, MPI_Status *st)
-{
-    NEXT(PMPI_Testany);
-    BEFORE(n, r);
-    int rc = next(n, r, index, flag, st);
-    if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && kept)
-        all_done(n, before, index, 1);
-    return rc;
-}
-
-int PMPI_Waitsome(int n, MPI_Request *r, int *outcount, int *indices, MPI_Status *st)
-{
-    NEXT(PMPI_Waitsome);
-    BEFORE(n, r);
-    int rc = next(n, r, outcount, indices, st);
-    if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && kept)
-        all_done(n, before, indices, *outcount);
-    return rc;
-}
-
-int PMPI_Testsome(int n, MPI_Request *r, int *outcount, int *indices, MPI_Status *st)
-{
-    NEXT(PMPI_Testsome);
-    BEFORE(n, r);
-    int rc = next(n, r, outcount, indices, st);
-    if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && kept)
-        all_done(n, before, indices, *outcount);
+        all_done(n, before);
     return rc;
 }
 
