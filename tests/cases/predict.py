@@ -1,6 +1,7 @@
 """Predictions a user can trust: the help of `tardy predict`, its JSON document, intervals,
 repetitions of Extra-P input, the scalaextrap policy on Extra-P input and the notes that apply
-to it, tardy.pmnf over three parameters."""
+to it, tardy.pmnf over three parameters, the upper regime of a law that changes."""
+import math
 import json
 import os
 import subprocess
@@ -92,6 +93,42 @@ def test_no_number():
         os.unlink(path)
 
 
+def node_law(p, wobble):
+    """A collective's latency: 0.5 + 0.6 log2 p within a 16-core node, 1.3x the log term
+    beyond, times 1 ± wobble by turns (deterministic noise no law follows)."""
+    sign = 1 if int(math.log2(p)) % 2 else -1
+    return (0.5 + (1 if p <= 16 else 1.3) * 0.6 * math.log2(p)) * (1 + sign * wobble)
+
+
+def upper_regime(ps, wobble):
+    """The default policy's prediction of node_law at p = 512 from ps: (value, family)."""
+    path = extrap_file("PARAMETER p\nPOINTS %s\nREGION bcast\nMETRIC latency\n" %
+                       " ".join(str(p) for p in ps) +
+                       "".join("DATA %r\n" % node_law(p, wobble) for p in ps))
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=512", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        q = json.loads(p.stdout)["predictions"]
+        expect(len(q) == 1, "predictions: %s" % q)
+        return q[0]["value"], q[0]["family"]
+    finally:
+        os.unlink(path)
+
+
+def test_upper_regime():
+    """A law that changes beyond a node: the upper regime's PMNF (lua/families/pmnf_upper.lua)
+    predicts 512 ranks from 2..256 within 2% (the whole range's laws: 5-14% low); with upper
+    points 6% off any law, or with six values of p only, it offers nothing."""
+    want = node_law(512, 0)
+    v, family = upper_regime([2 ** i for i in range(1, 9)], 0.003)
+    expect(family == "pmnf_upper" and abs(v - want) <= 0.02 * want,
+           "clean upper regime: %s %g, want %g" % (family, v, want))
+    _v, family = upper_regime([2 ** i for i in range(1, 9)], 0.06)
+    expect(family != "pmnf_upper", "noisy upper regime predicted by %s" % family)
+    _v, family = upper_regime([2 ** i for i in range(3, 9)], 0.003)
+    expect(family != "pmnf_upper", "six values of p predicted by %s" % family)
+
+
 PMNF_API = r"""
 -- tardy.pmnf on three parameters with a mixed law: the model, its forward-chaining error and
 -- the near-best range at a target beyond the data, as one prediction
@@ -141,3 +178,4 @@ room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
 room.case("lua/no number where the runs cannot support one", test_no_number)
+room.case("lua/pmnf_upper: the law beyond a node, from the upper regime", test_upper_regime)
