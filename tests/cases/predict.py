@@ -1,8 +1,8 @@
 """Predictions a user can trust: the help of `tardy predict`, its JSON document, intervals,
 repetitions of Extra-P input, the scalaextrap policy on Extra-P input and the notes that apply
 to it, tardy.pmnf over three parameters, the upper regime of a law that changes."""
-import math
 import json
+import math
 import os
 import subprocess
 import tempfile
