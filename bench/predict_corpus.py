@@ -17,7 +17,8 @@ point where every parameter is largest, from all the others).
                     3-30x slow), each point's median or mean of 50 samples, 5 repetitions, three
                     draws of the noise
   real_*.txt        the bundled examples run here at several sizes and rank counts
-                    (`python3 bench/predict_corpus.py real`, needs the build and mpiexec)"""
+                    (`python3 bench/predict_corpus.py real [NAME...]`, needs the build and
+                    mpiexec; NAME: jacobi, bucketsort, jacobi_sizes; all without)"""
 import glob
 import math
 import os
@@ -159,36 +160,46 @@ def collectives():
               "3 draws of the noise" % name)
 
 
-def real():
-    """jacobi and bucketsort at several sizes (1 and 2 ranks), 3 repetitions each."""
+REAL = {  # name: (program, sizes, iterations, rank counts)
+    "jacobi": ("jacobi", (96, 128, 192, 256, 320, 384), "100", (1, 2)),
+    "bucketsort": ("bucketsort", (16384, 32768, 65536, 131072, 262144, 524288), "20", (1, 2)),
+    # nine sizes at one rank: enough values of n for the upper regime's family (pmnf_upper)
+    "jacobi_sizes": ("jacobi", (64, 96, 128, 160, 192, 224, 256, 320, 384), "100", (1,)),
+}
+
+
+def real(names):
+    """The examples at several sizes and rank counts, 3 repetitions each."""
     lib = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
     tardy = os.path.abspath(os.path.join(B, "bin", "tardy"))
-    cases = (("jacobi", [os.path.join(B, "examples", "jacobi")], (96, 128, 192, 256, 320, 384), "100"),
-             ("bucketsort", [os.path.join(B, "examples", "bucketsort")],
-              (16384, 32768, 65536, 131072, 262144, 524288), "20"))
-    for name, cmd, sizes, iters in cases:
+    for name in names:
+        program, sizes, iters, ranks_list = REAL[name]
         work = tempfile.mkdtemp(prefix="tardy-corpus-")
         try:
             store = os.path.join(work, "store")
             for rep in range(3):
-                for ranks in (1, 2):
+                for ranks in ranks_list:
                     for n in sizes:
                         e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
                         e.update({"LD_PRELOAD": lib, "TARDY_SUMMARY": "none", "TARDY_STORE": store,
                                   "TARDY_PARAMS": "n=%d" % n})
-                        subprocess.run([MPIEXEC, "-n", str(ranks)] + cmd + [str(n), iters], env=e,
-                                       check=True, capture_output=True)
+                        subprocess.run([MPIEXEC, "-n", str(ranks),
+                                        os.path.join(B, "examples", program), str(n), iters],
+                                       env=e, check=True, capture_output=True)
             path = os.path.join(work, "x.txt")
             subprocess.run([tardy, "export-extrap", "--store", store, "-o", path], check=True,
                            capture_output=True)
-            keep(path, os.path.join(OUT, "real_%s.txt" % name), name)
+            what = "%s here at %s rank%s, %d sizes, 3 repetitions" % (
+                program, " and ".join(str(r) for r in ranks_list),
+                "" if ranks_list == (1,) else "s", len(sizes))
+            keep(path, os.path.join(OUT, "real_%s.txt" % name), what)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def keep(src, dst, name):
+def keep(src, dst, what):
     """The time metrics of the export (means and maxima over ranks) with names of another tool,
-    so the default policy predicts each as a series."""
+    so the default policy predicts each as a series; what: the header's description."""
     out, region, metric, skip = [], None, None, True
     for line in open(src):
         if line.startswith(("PARAMETER", "POINTS")):
@@ -205,14 +216,17 @@ def keep(src, dst, name):
         elif line.startswith("DATA") and not skip:
             out.append(line)
     with open(dst, "w") as f:
-        f.write("# %s here at 1 and 2 ranks, 6 sizes, 3 repetitions; tardy's time metrics\n"
-                "# holdout n\n" % name)
+        f.write("# %s; tardy's time metrics\n# holdout n\n" % what)
         f.writelines(out)
 
 
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
-    if sys.argv[1:] == ["real"]:
-        real()
+    if sys.argv[1:2] == ["real"]:
+        unknown = [n for n in sys.argv[2:] if n not in REAL]
+        if unknown:
+            raise SystemExit("predict_corpus.py: no real case %s (known: %s)" %
+                             (", ".join(unknown), ", ".join(REAL)))
+        real(sys.argv[2:] or list(REAL))
     else:
         synthetic()
