@@ -360,6 +360,22 @@ static int varying_params(lua_State *L, int pts, int n, char names[][32])
     return count;
 }
 
+/* tardy.varying(points) → the names of the parameters that vary over the points ("p" first,
+ * at most three): what tardy.pmnf models, and how a family of one parameter finds it. */
+static int l_varying(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int n = (int)luaL_len(L, 1);
+    char names[PMNF_MAX_PARAMS][32];
+    int np = n ? varying_params(L, 1, n, names) : 0;
+    lua_createtable(L, np, 0);
+    for (int d = 0; d < np; d++) {
+        lua_pushstring(L, names[d]);
+        lua_rawseti(L, -2, d + 1);
+    }
+    return 1;
+}
+
 /* tardy.pmnf(points [, {negative = true}]) → model | nil, reason.
  * model = {formula, fit_error, uncertainty (LOO SMAPE %), extrap_error (forward-chaining SMAPE
  * %, when every parameter has 4 values), params, predict = function(x), range = function(x)}. */
@@ -458,7 +474,8 @@ void api_fit_register(lua_State *L)
     static const luaL_Reg fns[] = {{"lsq", l_lsq},       {"lm", l_lm},       {"rss", l_rss},
                                    {"smape", l_smape},   {"mape", l_mape},   {"r2", l_r2},
                                    {"adj_r2", l_adj_r2}, {"loo", l_loo},     {"pmnf", l_pmnf},
-                                   {"decay", l_decay},   {NULL, NULL}};
+                                   {"decay", l_decay},   {"varying", l_varying},
+                                   {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
     lua_pushinteger(L, MAX_POINTS);
     lua_setfield(L, -2, "max_points");

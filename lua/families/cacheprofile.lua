@@ -18,21 +18,11 @@ end
 
 -- The one parameter that varies over the points, or nil and the reason.
 local function varying(points)
-  local found
-  for name, first in pairs(points[1].x) do
-    if type(first) == "number" then
-      for i = 2, #points do
-        if points[i].x[name] ~= first then
-          if found then return nil, "cacheprofile models one parameter at a time (" ..
-            found .. " and " .. name .. " vary)" end
-          found = name
-          break
-        end
-      end
-    end
-  end
-  if not found then return nil, "no parameter varies over the runs" end
-  return found
+  local names = tardy.varying(points)
+  if #names > 1 then return nil, "cacheprofile models one parameter at a time (" ..
+    table.concat(names, " and ") .. " vary)" end
+  if #names == 0 then return nil, "no parameter varies over the runs" end
+  return names[1]
 end
 
 -- Least squares y = c0 + c1 * t in closed form: c0, c1 and the leverages, or nil when t does

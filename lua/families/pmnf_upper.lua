@@ -12,27 +12,10 @@ local UPPER = 4      -- the largest values of the parameter fitted
 local LEAST = 7      -- values of the parameter it needs: the upper ones and three below
 local TIGHT = 2      -- percent: the most the law may miss the upper points by (fit SMAPE)
 
--- The one parameter that varies over points, or nil and the reason.
-local function varying(points)
-  local key
-  for k, v in pairs(points[1].x) do
-    if type(v) == "number" then
-      for _, pt in ipairs(points) do
-        if pt.x[k] ~= v then
-          if key then return nil, "one parameter only" end
-          key = k
-          break
-        end
-      end
-    end
-  end
-  if not key then return nil, "no parameter varies" end
-  return key
-end
-
 local function fit(points)
-  local key, why = varying(points)
-  if not key then return nil, why end
+  local names = tardy.varying(points)
+  if #names ~= 1 then return nil, "one parameter only, " .. #names .. " vary" end
+  local key = names[1]
   local seen, values = {}, {}
   for _, pt in ipairs(points) do
     local x = pt.x[key]
@@ -46,8 +29,7 @@ local function fit(points)
   for _, pt in ipairs(points) do
     if pt.x[key] >= cut then upper[#upper + 1] = pt end
   end
-  local model
-  model, why = tardy.pmnf(upper, {negative = true})
+  local model, why = tardy.pmnf(upper, {negative = true})
   if not model then return nil, why end
   if not (model.fit_error <= TIGHT) then
     return nil, string.format("the upper %d values of %s follow no law within %d%%", UPPER,

@@ -131,7 +131,7 @@ def test_upper_regime():
 
 PMNF_API = r"""
 -- tardy.pmnf on three parameters with a mixed law: the model, its forward-chaining error and
--- the near-best range at a target beyond the data, as one prediction
+-- the near-best range at a target beyond the data, as one prediction; tardy.varying names them
 tardy.policy("pmnf_api", function(ctx)
   local pts = {}
   for _, p in ipairs({2, 4, 8, 16, 32}) do
@@ -147,6 +147,8 @@ tardy.policy("pmnf_api", function(ctx)
   local v = m.predict(t)
   local lo, hi = m.range(t)
   assert(#m.params == 3, "params: " .. #m.params)
+  local names = tardy.varying(pts)
+  assert(#names == 3 and names[1] == "p", "tardy.varying: " .. table.concat(names, ","))
   assert(type(m.extrap_error) == "number" and m.extrap_error >= 0, "extrap_error")
   assert(lo <= v and v <= hi, "range " .. lo .. " " .. v .. " " .. hi)
   return {{target = t, metric = "law", value = v, family = "pmnf", model = m.formula,
