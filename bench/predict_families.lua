@@ -27,6 +27,7 @@ tardy.policy("families", function(ctx)
     end
     local n = 0
     for _ in pairs(scales) do n = n + 1 end
+    pts = tardy.medians(pts) -- repetitions by their median, as the default policy does
     for _, name in ipairs(tardy.families()) do
       local spec = tardy.get_family(name)
       if n >= (spec.min_points or 3) then

@@ -465,5 +465,6 @@ void api_open(lua_State *L, const struct profile *runs, int nruns, int current_l
                                    {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
     api_fit_register(L);
+    api_scales_register(L);
     lua_setglobal(L, "tardy");
 }

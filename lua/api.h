@@ -35,4 +35,12 @@ void api_policy_names(lua_State *L, char *buf, size_t len);
 /* Fitting primitives (lua/api_fit.c): adds them to the table at the top of the stack. */
 void api_fit_register(lua_State *L);
 
+/* The parameters that vary over the n points of the table at index pts (numbers in their x
+ * tables), "p" first, at most PMNF_MAX_PARAMS names of fewer than 32 bytes; returns the count. */
+int api_varying(lua_State *L, int pts, int n, char names[][32]);
+
+/* tardy.medians and tardy.trend (lua/api_scales.c): adds them to the table at the top of the
+ * stack. */
+void api_scales_register(lua_State *L);
+
 #endif

@@ -325,9 +325,8 @@ static int pmnf_predict(lua_State *L)
     return 1;
 }
 
-/* Parameters that vary over the points, "p" first, at most PMNF_MAX_PARAMS; returns the
- * count. */
-static int varying_params(lua_State *L, int pts, int n, char names[][32])
+/* (api.h) */
+int api_varying(lua_State *L, int pts, int n, char names[][32])
 {
     int count = 0;
     lua_rawgeti(L, pts, 1);
@@ -367,7 +366,7 @@ static int l_varying(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     int n = (int)luaL_len(L, 1);
     char names[PMNF_MAX_PARAMS][32];
-    int np = n ? varying_params(L, 1, n, names) : 0;
+    int np = n ? api_varying(L, 1, n, names) : 0;
     lua_createtable(L, np, 0);
     for (int d = 0; d < np; d++) {
         lua_pushstring(L, names[d]);
@@ -399,7 +398,7 @@ static int l_pmnf(lua_State *L)
     memset(u, 0, sizeof *u);
     luaL_setmetatable(L, MODEL_META);
     int ud = lua_gettop(L);
-    int np = varying_params(L, 1, n, u->names);
+    int np = api_varying(L, 1, n, u->names);
     if (np == 0) {
         np = 1; /* nothing varies: a constant in p */
         snprintf(u->names[0], 32, "p");

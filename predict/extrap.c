@@ -332,8 +332,15 @@ struct reader {
     double *points;   /* npoints × nparams */
     int npoints, point;
     char *region, *metric;
-    struct profile *runs;
-    unsigned char *absent; /* per point: no run there has the current region's row */
+    /* Repetition j of every point is block j: its runs (one per point) and, per point,
+     * whether that run lacks the current region's row. Blocks rather than runs per point so
+     * that the first repetitions of every point come first (a policy keeping the first runs
+     * keeps every point). */
+    struct repetition {
+        struct profile *runs;
+        unsigned char *absent;
+    } *reps;
+    int nreps;
 };
 
 static int fail(struct reader *rd, const char *what)
@@ -363,14 +370,24 @@ static int read_points(struct reader *rd, char *s)
     return 0;
 }
 
-static int make_runs(struct reader *rd)
+/* Add the block of repetition nreps: a run per point, with its parameters. */
+static int add_repetition(struct reader *rd)
 {
-    rd->runs = calloc((size_t)rd->npoints, sizeof *rd->runs);
-    rd->absent = calloc((size_t)rd->npoints, 1);
-    if (!rd->runs || !rd->absent)
+    struct repetition *more = realloc(rd->reps, (size_t)(rd->nreps + 1) * sizeof *more);
+    if (!more)
         return fail(rd, "out of memory");
+    rd->reps = more;
+    struct repetition *b = &rd->reps[rd->nreps];
+    b->runs = calloc((size_t)rd->npoints, sizeof *b->runs);
+    b->absent = calloc((size_t)rd->npoints, 1);
+    if (!b->runs || !b->absent) {
+        free(b->runs);
+        free(b->absent);
+        return fail(rd, "out of memory");
+    }
+    rd->nreps++;
     for (int k = 0; k < rd->npoints; k++) {
-        struct profile *r = &rd->runs[k];
+        struct profile *r = &b->runs[k];
         profile_init(r);
         r->program = strdup(rd->path);
         r->ranks = 1;
@@ -479,17 +496,11 @@ static int place(struct profile *r, const char *region, const char *metric, doub
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int read_data(struct reader *rd, char *s)
 {
     if (!rd->region || !rd->metric)
         return fail(rd, "DATA before REGION and METRIC");
-    if (!rd->runs && make_runs(rd) < 0)
+    if (!rd->nreps && add_repetition(rd) < 0)
         return -1;
     if (rd->point >= rd->npoints)
         return fail(rd, "more DATA lines than POINTS");
@@ -505,18 +516,22 @@ static int read_data(struct reader *rd, char *s)
     }
     if (!n)
         return fail(rd, "DATA without values");
-    /* the median of the repetitions: one slow repetition does not move it */
-    qsort(vals, (size_t)n, sizeof *vals, cmp_double);
-    double sum = (n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2) * n;
+    while (rd->nreps < n)
+        if (add_repetition(rd) < 0)
+            return -1;
+    /* each value is a run of its own: the policies take the median of a scale's runs and
+     * tell a trend from the noise between them */
     const char *a;
     int k = rd->point++, tardys = region_kind(rd->region, &a) != 0;
-    if (tardys && !strcmp(rd->metric, PRESENT)) {
-        rd->absent[k] = sum == 0;
-        return 0;
+    for (int j = 0; j < n; j++) {
+        struct repetition *b = &rd->reps[j];
+        if (tardys && !strcmp(rd->metric, PRESENT))
+            b->absent[k] = vals[j] == 0;
+        else if (!(tardys && b->absent[k]) && place(&b->runs[k], rd->region, rd->metric,
+                                                    vals[j]) < 0)
+            return fail(rd, "out of memory");
     }
-    if ((tardys && rd->absent[k]) || place(&rd->runs[k], rd->region, rd->metric, sum / n) == 0)
-        return 0;
-    return fail(rd, "out of memory");
+    return 0;
 }
 
 static int read_line(struct reader *rd, char *line)
@@ -541,8 +556,8 @@ static int read_line(struct reader *rd, char *line)
         free(*slot);
         *slot = strdup(value);
         rd->point = 0;
-        if (s[0] == 'R' && rd->absent)
-            memset(rd->absent, 0, (size_t)rd->npoints);
+        for (int j = 0; s[0] == 'R' && j < rd->nreps; j++)
+            memset(rd->reps[j].absent, 0, (size_t)rd->npoints);
         return 0;
     }
     if (!strcmp(s, "DATA"))
@@ -566,7 +581,7 @@ int extrap_read(const char *path, struct profile **runs, char *err, size_t errle
         rc = read_line(&rd, line);
     }
     fclose(f);
-    if (rc == 0 && !rd.runs) {
+    if (rc == 0 && !rd.nreps) {
         rd.line = 0;
         rc = fail(&rd, "no DATA");
     }
@@ -575,13 +590,28 @@ int extrap_read(const char *path, struct profile **runs, char *err, size_t errle
     free(rd.points);
     free(rd.region);
     free(rd.metric);
-    free(rd.absent);
+    /* the runs, repetition by repetition; a later repetition's run without a row (its point
+     * has fewer values than another) is no run */
+    int n = 0;
+    struct profile *out = rc == 0 ? calloc((size_t)rd.nreps * rd.npoints, sizeof *out) : NULL;
+    if (rc == 0 && !out)
+        rc = fail(&rd, "out of memory");
+    for (int j = 0; j < rd.nreps; j++) {
+        for (int k = 0; k < rd.npoints; k++) {
+            struct profile *r = &rd.reps[j].runs[k];
+            if (rc == 0 && (j == 0 || r->rows.n))
+                out[n++] = *r;
+            else
+                profile_free(r);
+        }
+        free(rd.reps[j].runs);
+        free(rd.reps[j].absent);
+    }
+    free(rd.reps);
     if (rc < 0) {
-        for (int k = 0; rd.runs && k < rd.npoints; k++)
-            profile_free(&rd.runs[k]);
-        free(rd.runs);
+        store_free(out, n);
         return -1;
     }
-    *runs = rd.runs;
-    return rd.npoints;
+    *runs = out;
+    return n;
 }

@@ -100,6 +100,22 @@ int fit_pmnf_ranked(const double *x, int nparams, const double *y, int n,
                     const struct pmnf_options *opt, struct pmnf_model *out, int max);
 double pmnf_eval(const struct pmnf_model *m, const double *x);
 
+/* ---- trend.c ----
+ * Does a series change with its parameters beyond the noise between its repetitions? n values
+ * y with their parameters x (n × nparams, all > 0, named names[d]) and scale[i] (0..nscales-1,
+ * the values of one scale being its repetitions, at least two at every scale): Kruskal–Wallis
+ * over the scales and over each parameter's values, Spearman's rho of each parameter's log
+ * with y, each at 5%. out->trend when any of them finds a change (out->what names the first),
+ * else out->what names the test over the scales. */
+#define FIT_MAX_VALUES 4096
+struct trend_result {
+    int trend;
+    double h, h_crit; /* Kruskal–Wallis over the scales and its 5% critical value */
+    char what[160];
+};
+int fit_trend(const double *x, int nparams, const char *const *names, const int *scale,
+              int nscales, const double *y, int n, struct trend_result *out);
+
 /* ---- store.c ----
  * The run store: a directory of JSON profiles, one per run, written atomically by
  * profile_write. Runs of one program are found by program name and call-site set. */
@@ -131,9 +147,10 @@ void store_free(struct profile *runs, int n);
  * Returns the number of regions written. */
 int extrap_write(const struct profile *runs, int nruns, FILE *out);
 
-/* Read an Extra-P text file as runs: one run per point (p taken from a parameter named p,
- * else 1; the other parameters become run parameters); the value of a region/metric pair is
- * the median of its repetitions (a mean lets one slow repetition move it). Regions and
+/* Read an Extra-P text file as runs: one run per value of a DATA line (p taken from a
+ * parameter named p, else 1; the other parameters become run parameters): the first value at
+ * every point is a run, the second another (repetitions, as the runs of a store; a policy takes
+ * their median), so runs come repetition by repetition. Regions and
  * metrics written by extrap_write go back to their rows, and a run gets no row where present
  * is 0 at its point (so predictions from an export equal those from the store); any other
  * pair becomes the per-rank metric "region/metric".

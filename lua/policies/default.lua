@@ -236,8 +236,9 @@ local function index_runs(runs)
   return index
 end
 
--- points {x = params[i], y = get(metric)} over the runs (params[i]: run i's parameters, one
--- table per run, not a fresh one per point); runs without the value are skipped
+-- points {x = params[i], y, reps} over the scales of the runs: y the median of the values of
+-- get(metric) in the runs at that scale (repetitions: one slow run does not move it), reps
+-- those values (tardy.medians); runs without the value are skipped
 local function series(params, index, key, get)
   local pts = {}
   for i, x in ipairs(params) do
@@ -246,7 +247,7 @@ local function series(params, index, key, get)
     if ok then v = get(m) end
     if finite(v) then pts[#pts + 1] = {x = x, y = v} end
   end
-  return pts
+  return tardy.medians(pts)
 end
 
 -- A field of a stat: get("time", "mean")(metric). A row without the stat had it zero on

@@ -49,7 +49,7 @@ def test_json_document():
         expect(p.returncode == 0, p.stderr)
         doc = json.loads(p.stdout)
         expect(doc["schema"] == "tardy-predictions" and doc["version"] == 1 and
-               doc["source"] == {"extrap": path, "runs": 5, "program": path} and
+               doc["source"] == {"extrap": path, "runs": 15, "program": path} and
                doc["policy"] == "default" and doc["targets"] == "p=128", "document: %s" % doc)
         expect("run" not in doc and "mpi" not in doc, "a whole profile: %s" % list(doc))
         # no note about per-rank compute time, which Extra-P input of another tool lacks

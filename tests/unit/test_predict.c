@@ -461,6 +461,48 @@ static void pmnf_noise(void)
     }
 }
 
+/* fit_trend at 8 scales × 3 repetitions with 5% noise: how often a flat series is called a
+ * trend (the three tests at 5% each), how often an 8% rise over the range is found; no
+ * repetitions, equal values; a second parameter that alone changes the value. */
+static void trend(void)
+{
+    const char *names[] = {"n", "p"};
+    double x[64], y[64];
+    int scale[64], flat = 0, rise = 0;
+    struct trend_result r;
+    lcg = 7;
+    for (int draw = 0; draw < 200; draw++) {
+        for (int law = 0; law < 2; law++) {
+            for (int i = 0; i < 24; i++) {
+                scale[i] = i / 3;
+                x[i] = 64 + 32 * scale[i];
+                y[i] = (law ? 1 + 0.08 * scale[i] / 7 : 1) * noise();
+            }
+            CHECK_INT(fit_trend(x, 1, names, scale, 8, y, 24, &r), FIT_OK);
+            *(law ? &rise : &flat) += r.trend;
+        }
+    }
+    printf("trend: a flat series called a trend in %d of 200 noise draws, an 8%% rise found "
+           "in %d\n", flat, rise);
+    CHECK(flat <= 30);
+    CHECK(rise >= 190);
+    CHECK_INT(fit_trend(x, 1, names, scale, 8, y, 8, &r), FIT_EINPUT); /* one value a scale */
+    for (int i = 0; i < 24; i++)
+        y[i] = 0;
+    CHECK_INT(fit_trend(x, 1, names, scale, 8, y, 24, &r), FIT_OK);
+    CHECK(!r.trend && r.h == 0);
+    /* n = 64..320 at p = 1 and 2, each twice: the value is 1e-5 at one rank, 1e-2 at two
+     * (a collective's waits), whatever n */
+    for (int i = 0; i < 24; i++) {
+        scale[i] = i / 2;
+        x[2 * i] = 64 + 32 * (scale[i] % 6);
+        x[2 * i + 1] = scale[i] < 6 ? 1 : 2;
+        y[i] = (scale[i] < 6 ? 1e-5 : 1e-2) * noise();
+    }
+    CHECK_INT(fit_trend(x, 2, names, scale, 12, y, 24, &r), FIT_OK);
+    CHECK(r.trend);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -480,28 +522,29 @@ static void extrap(void)
     snprintf(path, sizeof path, "%s/in.txt", dir);
     struct profile *runs;
 
-    /* A file of another tool: one run per point (p from the parameter p, the others run
-     * parameters), every region/metric pair a per-rank metric with the median of its
-     * repetitions as the value of every rank. */
+    /* A file of another tool: a run per value (repetition j of every point, then j + 1: p
+     * from the parameter p, the others run parameters), every region/metric pair a per-rank
+     * metric with the value for every rank; a point with fewer values has fewer runs. */
     write_file(path, "# from Extra-P\nPARAMETER p n\nPOINTS (2 64) (4 64) (8 128)\n\n"
                      "REGION solve\nMETRIC time\nDATA 1 3\nDATA 2\nDATA 4 4 5\n");
     int n = extrap_read(path, &runs, err, sizeof err);
-    CHECK_INT(n, 3);
-    if (n == 3) {
-        CHECK(runs[0].ranks == 2 && runs[1].ranks == 4 && runs[2].ranks == 8);
-        CHECK(runs[2].nparams == 1 && !strcmp(runs[2].params[0].key, "n") &&
-              !strcmp(runs[2].params[0].value, "128"));
-        const struct prof_row *r = rank_row(&runs[0], "solve/time");
-        CHECK(r && r->n.time.max == 2 && r->n.time.sum == 4 && r->n.time.ranks == 2);
-        r = rank_row(&runs[2], "solve/time");
-        CHECK(r && r->n.time.ranks == 8);
-        CHECK_NEAR(r ? r->n.time.max : 0, 4, 1e-15);
-        CHECK_NEAR(r ? r->n.time.sum : 0, 8 * 4, 1e-15);
+    CHECK_INT(n, 6);
+    if (n == 6) {
+        const int ranks[] = {2, 4, 8, 2, 8, 8};
+        const double value[] = {1, 2, 4, 3, 4, 5};
+        for (int i = 0; i < 6; i++) {
+            const struct prof_row *r = rank_row(&runs[i], "solve/time");
+            CHECK_INT(runs[i].ranks, ranks[i]);
+            CHECK(r && r->n.time.max == value[i] && r->n.time.ranks == (uint32_t)ranks[i]);
+            CHECK_NEAR(r ? r->n.time.sum : 0, ranks[i] * value[i], 1e-15);
+        }
+        CHECK(runs[5].nparams == 1 && !strcmp(runs[5].params[0].key, "n") &&
+              !strcmp(runs[5].params[0].value, "128"));
         store_free(runs, n);
     }
 
-    /* tardy's own export and back: runs at p = 2, 4 and twice 8 (repetitions: their median),
-     * rows some runs lack (absent again after the round trip) */
+    /* tardy's own export and back: runs at p = 2, 4 and twice 8 (one point, two values: the
+     * same four runs again), rows some runs lack (absent again after the round trip) */
     struct profile in[4];
     const double tsum[] = {3, 8, 24, 40}, tmax[] = {2, 3, 4, 6};
     const char *send = "MPI_Send@main a.c:1", *bcast = "MPI_Bcast@main a.c:2";
@@ -531,22 +574,25 @@ static void extrap(void)
     fclose(f);
     CHECK_STR(head, top);
     n = extrap_read(path, &runs, err, sizeof err);
-    CHECK_INT(n, 3);
-    if (n == 3) {
+    CHECK_INT(n, 4);
+    if (n == 4) {
         const struct prof_row *r;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             r = rowset_find(&runs[k].rows, ROW_MPI, send, NULL);
-            double sum = k < 2 ? tsum[k] : (tsum[2] + tsum[3]) / 2, max = k < 2 ? tmax[k] : 5;
-            CHECK(r && r->n.time.sum == sum && r->n.time.max == max);
+            CHECK_INT(runs[k].ranks, in[k].ranks);
+            CHECK(r && r->n.time.sum == tsum[k] && r->n.time.max == tmax[k]);
             CHECK(r && r->n.count.sum == 10 * runs[k].ranks);
         }
         CHECK(!rowset_find(&runs[0].rows, ROW_MPI, bcast, NULL));
         CHECK(!rowset_find(&runs[1].rows, ROW_MPI, bcast, NULL));
-        r = rowset_find(&runs[2].rows, ROW_MPI, bcast, NULL);
-        CHECK(r && r->n.time.sum == 8 && r->n.time.max == 1);
+        for (int k = 2; k < 4; k++) {
+            r = rowset_find(&runs[k].rows, ROW_MPI, bcast, NULL);
+            CHECK(r && r->n.time.sum == 8 && r->n.time.max == 1);
+        }
         r = rank_row(&runs[1], "compute");
         CHECK(r && r->n.time.sum == 20 && r->n.time.max == 6);
-        CHECK(!rank_row(&runs[0], "compute") && !rank_row(&runs[2], "compute"));
+        CHECK(!rank_row(&runs[0], "compute") && !rank_row(&runs[2], "compute") &&
+              !rank_row(&runs[3], "compute"));
         store_free(runs, n);
     }
     for (int i = 0; i < 4; i++)
@@ -597,6 +643,7 @@ int main(void)
     pmnf_two_parameters();
     pmnf_noise();
     pmnf_grid_corner();
+    trend();
     extrap();
     CHECK_DONE();
 }

@@ -1,0 +1,217 @@
+/* Repetitions for Lua: the runs of one scale taken together.
+ *   tardy.medians(points) → points   one per scale, y the median of its values, reps the values
+ *   tardy.trend(points)   → result   does the series change beyond the noise between
+ *                                    repetitions (predict/trend.c)
+ * A scale is a set of points whose x tables hold the same values. */
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "predict/predict.h"
+
+/* The scale of the point at idx (a table with field x) as text: its x table's fields in name
+ * order, "k=v" joined by ",", into buf. */
+struct field {
+    const char *key;
+    char value[40];
+};
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const struct field *)a)->key, ((const struct field *)b)->key);
+}
+
+static void scale_text(lua_State *L, int idx, char *buf, size_t len)
+{
+    struct field f[16];
+    int nf = 0;
+    lua_getfield(L, idx, "x");
+    luaL_checktype(L, -1, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        if (lua_type(L, -2) == LUA_TSTRING && nf < 16) {
+            f[nf].key = lua_tostring(L, -2); /* the key stays on the x table */
+            if (lua_type(L, -1) == LUA_TNUMBER)
+                snprintf(f[nf].value, sizeof f[nf].value, "%.17g", lua_tonumber(L, -1));
+            else
+                snprintf(f[nf].value, sizeof f[nf].value, "%s", luaL_tolstring(L, -1, NULL));
+            if (lua_type(L, -1) != LUA_TNUMBER)
+                lua_pop(L, 1); /* luaL_tolstring's copy */
+            nf++;
+        }
+        lua_pop(L, 1);
+    }
+    qsort(f, (size_t)nf, sizeof *f, by_key);
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < nf && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", i ? "," : "", f[i].key, f[i].value);
+    lua_pop(L, 1);
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The scale index of every point of the table at idx (first-seen order) into scale[n];
+ * returns the number of scales. */
+static int scales_of(lua_State *L, int idx, int n, int *scale)
+{
+    char(*text)[512] = malloc((size_t)n * sizeof *text);
+    if (!text)
+        return luaL_error(L, "out of memory");
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, i + 1);
+        luaL_checktype(L, -1, LUA_TTABLE);
+        scale_text(L, lua_gettop(L), text[i], sizeof text[i]);
+        lua_pop(L, 1);
+        scale[i] = -1;
+        for (int j = 0; j < i && scale[i] < 0; j++)
+            if (!strcmp(text[j], text[i]))
+                scale[i] = scale[j];
+        if (scale[i] < 0)
+            scale[i] = k++;
+    }
+    free(text);
+    return k;
+}
+
+/* tardy.medians(points) → one point per scale, in the order of its first point:
+ * {x = that point's x, y = the median of the scale's values, reps = the values}. */
+static int l_medians(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int n = (int)luaL_len(L, 1);
+    if (n > FIT_MAX_VALUES)
+        return luaL_error(L, "medians: at most %d points", FIT_MAX_VALUES);
+    int *scale = malloc((size_t)(n ? n : 1) * sizeof *scale);
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!scale || !v) {
+        free(scale);
+        free(v);
+        return luaL_error(L, "out of memory");
+    }
+    int k = scales_of(L, 1, n, scale);
+    lua_createtable(L, k, 0);
+    for (int s = 0; s < k; s++) {
+        int m = 0, first = -1;
+        lua_createtable(L, 0, 3);
+        lua_newtable(L); /* reps */
+        for (int i = 0; i < n; i++) {
+            if (scale[i] != s)
+                continue;
+            first = first < 0 ? i : first;
+            lua_rawgeti(L, 1, i + 1);
+            lua_getfield(L, -1, "y");
+            if (!lua_isnumber(L, -1)) {
+                free(scale);
+                free(v);
+                return luaL_error(L, "medians: points[%d].y is not a number", i + 1);
+            }
+            v[m] = lua_tonumber(L, -1);
+            lua_rawseti(L, -3, ++m);
+            lua_pop(L, 1);
+        }
+        lua_setfield(L, -2, "reps");
+        qsort(v, (size_t)m, sizeof *v, by_double);
+        lua_pushnumber(L, m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2);
+        lua_setfield(L, -2, "y");
+        lua_rawgeti(L, 1, first + 1);
+        lua_getfield(L, -1, "x");
+        lua_setfield(L, -3, "x");
+        lua_pop(L, 1);
+        lua_rawseti(L, -2, s + 1);
+    }
+    free(scale);
+    free(v);
+    return 1;
+}
+
+/* tardy.trend(points) → {trend = boolean, test = "what decided"} | nil, reason. Points with
+ * reps (tardy.medians) give their repetitions; other points are values of their own. */
+static int l_trend(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int n = (int)luaL_len(L, 1);
+    char names[PMNF_MAX_PARAMS][32];
+    const char *nm[PMNF_MAX_PARAMS];
+    int np = n ? api_varying(L, 1, n, names) : 0;
+    for (int d = 0; d < np; d++)
+        nm[d] = names[d];
+    if (np < 1) {
+        lua_pushnil(L);
+        lua_pushstring(L, "no parameter varies over the points");
+        return 2;
+    }
+    double *x = malloc((size_t)FIT_MAX_VALUES * np * sizeof *x);
+    double *y = malloc((size_t)FIT_MAX_VALUES * sizeof *y);
+    int *scale = malloc((size_t)FIT_MAX_VALUES * sizeof *scale), m = 0, nscales = 0;
+    if (!x || !y || !scale) {
+        free(x);
+        free(y);
+        free(scale);
+        return luaL_error(L, "out of memory");
+    }
+    int *of_point = malloc((size_t)(n ? n : 1) * sizeof *of_point);
+    if (of_point) {
+        nscales = scales_of(L, 1, n, of_point);
+        for (int i = 0; i < n; i++) {
+            double xi[PMNF_MAX_PARAMS];
+            lua_rawgeti(L, 1, i + 1);
+            lua_getfield(L, -1, "x");
+            for (int d = 0; d < np; d++) {
+                lua_getfield(L, -1, names[d]);
+                xi[d] = lua_tonumber(L, -1);
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+            lua_getfield(L, -1, "reps");
+            int has_reps = lua_istable(L, -1);
+            int nv = has_reps ? (int)luaL_len(L, -1) : 1;
+            for (int j = 0; j < nv && m < FIT_MAX_VALUES; j++, m++) {
+                if (has_reps)
+                    lua_rawgeti(L, -1, j + 1);
+                else
+                    lua_getfield(L, -2, "y");
+                y[m] = lua_tonumber(L, -1);
+                lua_pop(L, 1);
+                memcpy(&x[m * np], xi, (size_t)np * sizeof *xi);
+                scale[m] = of_point[i];
+            }
+            lua_pop(L, 2);
+        }
+    }
+    struct trend_result r;
+    int rc = of_point ? fit_trend(x, np, nm, scale, nscales, y, m, &r) : FIT_ENOMEM;
+    free(of_point);
+    free(x);
+    free(y);
+    free(scale);
+    if (rc == FIT_EINPUT) {
+        lua_pushnil(L);
+        lua_pushstring(L, "needs two or more repetitions at every scale, and two scales");
+        return 2;
+    }
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, fit_strerror(rc));
+        return 2;
+    }
+    lua_createtable(L, 0, 2);
+    lua_pushboolean(L, r.trend);
+    lua_setfield(L, -2, "trend");
+    lua_pushstring(L, r.what);
+    lua_setfield(L, -2, "test");
+    return 1;
+}
+
+void api_scales_register(lua_State *L)
+{
+    static const luaL_Reg fns[] = {{"medians", l_medians}, {"trend", l_trend}, {NULL, NULL}};
+    luaL_setfuncs(L, fns, 0);
+}
