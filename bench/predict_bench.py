@@ -25,7 +25,7 @@ TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
 EXTRAP = os.environ.get("EXTRAP", os.path.join(HERE, "..", "..", "shared", "vendor", "extrap"))
 # What Extra-P 4.2.5 imports from source (its README; ci/deps --extrap installs them).
 EXTRAP_MODULES = ("numpy", "sympy", "sklearn", "marshmallow", "tqdm", "packaging", "matplotlib")
-FAMILIES = ("cacheprofile", "pmnf", "pmnf_upper", "scalaextrap")
+FAMILIES = ("cacheprofile", "constant", "pmnf", "pmnf_upper", "scalaextrap")
 
 
 def parse(path):

@@ -137,7 +137,7 @@ end
 -- models of every family within NEAR of the best score); nil and the reason when no family
 -- can.
 local function best_model(families, pts)
-  local n, fits, why, info = distinct(pts), {}, nil, scale_info(pts)
+  local n, fits, why, info, prevailing = distinct(pts), {}, nil, scale_info(pts), nil
   for _, f in ipairs(families) do
     if n >= (f.spec.min_points or 3) then
       local m, reason = f.spec.fit(pts)
@@ -159,6 +159,7 @@ local function best_model(families, pts)
         else m.score = 1e6 + (ext or 1e6) end
         m.extrap = own or ext
         fits[#fits + 1] = m
+        if f.spec.prevails and not prevailing then prevailing = m end
       else
         why = why or reason
       end
@@ -171,6 +172,9 @@ local function best_model(families, pts)
   for _, m in ipairs(fits) do
     if not best or m.score < best.score then best = m end
   end
+  -- a family that offers a model only where the runs rule out the others (constant: no
+  -- change beyond the noise between repetitions) prevails over the scores
+  if prevailing then best = prevailing end
   if not best then return nil, why or "no family can model it" end
   best.info = info
   best.near = {}

@@ -1,9 +1,11 @@
 """Predictions a user can trust: the help of `tardy predict`, its JSON document, intervals,
 repetitions of Extra-P input, the scalaextrap policy on Extra-P input and the notes that apply
-to it, tardy.pmnf over three parameters, the upper regime of a law that changes."""
+to it, tardy.pmnf over three parameters, the upper regime of a law that changes, a series that
+does not change beyond its noise."""
 import json
 import math
 import os
+import statistics
 import subprocess
 import tempfile
 
@@ -129,6 +131,48 @@ def test_upper_regime():
     expect(family != "pmnf_upper", "six values of p predicted by %s" % family)
 
 
+def flat_and_rising(reps):
+    """An Extra-P file over n = 64..320 (9 values) with reps values a point: a flat series
+    with 8% noise (and one slow first run), and one that rises 15% over the range with 2%
+    noise."""
+    ns = range(64, 321, 32)
+    flat, rise = [], []
+    for k, n in enumerate(ns):
+        flat.append([25e-3 * (1 + 0.08 * math.sin(7.3 * k + 2.1 * j)) for j in range(reps)])
+        rise.append([25e-3 * (1 + 0.15 * k / 7) * (1 + 0.02 * math.sin(5.1 * k + 3.3 * j))
+                     for j in range(reps)])
+    flat[0][0] = 33e-3
+    rows = lambda vals: "".join("DATA %s\n" % " ".join("%r" % v for v in r) for r in vals)
+    text = ("PARAMETER n\nPOINTS %s\n" % " ".join(str(n) for n in ns) +
+            "REGION flat\nMETRIC time\n" + rows(flat) + "REGION rise\nMETRIC time\n" + rows(rise))
+    return text, [v for r in flat for v in r]
+
+
+def test_constant():
+    """A series whose repetitions show no change with n is predicted by the median of its
+    runs (lua/families/constant.lua), not by a law through its noise; one that rises is not;
+    without repetitions nothing tells noise from a change, and the family offers nothing."""
+    for reps in (3, 1):
+        text, flat = flat_and_rising(reps)
+        path = extrap_file(text)
+        try:
+            p = tardy(["predict", "--extrap", path, "--at", "n=384", "--json"])
+            expect(p.returncode == 0, p.stderr)
+            q = {x["metric"]: x for x in json.loads(p.stdout)["predictions"]}
+            f, r = q["flat/time, max per rank"], q["rise/time, max per rank"]
+            if reps == 3:
+                want = statistics.median(flat)
+                expect(f["family"] == "constant" and abs(f["value"] - want) <= 1e-12,
+                       "flat series: %s, want the median %r" % (f, want))
+                expect(f["low"] < want < f["high"], "interval of the flat series: %s" % f)
+            else:
+                expect(f["family"] != "constant", "one value a point: %s" % f)
+            expect(r["family"] != "constant" and r["value"] > 25e-3 * 1.15,
+                   "rising series (%d a point): %s" % (reps, r))
+        finally:
+            os.unlink(path)
+
+
 PMNF_API = r"""
 -- tardy.pmnf on three parameters with a mixed law: the model, its forward-chaining error and
 -- the near-best range at a target beyond the data, as one prediction; tardy.varying names them
@@ -181,3 +225,4 @@ room.case("cli/tardy predict --json: a predictions document with intervals", tes
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
 room.case("lua/no number where the runs cannot support one", test_no_number)
 room.case("lua/pmnf_upper: the law beyond a node, from the upper regime", test_upper_regime)
+room.case("lua/constant: no change beyond the repetitions' noise, their median", test_constant)
