@@ -346,17 +346,20 @@ local function canonical(list)
   return runs
 end
 
--- At most tardy.max_points runs, the newest (and always the current one).
+-- At most tardy.max_points runs, the newest (and always the current one); among runs of the
+-- same start (an Extra-P file's: repetition by repetition) the first, so that every point
+-- keeps its first repetitions.
 local function newest(list)
   if #list <= tardy.max_points then return list end
-  local sorted = {}
-  for i, run in ipairs(list) do sorted[i] = run end
-  table.sort(sorted, function(a, b)
-    if a.current ~= b.current then return a.current end
-    return a.start > b.start
+  local order = {}
+  for i, run in ipairs(list) do order[i] = {run = run, i = i} end
+  table.sort(order, function(a, b)
+    if a.run.current ~= b.run.current then return a.run.current end
+    if a.run.start ~= b.run.start then return a.run.start > b.run.start end
+    return a.i < b.i
   end)
   local kept = {}
-  for i = 1, tardy.max_points do kept[i] = sorted[i] end
+  for i = 1, tardy.max_points do kept[i] = order[i].run end
   return kept
 end
 
