@@ -102,10 +102,10 @@ double pmnf_eval(const struct pmnf_model *m, const double *x);
 
 /* ---- trend.c ----
  * Does a series change with its parameters beyond the noise between its repetitions? n values
- * y with their parameters x (n × nparams, all > 0, named names[d]) and scale[i] (0..nscales-1,
- * the values of one scale being its repetitions, at least two at every scale): Kruskal–Wallis
- * over the scales and over each parameter's values, Spearman's rho of each parameter's log
- * with y, each at 5%. out->trend when any of them finds a change (out->what names the first),
+ * y with their parameters x (n × nparams, named names[d]) and scale[i] (0..nscales-1, the
+ * values of one scale being its repetitions, at least two at every scale): Kruskal–Wallis
+ * over the scales and over each parameter's values, Spearman's rho of each parameter with y,
+ * each at 5%. out->trend when any of them finds a change (out->what names the first),
  * else out->what names the test over the scales. */
 #define FIT_MAX_VALUES 4096
 struct trend_result {

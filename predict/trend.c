@@ -1,8 +1,8 @@
 /* Does a series change with its parameters beyond the noise between repetitions? Rank tests,
  * so that one slow repetition counts as one rank and not as its size: Kruskal–Wallis over the
  * scales and over the values of each parameter (any difference, also one that is not
- * monotone), and Spearman's correlation of each parameter's logarithm with the value (a
- * monotone trend, which Kruskal–Wallis over many scales detects later). Each at 5%; a trend
+ * monotone), and Spearman's correlation of each parameter with the value (a monotone trend,
+ * which Kruskal–Wallis over many scales detects later; ranks, so any scale of the parameter). Each at 5%; a trend
  * when any finds one, so that "no trend" is the claim that needs all of them. */
 #include <math.h>
 #include <stdio.h>
@@ -133,10 +133,10 @@ int fit_trend(const double *x, int np, const char *const *names, const int *scal
         return FIT_EINPUT;
     int *count = calloc((size_t)nscales, sizeof *count), *g = malloc((size_t)n * sizeof *g);
     double *ry = malloc((size_t)n * sizeof *ry), *rx = malloc((size_t)n * sizeof *rx);
-    double *lx = malloc((size_t)n * sizeof *lx);
+    double *xd = malloc((size_t)n * sizeof *xd);
     struct ranked *tmp = malloc((size_t)n * sizeof *tmp);
     int rc = FIT_ENOMEM;
-    if (!count || !g || !ry || !rx || !lx || !tmp)
+    if (!count || !g || !ry || !rx || !xd || !tmp)
         goto out;
     rc = FIT_EINPUT;
     for (int i = 0; i < n; i++) {
@@ -159,8 +159,8 @@ int fit_trend(const double *x, int np, const char *const *names, const int *scal
             continue;
         double h = kruskal(ry, g, n, k, ties), crit = chi2_95(k - 1);
         for (int i = 0; i < n; i++)
-            lx[i] = log(x[i * np + d]);
-        midranks(lx, n, rx, tmp);
+            xd[i] = x[i * np + d];
+        midranks(xd, n, rx, tmp);
         double rho = spearman(rx, ry, n);
         double t = fabs(rho) * sqrt((n - 2) / fmax(1 - rho * rho, 1e-12));
         if (h > crit) {
@@ -171,7 +171,7 @@ int fit_trend(const double *x, int np, const char *const *names, const int *scal
         } else if (t > t_975(n - 2)) {
             out->trend = 1;
             snprintf(out->what, sizeof out->what,
-                     "Spearman's rho with log %s %.2f over %d values (t = %.3g, 5%%: %.3g)",
+                     "Spearman's rho with %s %.2f over %d values (t = %.3g, 5%%: %.3g)",
                      names[d], rho, n, t, t_975(n - 2));
         }
     }
@@ -181,7 +181,7 @@ out:
     free(g);
     free(ry);
     free(rx);
-    free(lx);
+    free(xd);
     free(tmp);
     return rc;
 }
