@@ -304,6 +304,35 @@ def test_store_predictions():
         shutil.rmtree(store, ignore_errors=True)
 
 
+def test_store_repetitions():
+    """Runs repeated at a scale count by their median from a store as from its Extra-P export
+    (before, the store's repetitions were points of their own and the two disagreed): jacobi
+    at one rank, 4 sizes, each run twice."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        for n in SIZES[:4]:
+            for _rep in range(2):
+                run = Run([JACOBI, str(n), "20"], 1, {"TARDY_STORE": store,
+                                                     "TARDY_PARAMS": "n=%d" % n})
+                try:
+                    expect(run.rc == 0, "jacobi n=%d: exit %d %s" % (n, run.rc, run.err[-600:]))
+                finally:
+                    run.cleanup()
+        offline, _err = predict_json(["--store", store, "--at", "n=192"])
+        extrap = os.path.join(store, "extrap.txt")
+        p = subprocess.run([TARDY, "export-extrap", "--store", store, "-o", extrap],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "export-extrap: %s" % p.stderr)
+        back, _err = predict_json(["--extrap", extrap, "--at", "n=192"])
+        expect(offline["source"]["runs"] == 8 and back["source"]["runs"] == 8,
+               "runs: %s %s" % (offline["source"], back["source"]))
+        expect(len(offline["predictions"]) > 10, "predictions: %s" % offline["predictions"])
+        same_predictions(offline["predictions"], back["predictions"], "store vs Extra-P export",
+                         QUANTILE_METRICS)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
 def test_extrap_foreign():
     """An Extra-P file not written by tardy: every region/metric is predicted."""
     path = tempfile.mktemp(suffix=".txt", prefix="extrap-")
@@ -369,6 +398,8 @@ for _policy in ("runtime_error", "endless", "memory_bomb", "garbage", "nan_value
               lambda p=_policy: test_broken_in_job(p))
 room.case("lua/script failing its check at MPI_Init", test_broken_at_init)
 room.case("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions)
+room.case("lua/store: repeated runs by their median, from the store as from its export",
+          test_store_repetitions)
 room.case("lua/Extra-P file as input", test_extrap_foreign)
 room.case("lua/Extra-P export carries counters and wait states", test_extrap_counters)
 room.case("lua/docs example", test_docs_example)

@@ -1,7 +1,7 @@
 """Predictions a user can trust: the help of `tardy predict`, its JSON document, intervals,
 repetitions of Extra-P input, the scalaextrap policy on Extra-P input and the notes that apply
-to it, tardy.pmnf over three parameters, the upper regime of a law that changes, a series that
-does not change beyond its noise."""
+to it, tardy.pmnf over three parameters, tardy.medians and tardy.trend, the upper regime of a law
+that changes, a series that does not change beyond its noise."""
 import json
 import math
 import os
@@ -219,7 +219,51 @@ def test_pmnf_api():
         os.unlink(script)
 
 
+REPEATS_API = r"""
+-- tardy.medians and tardy.trend: one point per scale with the median and the repetitions;
+-- a series that rises with n, one that does not, one without repetitions
+tardy.policy("repeats_api", function(ctx)
+  local rising, flat = {}, {}
+  for _, n in ipairs({64, 128, 256, 512}) do
+    for _, v in ipairs({1, 1.05, 0.95}) do
+      rising[#rising + 1] = {x = {n = n, p = 1}, y = v * n}
+      flat[#flat + 1] = {x = {n = n, p = 1}, y = v}
+    end
+  end
+  rising[2].y = 640 -- one slow repetition at n = 64: the median does not move
+  local m = tardy.medians(rising)
+  assert(#m == 4, "scales: " .. #m)
+  assert(m[1].x.n == 64 and m[1].y == 64 and #m[1].reps == 3 and m[1].reps[2] == 640,
+         "first scale: " .. m[1].y .. " " .. #m[1].reps)
+  assert(m[4].x.n == 512 and m[4].y == 512, "last scale: " .. m[4].y)
+  local t = assert(tardy.trend(m))
+  assert(t.trend == true and type(t.test) == "string", "rising: " .. tostring(t.test))
+  local f = assert(tardy.trend(tardy.medians(flat)))
+  assert(f.trend == false and f.test:find("Kruskal"), "flat: " .. tostring(f.test))
+  local none, why = tardy.trend({{x = {n = 1}, y = 1}, {x = {n = 2}, y = 2}, {x = {n = 4}, y = 3}})
+  assert(none == nil and why:find("repetitions"), "without repetitions: " .. tostring(why))
+  return {{target = {n = 1024}, metric = "checked", value = 1, family = "api", model = "-"}}
+end)
+"""
+
+
+def test_repeats_api():
+    fd, script = tempfile.mkstemp(suffix=".lua", prefix="repeats-api-")
+    with os.fdopen(fd, "w") as f:
+        f.write(REPEATS_API)
+    path = extrap_file("PARAMETER n\nPOINTS 2 4 8\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n")
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "n=1024", "--lua", script, "--policy",
+                   "repeats_api", "--json"])
+        expect(p.returncode == 0 and json.loads(p.stdout)["predictions"][0]["metric"] ==
+               "checked", p.stdout + p.stderr)
+    finally:
+        os.unlink(path)
+        os.unlink(script)
+
+
 room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", test_pmnf_api)
+room.case("lua/API: tardy.medians and tardy.trend", test_repeats_api)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
