@@ -201,22 +201,28 @@ end)
 """
 
 
-def test_pmnf_api():
-    fd, script = tempfile.mkstemp(suffix=".lua", prefix="pmnf-api-")
+def run_policy(script, policy, param, target):
+    """tardy predict with the Lua script's policy on three runs of param: the process."""
+    fd, path_lua = tempfile.mkstemp(suffix=".lua", prefix="%s-" % policy)
     with os.fdopen(fd, "w") as f:
-        f.write(PMNF_API)
-    path = extrap_file("PARAMETER p\nPOINTS 2 4 8\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n")
+        f.write(script)
+    path = extrap_file("PARAMETER %s\nPOINTS 2 4 8\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n"
+                       % param)
     try:
-        p = tardy(["predict", "--extrap", path, "--at", "p=64", "--lua", script, "--policy",
-                   "pmnf_api", "--json"])
-        expect(p.returncode == 0, p.stderr)
-        q = json.loads(p.stdout)["predictions"][0]
-        want = 7 + 3 * 64 * 32 / 64.0 + 2 * 32
-        expect(abs(q["value"] - want) <= 0.05 * want, "three parameters: %s, want %g" % (q, want))
-        expect(q["low"] <= q["value"] <= q["high"] and q["coverage"] == 80, "interval: %s" % q)
+        return tardy(["predict", "--extrap", path, "--at", target, "--lua", path_lua,
+                      "--policy", policy, "--json"])
     finally:
         os.unlink(path)
-        os.unlink(script)
+        os.unlink(path_lua)
+
+
+def test_pmnf_api():
+    p = run_policy(PMNF_API, "pmnf_api", "p", "p=64")
+    expect(p.returncode == 0, p.stderr)
+    q = json.loads(p.stdout)["predictions"][0]
+    want = 7 + 3 * 64 * 32 / 64.0 + 2 * 32
+    expect(abs(q["value"] - want) <= 0.05 * want, "three parameters: %s, want %g" % (q, want))
+    expect(q["low"] <= q["value"] <= q["high"] and q["coverage"] == 80, "interval: %s" % q)
 
 
 REPEATS_API = r"""
@@ -248,19 +254,9 @@ end)
 
 
 def test_repeats_api():
-    fd, script = tempfile.mkstemp(suffix=".lua", prefix="repeats-api-")
-    with os.fdopen(fd, "w") as f:
-        f.write(REPEATS_API)
-    path = extrap_file("PARAMETER n\nPOINTS 2 4 8\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n")
-    try:
-        p = tardy(["predict", "--extrap", path, "--at", "n=1024", "--lua", script, "--policy",
-                   "repeats_api", "--json"])
-        expect(p.returncode == 0 and json.loads(p.stdout)["predictions"][0]["metric"] ==
-               "checked", p.stdout + p.stderr)
-    finally:
-        os.unlink(path)
-        os.unlink(script)
-
+    p = run_policy(REPEATS_API, "repeats_api", "n", "n=1024")
+    expect(p.returncode == 0 and json.loads(p.stdout)["predictions"][0]["metric"] == "checked",
+           p.stdout + p.stderr)
 
 room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", test_pmnf_api)
 room.case("lua/API: tardy.medians and tardy.trend", test_repeats_api)
