@@ -91,7 +91,7 @@ def accuracy(work):
               ITERATIONS, ",".join(map(str, SIZES)), ",".join(map(str, RANKS)),
               len(SIZES) * len(RANKS), TARGET_P, TARGET_N, reps))
     print("%-48s %11s %11s %8s %15s %8s  %s" % ("metric (medians)", "predicted", "actual",
-                                               "error", "error min..max", "+/-",
+                                               "error", "error min..max", "in 80%",
                                                "family: model (last)"))
     for metric, _name, _field in ROWS:
         runs = [r[metric] for r in results if metric in r]
@@ -101,10 +101,12 @@ def accuracy(work):
         errs = [100.0 * abs(q["value"] - a) / a for q, a in runs]
         q = runs[-1][0]
         spread = "%.1f..%.1f%%" % (min(errs), max(errs))
-        print("%-48s %11.4g %11.4g %7.1f%% %15s %7.1f%%  %s: %s" % (
+        # how often the real run lies inside the stated 80% interval
+        inside = sum("low" in q and q["low"] <= a <= q["high"] for q, a in runs)
+        print("%-48s %11.4g %11.4g %7.1f%% %15s %8s  %s: %s" % (
             metric, statistics.median(q["value"] for q, _a in runs),
             statistics.median(a for _q, a in runs), statistics.median(errs), spread,
-            q.get("uncertainty_pct", float("nan")), q["family"], q["model"][:50]))
+            "%d/%d" % (inside, len(runs)), q["family"], q["model"][:50]))
     return template
 
 
