@@ -511,8 +511,9 @@ static int read_data(struct reader *rd, char *s)
         double v = strtod(tok, &end);
         if (*end || !isfinite(v))
             return fail(rd, "DATA holds something that is not a number");
-        if (n < (int)(sizeof vals / sizeof *vals))
-            vals[n++] = v;
+        if (n == (int)(sizeof vals / sizeof *vals))
+            return fail(rd, "DATA holds more than 4096 values");
+        vals[n++] = v;
     }
     if (!n)
         return fail(rd, "DATA without values");
@@ -578,7 +579,10 @@ int extrap_read(const char *path, struct profile **runs, char *err, size_t errle
     int rc = 0;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         rd.line++;
-        rc = read_line(&rd, line);
+        if (!strchr(line, '\n') && !feof(f))
+            rc = fail(&rd, "line longer than 65535 characters");
+        else
+            rc = read_line(&rd, line);
     }
     fclose(f);
     if (rc == 0 && !rd.nreps) {

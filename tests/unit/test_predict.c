@@ -626,6 +626,25 @@ static void extrap(void)
         CHECK_STR(err, want);
         CHECK(runs == NULL);
     }
+    /* a DATA line of 4097 values, and one of 70,000 characters: said, not cut short */
+    static const struct {
+        int values;
+        const char *what;
+    } longer[] = {{4097, "DATA holds more than 4096 values"},
+                  {35000, "line longer than 65535 characters"}};
+    for (size_t i = 0; i < sizeof longer / sizeof longer[0]; i++) {
+        const char *head = "PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA";
+        char *text = malloc(strlen(head) + 2 * (size_t)longer[i].values + 2);
+        char *at = text + sprintf(text, "%s", head);
+        for (int v = 0; v < longer[i].values; v++)
+            at += sprintf(at, " 1");
+        sprintf(at, "\n");
+        write_file(path, text);
+        free(text);
+        snprintf(want, sizeof want, "%s:5: %s", path, longer[i].what);
+        CHECK_INT(extrap_read(path, &runs, err, sizeof err), -1);
+        CHECK_STR(err, want);
+    }
     unlink(path);
     CHECK_INT(extrap_read(path, &runs, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s: cannot open", path);
