@@ -38,7 +38,7 @@ local function fit(points)
     actual[i], fitted[i], loo[i] = pt.y, c, median(values(points, i))
   end
   return {formula = string.format("%.6g", c), fit_error = tardy.smape(actual, fitted),
-          uncertainty = tardy.smape(actual, loo), test = t.test,
+          uncertainty = tardy.smape(actual, loo),
           predict = function() return c end}
 end
 
