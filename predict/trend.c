@@ -27,7 +27,7 @@ static double chi2_95(int df)
 }
 
 /* The two-sided 5% critical value of Student's t with df degrees of freedom (the Cornish–Fisher
- * expansion of Abramowitz and Stegun 26.7.5: within 0.5% from df = 3 on). */
+ * expansion of Abramowitz and Stegun 26.7.5: within 1% from df = 3 on, 3% low at 2). */
 static double t_975(int df)
 {
     double z = Z975, d = df;
