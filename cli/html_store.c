@@ -164,7 +164,7 @@ char *store_report_json(const char *dir, const struct engine_opts *opts, char *e
                         size_t errlen)
 {
     struct profile *runs = NULL;
-    int n = store_load(dir, NULL, &runs, cli_warn_line, NULL, err, errlen);
+    int n = store_load(dir, NULL, NULL, &runs, cli_warn_line, NULL, err, errlen);
     if (n < 0)
         return NULL;
     if (n == 0) {

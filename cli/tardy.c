@@ -129,7 +129,7 @@ static int cmd_predict(int argc, char **argv)
     }
     struct profile *runs = NULL;
     char err[4096];
-    int n = store ? store_load(store, NULL, &runs, cli_warn_line, NULL, err, sizeof err)
+    int n = store ? store_load(store, NULL, NULL, &runs, cli_warn_line, NULL, err, sizeof err)
                   : extrap_read(extrap, &runs, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "tardy predict: %s\n", err);
@@ -180,7 +180,7 @@ static int cmd_export_extrap(int argc, char **argv)
     }
     struct profile *runs;
     char err[4096];
-    int n = store_load(store, NULL, &runs, cli_warn_line, NULL, err, sizeof err);
+    int n = store_load(store, NULL, NULL, &runs, cli_warn_line, NULL, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "tardy export-extrap: %s\n", err);
         return 1;

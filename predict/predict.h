@@ -124,11 +124,21 @@ typedef void (*store_warn_fn)(const char *message, void *arg);
 
 /* Load the runs in dir that belong to the program of like (its executable's base name and at
  * least half of the MPI call sites in common; by name alone when like has no call sites, as
- * at MPI_Init); like == NULL loads the runs of the program with the most runs in dir.
- * Returns the number of runs (array in *runs, caller frees with store_free), or -1 with a
- * message in err when dir cannot be read. */
-int store_load(const char *dir, const struct profile *like, struct profile **runs,
-               store_warn_fn warn, void *arg, char *err, size_t errlen);
+ * at MPI_Init); like == NULL loads the runs of the program with the most runs in dir. Of
+ * those, the newest (by start time) within bound (NULL: at most STORE_MAX_RUNS runs and
+ * STORE_MAX_ROWS rows in all, about 140 MB; a warning says how many older ones are left
+ * out), so that a store growing run after run holds no more memory at MPI_Finalize. With
+ * like, the other programs' runs are freed as they are read; without, every run is held
+ * until the program is known. Returns the number of runs (array in *runs, caller frees with
+ * store_free), or -1 with a message in err when dir cannot be read. */
+#define STORE_MAX_RUNS FIT_MAX_POINTS
+#define STORE_MAX_ROWS 50000L
+struct store_bound {
+    int runs;
+    long rows;
+};
+int store_load(const char *dir, const struct profile *like, const struct store_bound *bound,
+               struct profile **runs, store_warn_fn warn, void *arg, char *err, size_t errlen);
 void store_free(struct profile *runs, int n);
 
 /* ---- extrap.c ----

@@ -78,67 +78,131 @@ static char **json_files(const char *dir, int *n)
     return names;
 }
 
-int store_load(const char *dir, const struct profile *like, struct profile **runs,
-               store_warn_fn warn, void *arg, char *err, size_t errlen)
+/* Is run a older than run b (start time, then the order read; a run without a start time is
+ * oldest)? */
+static int older(const struct profile *a, int ia, const struct profile *b, int ib)
 {
+    int c = strcmp(a->start_time ? a->start_time : "", b->start_time ? b->start_time : "");
+    return c ? c < 0 : ia < ib;
+}
+
+/* The runs kept: at most bound->runs and bound->rows rows in all, the newest. */
+struct kept {
+    struct profile *runs;
+    int *order; /* the order each was read in, for ties of start time */
+    int n, dropped;
+    long rows;
+};
+
+/* Keep r (read as the i-th), then drop the oldest kept runs until within bound (one run is
+ * always kept). */
+static void keep(struct kept *k, struct profile *r, int i, const struct store_bound *bound)
+{
+    k->runs[k->n] = *r;
+    k->order[k->n++] = i;
+    k->rows += (long)r->rows.n;
+    while (k->n > 1 && (k->n > bound->runs || k->rows > bound->rows)) {
+        int old = 0;
+        for (int j = 1; j < k->n; j++)
+            if (older(&k->runs[j], k->order[j], &k->runs[old], k->order[old]))
+                old = j;
+        k->rows -= (long)k->runs[old].rows.n;
+        profile_free(&k->runs[old]);
+        memmove(&k->runs[old], &k->runs[old + 1], (size_t)(k->n - old - 1) * sizeof *k->runs);
+        memmove(&k->order[old], &k->order[old + 1], (size_t)(k->n - old - 1) * sizeof *k->order);
+        k->n--;
+        k->dropped++;
+    }
+}
+
+/* The warning for run r, which is not a run of ref's program. */
+static void foreign(const struct profile *ref, const struct profile *r, store_warn_fn warn,
+                    void *arg)
+{
+    char msg[4200];
+    if (!strcmp(base_name(r->program), base_name(ref->program)))
+        snprintf(msg, sizeof msg, "skipping %s: a run of %s with other MPI call sites "
+                 "(changed code or TARDY_DEPTH)", r->path, base_name(ref->program));
+    else
+        snprintf(msg, sizeof msg, "skipping %s: a run of %s, not of %s", r->path,
+                 base_name(r->program), base_name(ref->program));
+    warn(msg, arg);
+}
+
+int store_load(const char *dir, const struct profile *like, const struct store_bound *bound,
+               struct profile **runs, store_warn_fn warn, void *arg, char *err, size_t errlen)
+{
+    static const struct store_bound dflt = {STORE_MAX_RUNS, STORE_MAX_ROWS};
     int nfiles = 0, n = 0;
     char **files = json_files(dir, &nfiles);
+    bound = bound ? bound : &dflt;
     *runs = NULL;
     if (!files) {
         snprintf(err, errlen, "cannot read the run store %s: %s", dir, strerror(errno));
         return -1;
     }
-    struct profile *all = calloc((size_t)nfiles + 1, sizeof *all);
-    char path[4096], msg[4200];
-    for (int i = 0; all && i < nfiles; i++) {
+    /* With a reference run, the others are dropped as they are read (and the oldest runs of
+     * the program once the bound is reached); without one every run is read first, and the
+     * program with the most runs is the reference. */
+    struct profile *all = like ? NULL : calloc((size_t)nfiles + 1, sizeof *all);
+    struct kept k = {calloc((size_t)nfiles + 1, sizeof *k.runs),
+                     calloc((size_t)nfiles + 1, sizeof *k.order), 0, 0, 0};
+    char path[4096], msg[4200], line[4300];
+    for (int i = 0; (like || all) && k.runs && k.order && i < nfiles; i++) {
+        struct profile r;
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        profile_init(&all[n]);
-        if (profile_read(&all[n], path, msg, sizeof msg) < 0) {
-            char line[4300];
+        profile_init(&r);
+        if (profile_read(&r, path, msg, sizeof msg) < 0) {
             snprintf(line, sizeof line, "skipping %s", msg);
             warn(line, arg);
-            profile_free(&all[n]);
-            continue;
+            profile_free(&r);
+        } else if (!like) {
+            all[n++] = r;
+        } else if (same_program(like, &r)) {
+            keep(&k, &r, i, bound);
+        } else {
+            foreign(like, &r, warn, arg);
+            profile_free(&r);
         }
-        n++;
     }
     for (int i = 0; i < nfiles; i++)
         free(files[i]);
     free(files);
-    if (!all)
-        return 0;
-    /* Without a reference run, the program with the most runs is the reference. */
     const struct profile *ref = like;
     int best = 0;
     for (int i = 0; !like && i < n; i++) {
-        int k = 0;
+        int c = 0;
         for (int j = 0; j < n; j++)
-            k += same_program(&all[i], &all[j]);
-        if (k > best) {
-            best = k;
+            c += same_program(&all[i], &all[j]);
+        if (c > best) {
+            best = c;
             ref = &all[i];
         }
     }
-    struct profile *kept = calloc((size_t)n + 1, sizeof *kept);
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (kept && ref && same_program(ref, &all[i])) {
-            kept[m++] = all[i];
-            continue;
-        }
-        if (ref && !strcmp(base_name(all[i].program), base_name(ref->program)))
-            snprintf(msg, sizeof msg, "skipping %s: a run of %s with other MPI call sites "
-                     "(changed code or TARDY_DEPTH)", all[i].path, base_name(ref->program));
-        else if (ref)
-            snprintf(msg, sizeof msg, "skipping %s: a run of %s, not of %s", all[i].path,
-                     base_name(all[i].program), base_name(ref->program));
-        if (ref)
-            warn(msg, arg);
-        profile_free(&all[i]);
+    /* which runs are the reference's, before keeping frees any (the reference among them) */
+    unsigned char *mine = calloc((size_t)n + 1, 1);
+    for (int i = 0; mine && ref && i < n; i++) {
+        mine[i] = same_program(ref, &all[i]);
+        if (!mine[i])
+            foreign(ref, &all[i], warn, arg);
     }
+    for (int i = 0; i < n; i++) {
+        if (mine && mine[i] && k.runs && k.order)
+            keep(&k, &all[i], i, bound);
+        else
+            profile_free(&all[i]);
+    }
+    free(mine);
     free(all);
-    *runs = kept;
-    return m;
+    free(k.order);
+    if (k.dropped) {
+        snprintf(line, sizeof line, "the newest %d runs of %s in %s are used, %d older ones are "
+                 "not (at most %d runs and %ld rows are kept)", k.n,
+                 base_name(k.runs[0].program), dir, k.dropped, bound->runs, bound->rows);
+        warn(line, arg);
+    }
+    *runs = k.runs;
+    return k.runs ? k.n : 0;
 }
 
 void store_free(struct profile *runs, int n)

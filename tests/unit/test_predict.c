@@ -652,6 +652,56 @@ static void extrap(void)
     CHECK(rmdir(dir) == 0);
 }
 
+/* The run store keeps the newest runs of the program within its bound, and reads no further
+ * once the bound is full; other programs' runs are skipped with a warning. */
+static int store_warnings;
+static void count_warning(const char *message, void *arg)
+{
+    (void)message, (void)arg;
+    store_warnings++;
+}
+
+static void store_bound(void)
+{
+    char dir[] = "/tmp/tardy-unit-XXXXXX", err[512];
+    CHECK(mkdtemp(dir) != NULL);
+    struct profile in[6];
+    for (int i = 0; i < 6; i++) { /* runs 0..4 of app, started one day after another; 5 other */
+        char start[32];
+        profile_init(&in[i]);
+        in[i].program = strdup(i < 5 ? "/x/app" : "/x/other");
+        in[i].ranks = 2;
+        snprintf(start, sizeof start, "2026-01-0%dT00:00:00", i + 1);
+        in[i].start_time = strdup(start);
+        for (int r = 0; r < 3; r++) {
+            char site[32];
+            snprintf(site, sizeof site, "MPI_Send@main a.c:%d", r + 1);
+            struct prof_row *row = rowset_get(&in[i].rows, ROW_MPI, site, NULL);
+            row->n.time = (struct red_stat){.sum = i + 1, .max = i + 1, .ranks = 2};
+        }
+        CHECK_INT(profile_write(&in[i], dir, err, sizeof err), 0);
+    }
+    struct profile *runs;
+    const struct store_bound three = {3, 1000}, rows = {10, 7};
+    int n = store_load(dir, &in[0], &three, &runs, count_warning, NULL, err, sizeof err);
+    CHECK_INT(n, 3);
+    for (int i = 0; i < n; i++) /* the newest three: started on the 3rd, 4th, 5th */
+        CHECK(runs[i].start_time && runs[i].start_time[9] >= '3');
+    store_free(runs, n);
+    store_warnings = 0;
+    n = store_load(dir, NULL, &rows, &runs, count_warning, NULL, err, sizeof err);
+    CHECK_INT(n, 2); /* 3 rows each: two within 7 rows */
+    for (int i = 0; i < n; i++)
+        CHECK(runs[i].start_time && runs[i].start_time[9] >= '4');
+    CHECK_INT(store_warnings, 2); /* the other program, and the runs left out */
+    store_free(runs, n);
+    for (int i = 0; i < 6; i++) {
+        unlink(in[i].path);
+        profile_free(&in[i]);
+    }
+    CHECK(rmdir(dir) == 0);
+}
+
 int main(void)
 {
     least_squares();
@@ -664,5 +714,6 @@ int main(void)
     pmnf_grid_corner();
     trend();
     extrap();
+    store_bound();
     CHECK_DONE();
 }
