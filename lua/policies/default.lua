@@ -5,10 +5,12 @@
 --   max (90th, 50th percentile) per-rank compute = that sum x the predicted ratio of the
 --   max (quantile) to the mean of per-rank compute
 -- It also predicts counts, time, bytes and memory per call path, every per-rank metric, and
--- the rows of any other kind (wait patterns, counters) the profile holds. Each series is
--- fitted with every registered family that can model it; the family that predicts larger
--- scales best wins (the mean of its leave-one-out error and its forward-chaining error: the
--- largest scale of each parameter predicted by the family fitted on the smaller ones). Every
+-- the rows of any other kind (wait patterns, counters) the profile holds. Each series, one
+-- point per scale (the median of its runs), is fitted with every registered family that can
+-- model it; a family that prevails (constant: no change beyond the noise between repetitions)
+-- wins where it offers a model, else the family that predicts larger scales best (the mean of
+-- its leave-one-out error and its forward-chaining error: the largest scale of each parameter
+-- predicted by the family fitted on the smaller ones). Every
 -- prediction carries its family, model, fit error, uncertainty, an 80% interval (low, high,
 -- coverage) and whether the target lies outside the fitted range; where the runs cannot
 -- support a number at a target the note says why instead.
@@ -132,8 +134,8 @@ end
 
 -- Fit pts with every family; each model scored by how well it predicts: the mean of its
 -- leave-one-out error (uncertainty) and its forward-chaining error at the largest scales
--- (a family with more freedom earns its place on held-out points). Returns the best model
--- (ties: the first in name order) with .score, .extrap (mean held-out log error), .near (the
+-- (a family with more freedom earns its place on held-out points). Returns the model of a
+-- family that prevails, else the best (ties: the first in name order), with .score, .extrap (mean held-out log error), .near (the
 -- models of every family within NEAR of the best score); nil and the reason when no family
 -- can.
 local function best_model(families, pts)
