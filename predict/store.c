@@ -129,6 +129,35 @@ static void foreign(const struct profile *ref, const struct profile *r, store_wa
     warn(msg, arg);
 }
 
+/* run reduced to what choosing the program takes: its program, path, start time and MPI call
+ * sites (a few KB where the run may hold MBs); 0, or -1 when memory is short */
+static int skeleton(const struct profile *run, struct profile *sk)
+{
+    profile_init(sk);
+    sk->program = run->program ? strdup(run->program) : NULL;
+    sk->path = run->path ? strdup(run->path) : NULL;
+    sk->start_time = run->start_time ? strdup(run->start_time) : NULL;
+    int ok = (!run->program || sk->program) && (!run->path || sk->path) &&
+             (!run->start_time || sk->start_time);
+    for (size_t i = 0; ok && i < run->rows.n; i++)
+        if (run->rows.rows[i].kind == ROW_MPI)
+            ok = rowset_get(&sk->rows, ROW_MPI, run->rows.rows[i].a, NULL) != NULL;
+    return ok ? 0 : -1;
+}
+
+/* Read the run at path into r; on failure warn and return -1. */
+static int read_run(const char *path, struct profile *r, store_warn_fn warn, void *arg)
+{
+    char msg[4200], line[4300];
+    profile_init(r);
+    if (profile_read(r, path, msg, sizeof msg) == 0)
+        return 0;
+    snprintf(line, sizeof line, "skipping %s", msg);
+    warn(line, arg);
+    profile_free(r);
+    return -1;
+}
+
 int store_load(const char *dir, const struct profile *like, const struct store_bound *bound,
                struct profile **runs, store_warn_fn warn, void *arg, char *err, size_t errlen)
 {
@@ -141,23 +170,25 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
         snprintf(err, errlen, "cannot read the run store %s: %s", dir, strerror(errno));
         return -1;
     }
-    /* With a reference run, the others are dropped as they are read (and the oldest runs of
-     * the program once the bound is reached); without one every run is read first, and the
-     * program with the most runs is the reference. */
-    struct profile *all = like ? NULL : calloc((size_t)nfiles + 1, sizeof *all);
+    /* Without a reference run, the program with the most runs is the reference: every run is
+     * read once and held as a skeleton (sk) to find it, then the reference's runs read again. */
+    struct profile *sk = like ? NULL : calloc((size_t)nfiles + 1, sizeof *sk);
+    size_t *rows_of = like ? NULL : calloc((size_t)nfiles + 1, sizeof *rows_of);
     struct kept k = {calloc((size_t)nfiles + 1, sizeof *k.runs),
                      calloc((size_t)nfiles + 1, sizeof *k.order), 0, 0, 0};
-    char path[4096], msg[4200], line[4300];
-    for (int i = 0; (like || all) && k.runs && k.order && i < nfiles; i++) {
+    char path[4096], line[4300];
+    for (int i = 0; (like || (sk && rows_of)) && k.runs && k.order && i < nfiles; i++) {
         struct profile r;
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        profile_init(&r);
-        if (profile_read(&r, path, msg, sizeof msg) < 0) {
-            snprintf(line, sizeof line, "skipping %s", msg);
-            warn(line, arg);
+        if (read_run(path, &r, warn, arg) < 0)
+            continue;
+        if (!like) {
+            rows_of[n] = r.rows.n;
+            if (skeleton(&r, &sk[n]) == 0)
+                n++;
+            else
+                profile_free(&sk[n]);
             profile_free(&r);
-        } else if (!like) {
-            all[n++] = r;
         } else if (same_program(like, &r)) {
             keep(&k, &r, i, bound);
         } else {
@@ -173,27 +204,47 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
     for (int i = 0; !like && i < n; i++) {
         int c = 0;
         for (int j = 0; j < n; j++)
-            c += same_program(&all[i], &all[j]);
+            c += same_program(&sk[i], &sk[j]);
         if (c > best) {
             best = c;
-            ref = &all[i];
+            ref = &sk[i];
         }
     }
-    /* which runs are the reference's, before keeping frees any (the reference among them) */
-    unsigned char *mine = calloc((size_t)n + 1, 1);
-    for (int i = 0; mine && ref && i < n; i++) {
-        mine[i] = same_program(ref, &all[i]);
-        if (!mine[i])
-            foreign(ref, &all[i], warn, arg);
+    /* the reference's runs, newest first, read again while within the bound */
+    unsigned char *done = calloc((size_t)n + 1, 1);
+    for (int i = 0; done && i < n; i++)
+        if (!same_program(ref, &sk[i])) {
+            foreign(ref, &sk[i], warn, arg);
+            done[i] = 1;
+        }
+    while (done && k.runs && k.order) {
+        int next = -1;
+        for (int i = 0; i < n; i++)
+            if (!done[i] && (next < 0 || older(&sk[next], next, &sk[i], i)))
+                next = i;
+        if (next < 0)
+            break;
+        done[next] = 1;
+        struct profile r;
+        if (k.n && (k.n >= bound->runs || k.rows + (long)rows_of[next] > bound->rows))
+            k.dropped++; /* beyond the bound: not read again */
+        else if (read_run(sk[next].path, &r, warn, arg) == 0)
+            keep(&k, &r, next, bound);
     }
-    for (int i = 0; i < n; i++) {
-        if (mine && mine[i] && k.runs && k.order)
-            keep(&k, &all[i], i, bound);
-        else
-            profile_free(&all[i]);
-    }
-    free(mine);
-    free(all);
+    free(done);
+    free(rows_of);
+    for (int i = 0; i < n; i++)
+        profile_free(&sk[i]);
+    free(sk);
+    /* oldest first (start time, then as read), as at finalize and in tardy.runs() */
+    for (int i = 1; k.runs && k.order && i < k.n; i++)
+        for (int j = i; j > 0 && older(&k.runs[j], k.order[j], &k.runs[j - 1], k.order[j - 1]);
+             j--) {
+            struct profile t = k.runs[j];
+            int o = k.order[j];
+            k.runs[j] = k.runs[j - 1], k.order[j] = k.order[j - 1];
+            k.runs[j - 1] = t, k.order[j - 1] = o;
+        }
     free(k.order);
     if (k.dropped) {
         snprintf(line, sizeof line, "the newest %d runs of %s in %s are used, %d older ones are "

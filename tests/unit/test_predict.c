@@ -685,14 +685,14 @@ static void store_bound(void)
     const struct store_bound three = {3, 1000}, rows = {10, 7};
     int n = store_load(dir, &in[0], &three, &runs, count_warning, NULL, err, sizeof err);
     CHECK_INT(n, 3);
-    for (int i = 0; i < n; i++) /* the newest three: started on the 3rd, 4th, 5th */
-        CHECK(runs[i].start_time && runs[i].start_time[9] >= '3');
+    for (int i = 0; i < n; i++) /* the newest three, oldest first: the 3rd, 4th, 5th */
+        CHECK(runs[i].start_time && runs[i].start_time[9] == '3' + i);
     store_free(runs, n);
     store_warnings = 0;
     n = store_load(dir, NULL, &rows, &runs, count_warning, NULL, err, sizeof err);
-    CHECK_INT(n, 2); /* 3 rows each: two within 7 rows */
+    CHECK_INT(n, 2); /* 3 rows each: two within 7 rows, oldest first */
     for (int i = 0; i < n; i++)
-        CHECK(runs[i].start_time && runs[i].start_time[9] >= '4');
+        CHECK(runs[i].start_time && runs[i].start_time[9] == '4' + i);
     CHECK_INT(store_warnings, 2); /* the other program, and the runs left out */
     store_free(runs, n);
     for (int i = 0; i < 6; i++) {
