@@ -78,40 +78,71 @@ static char **json_files(const char *dir, int *n)
     return names;
 }
 
-/* Is run a older than run b (start time, then the order read; a run without a start time is
- * oldest)? */
-static int older(const struct profile *a, int ia, const struct profile *b, int ib)
+/* Is a run started at sa (read as the ia-th) older than one started at sb (the ib-th)? By
+ * start time, then the order read; a run without a start time is oldest. */
+static int older(const char *sa, int ia, const char *sb, int ib)
 {
-    int c = strcmp(a->start_time ? a->start_time : "", b->start_time ? b->start_time : "");
+    int c = strcmp(sa ? sa : "", sb ? sb : "");
     return c ? c < 0 : ia < ib;
 }
 
-/* The runs kept: at most bound->runs and bound->rows rows in all, the newest. */
+/* The runs kept: the newest ones, in order of age, up to the first that would take them over
+ * bound->runs runs or bound->rows rows in all (one run is always kept). Read in any order, a
+ * run older than one left out is left out too (cut), so that the same store gives the same
+ * runs however its files are read. */
 struct kept {
     struct profile *runs;
     int *order; /* the order each was read in, for ties of start time */
     int n, dropped;
     long rows;
+    char *cut; /* the start of the newest run left out (cut_order: as read), when cut_set */
+    int cut_order, cut_set;
 };
 
-/* Keep r (read as the i-th), then drop the oldest kept runs until within bound (one run is
- * always kept). */
+/* Would a run of rows rows beside the kept ones stay within bound? */
+static int fits(const struct kept *k, long rows, const struct store_bound *bound)
+{
+    return k->n == 0 || (k->n < bound->runs && k->rows + rows <= bound->rows);
+}
+
+/* Leave out the run started at start (read as the i-th): a kept run is never older. */
+static void leave_out(struct kept *k, const char *start, int i)
+{
+    if (!k->cut_set || older(k->cut, k->cut_order, start, i)) {
+        free(k->cut);
+        k->cut = start ? strdup(start) : NULL;
+        k->cut_order = i;
+        k->cut_set = 1;
+    }
+    k->dropped++;
+}
+
+/* Keep r (read as the i-th) unless it is older than a run left out, then leave out the oldest
+ * kept runs until within bound. */
 static void keep(struct kept *k, struct profile *r, int i, const struct store_bound *bound)
 {
+    if (k->cut_set && older(r->start_time, i, k->cut, k->cut_order)) {
+        leave_out(k, r->start_time, i);
+        profile_free(r);
+        return;
+    }
     k->runs[k->n] = *r;
     k->order[k->n++] = i;
     k->rows += (long)r->rows.n;
     while (k->n > 1 && (k->n > bound->runs || k->rows > bound->rows)) {
         int old = 0;
         for (int j = 1; j < k->n; j++)
-            if (older(&k->runs[j], k->order[j], &k->runs[old], k->order[old]))
+            if (older(k->runs[j].start_time, k->order[j], k->runs[old].start_time,
+                      k->order[old]))
                 old = j;
-        k->rows -= (long)k->runs[old].rows.n;
-        profile_free(&k->runs[old]);
+        struct profile gone = k->runs[old];
+        int gone_order = k->order[old];
+        k->rows -= (long)gone.rows.n;
         memmove(&k->runs[old], &k->runs[old + 1], (size_t)(k->n - old - 1) * sizeof *k->runs);
         memmove(&k->order[old], &k->order[old + 1], (size_t)(k->n - old - 1) * sizeof *k->order);
         k->n--;
-        k->dropped++;
+        leave_out(k, gone.start_time, gone_order);
+        profile_free(&gone);
     }
 }
 
@@ -174,8 +205,8 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
      * read once and held as a skeleton (sk) to find it, then the reference's runs read again. */
     struct profile *sk = like ? NULL : calloc((size_t)nfiles + 1, sizeof *sk);
     size_t *rows_of = like ? NULL : calloc((size_t)nfiles + 1, sizeof *rows_of);
-    struct kept k = {calloc((size_t)nfiles + 1, sizeof *k.runs),
-                     calloc((size_t)nfiles + 1, sizeof *k.order), 0, 0, 0};
+    struct kept k = {.runs = calloc((size_t)nfiles + 1, sizeof *k.runs),
+                     .order = calloc((size_t)nfiles + 1, sizeof *k.order)};
     char path[4096], line[4300];
     for (int i = 0; (like || (sk && rows_of)) && k.runs && k.order && i < nfiles; i++) {
         struct profile r;
@@ -220,14 +251,14 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
     while (done && k.runs && k.order) {
         int next = -1;
         for (int i = 0; i < n; i++)
-            if (!done[i] && (next < 0 || older(&sk[next], next, &sk[i], i)))
+            if (!done[i] && (next < 0 || older(sk[next].start_time, next, sk[i].start_time, i)))
                 next = i;
         if (next < 0)
             break;
         done[next] = 1;
         struct profile r;
-        if (k.n && (k.n >= bound->runs || k.rows + (long)rows_of[next] > bound->rows))
-            k.dropped++; /* beyond the bound: not read again */
+        if (k.cut_set || !fits(&k, (long)rows_of[next], bound))
+            leave_out(&k, sk[next].start_time, next); /* beyond the bound: not read again */
         else if (read_run(sk[next].path, &r, warn, arg) == 0)
             keep(&k, &r, next, bound);
     }
@@ -238,7 +269,8 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
     free(sk);
     /* oldest first (start time, then as read), as at finalize and in tardy.runs() */
     for (int i = 1; k.runs && k.order && i < k.n; i++)
-        for (int j = i; j > 0 && older(&k.runs[j], k.order[j], &k.runs[j - 1], k.order[j - 1]);
+        for (int j = i; j > 0 && older(k.runs[j].start_time, k.order[j], k.runs[j - 1].start_time,
+                                       k.order[j - 1]);
              j--) {
             struct profile t = k.runs[j];
             int o = k.order[j];
@@ -246,6 +278,7 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
             k.runs[j - 1] = t, k.order[j - 1] = o;
         }
     free(k.order);
+    free(k.cut);
     if (k.dropped) {
         snprintf(line, sizeof line, "the newest %d runs of %s in %s are used, %d older ones are "
                  "not (at most %d runs and %ld rows are kept)", k.n,
