@@ -661,6 +661,50 @@ static void count_warning(const char *message, void *arg)
     store_warnings++;
 }
 
+/* The bound keeps the newest runs up to the first that would pass it, whatever order the
+ * files are read in: runs of 6, 6 and 1 rows (newest first) within 10 rows are the newest
+ * alone, on both paths, for each order the three files can be written (and named) in. */
+static void store_order(void)
+{
+    static const char *const start[3] = {"2026-01-03T00:00:00", "2026-01-02T00:00:00",
+                                         "2026-01-01T00:00:00"};
+    static const int rows[3] = {6, 6, 1}, orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                                        {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    const struct store_bound bound = {10, 10};
+    for (int o = 0; o < 6; o++) {
+        char dir[] = "/tmp/tardy-unit-XXXXXX", err[512];
+        CHECK(mkdtemp(dir) != NULL);
+        struct profile in[3];
+        for (int q = 0; q < 3; q++) {
+            int i = orders[o][q];
+            profile_init(&in[q]);
+            in[q].program = strdup("/x/app");
+            in[q].ranks = 1;
+            in[q].start_time = strdup(start[i]);
+            rowset_get(&in[q].rows, ROW_MPI, "MPI_Send@main a.c:1", NULL);
+            for (int r = 1; r < rows[i]; r++) {
+                char name[16];
+                snprintf(name, sizeof name, "m%d", r);
+                rowset_get(&in[q].rows, ROW_RANK, name, NULL);
+            }
+            CHECK_INT(profile_write(&in[q], dir, err, sizeof err), 0);
+        }
+        for (int offline = 0; offline < 2; offline++) {
+            struct profile *runs;
+            int n = store_load(dir, offline ? NULL : &in[0], &bound, &runs, count_warning, NULL,
+                               err, sizeof err);
+            CHECK_INT(n, 1);
+            CHECK(n == 1 && !strcmp(runs[0].start_time, start[0]));
+            store_free(runs, n);
+        }
+        for (int q = 0; q < 3; q++) {
+            unlink(in[q].path);
+            profile_free(&in[q]);
+        }
+        CHECK(rmdir(dir) == 0);
+    }
+}
+
 static void store_bound(void)
 {
     char dir[] = "/tmp/tardy-unit-XXXXXX", err[512];
@@ -700,6 +744,7 @@ static void store_bound(void)
         profile_free(&in[i]);
     }
     CHECK(rmdir(dir) == 0);
+    store_order();
 }
 
 int main(void)
