@@ -21,18 +21,12 @@ local function finite(v)
   return type(v) == "number" and v == v and v > -math.huge and v < math.huge
 end
 
--- The scale of a run as text ("n=256,p=4"), to count distinct scales; kept per table (the
--- points of every series share their run's params table, which nobody changes).
-local scale_keys = setmetatable({}, {__mode = "k"})
+-- The scale of a run as text ("n=256,p=4"): to order runs and count their scales.
 local function scale_key(params)
-  local key = scale_keys[params]
-  if key then return key end
   local parts = {}
   for k, v in pairs(params) do parts[#parts + 1] = k .. "=" .. tostring(v) end
   table.sort(parts)
-  key = table.concat(parts, ",")
-  scale_keys[params] = key
-  return key
+  return table.concat(parts, ",")
 end
 
 local function distinct(pts)
@@ -134,12 +128,12 @@ end
 
 -- Fit pts with every family; each model scored by how well it predicts: the mean of its
 -- leave-one-out error (uncertainty) and its forward-chaining error at the largest scales
--- (a family with more freedom earns its place on held-out points). Returns the model of a
--- family that prevails, else the best (ties: the first in name order), with .score, .extrap (mean held-out log error), .near (the
--- models of every family within NEAR of the best score); nil and the reason when no family
--- can.
+-- (a family with more freedom earns its place on held-out points). pts: a point a scale.
+-- Returns the model of a family that prevails, else the best (ties: the first in name order),
+-- with .score, .extrap (mean held-out log error), .near (the models of every family within
+-- NEAR of the best score); nil and the reason when no family can.
 local function best_model(families, pts)
-  local n, fits, why, info, prevailing = distinct(pts), {}, nil, scale_info(pts), nil
+  local n, fits, why, info, prevailing = #pts, {}, nil, scale_info(pts), nil
   for _, f in ipairs(families) do
     if n >= (f.spec.min_points or 3) then
       local m, reason = f.spec.fit(pts)
