@@ -95,6 +95,9 @@ def test_waits(ranks, env=None, args=(), waits="1"):
         truth = wait_truth(run.out)
         want = set(s for s in WAIT_SCENARIOS if ranks > 2 or s not in WAIT_SCENARIOS_3)
         expect(set(truth) == want, "scenarios printed: %s" % sorted(truth))
+        expect("waits_unmeasured_answers" not in run.profile["ranks"],
+               "synchronous sends without an answer: %s" %
+               run.profile["ranks"].get("waits_unmeasured_answers"))
         for scenario in sorted(want):
             check_wait(run.profile, scenario, truth[scenario])
         for marker in ("wo_recv", "wo2_recv"):   # moved from late_sender, not counted twice
@@ -150,6 +153,12 @@ def test_waits_semantics(ranks):
                "output differs under tardy:\n%s---\n%s" % (with_tool.out[-1500:],
                                                           without.out[-1500:]))
         expect(with_tool.profile and with_tool.profile["waits"] is not None, "no profile")
+        # each rank's Ssend into a receive freed while active: its answer never comes (at
+        # one rank the send is to itself, no wait to measure)
+        lost = with_tool.profile["ranks"].get("waits_unmeasured_answers", {})
+        want = ranks if ranks > 1 else None
+        expect(lost.get("sum") == want and lost.get("ranks") == want,
+               "unanswered synchronous sends %s, expected one per rank" % lost)
     finally:
         for r in runs:
             r.cleanup()

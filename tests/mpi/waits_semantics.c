@@ -239,7 +239,8 @@ static void cancel_ssend_free(void)
 }
 
 /* Synchronous sends whose answer arrives after their request completed: persistent ones
- * started three times, an Issend completed by a Test loop, one freed while active. */
+ * started three times, an Issend completed by a Test loop, one freed while active, one into
+ * a receive freed while active. */
 static void sync_sends(void)
 {
     int out = rank, in = -1, flag = 0, v = rank, w = -1;
@@ -265,6 +266,12 @@ static void sync_sends(void)
     MPI_Request_free(&s);
     MPI_Recv(&w, 1, MPI_INT, prev, 82, MPI_COMM_WORLD, &st[0]);
     note("freed issend %d\n", w);
+    /* A synchronous send into a receive freed while active: the send completes once matched,
+     * the receiver cannot tell tardy when it was posted (counted as unmeasured). */
+    MPI_Irecv(&in, 1, MPI_INT, prev, 83, MPI_COMM_WORLD, &r[0]);
+    MPI_Request_free(&r[0]);
+    MPI_Ssend(&v, 1, MPI_INT, next, 83, MPI_COMM_WORLD);
+    note("ssend into a freed receive\n");
     MPI_Barrier(MPI_COMM_WORLD); /* the freed send's buffer stays valid until here */
 }
 

@@ -231,7 +231,7 @@ int ws_collect(struct rowset *rs, int rank)
         metric(rs, "clock_resyncs", resyncs, rank, &g.failed);
     static const char *const unmeasured[WS_UM_KINDS] = {
         "waits_unmeasured_comms", "waits_unmeasured_windows", "waits_unmeasured_requests",
-        "waits_unmeasured_receives"};
+        "waits_unmeasured_receives", "waits_unmeasured_answers"};
     for (int k = 0; k < WS_UM_KINDS; k++)
         if (atomic_load(&ws_unmeasured[k]))
             metric(rs, unmeasured[k], atomic_load(&ws_unmeasured[k]), rank, &g.failed);
