@@ -148,46 +148,54 @@ static int l_trend(lua_State *L)
         lua_pushstring(L, "no parameter varies over the points");
         return 2;
     }
-    double *x = malloc((size_t)FIT_MAX_VALUES * np * sizeof *x);
-    double *y = malloc((size_t)FIT_MAX_VALUES * sizeof *y);
-    int *scale = malloc((size_t)FIT_MAX_VALUES * sizeof *scale), m = 0, nscales = 0;
-    if (!x || !y || !scale) {
+    int total = 0; /* values: each point's repetitions, or its y */
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, i);
+        lua_getfield(L, -1, "reps");
+        total += lua_istable(L, -1) ? (int)luaL_len(L, -1) : 1;
+        lua_pop(L, 2);
+    }
+    if (total > FIT_MAX_VALUES)
+        return luaL_error(L, "trend: at most %d values", FIT_MAX_VALUES);
+    size_t cells = total ? (size_t)total : 1;
+    double *x = malloc(cells * np * sizeof *x), *y = malloc(cells * sizeof *y);
+    int *scale = malloc(cells * sizeof *scale), m = 0, nscales = 0;
+    int *of_point = malloc((size_t)(n ? n : 1) * sizeof *of_point);
+    if (!x || !y || !scale || !of_point) {
         free(x);
         free(y);
         free(scale);
+        free(of_point);
         return luaL_error(L, "out of memory");
     }
-    int *of_point = malloc((size_t)(n ? n : 1) * sizeof *of_point);
-    if (of_point) {
-        nscales = scales_of(L, 1, n, of_point);
-        for (int i = 0; i < n; i++) {
-            double xi[PMNF_MAX_PARAMS];
-            lua_rawgeti(L, 1, i + 1);
-            lua_getfield(L, -1, "x");
-            for (int d = 0; d < np; d++) {
-                lua_getfield(L, -1, names[d]);
-                xi[d] = lua_tonumber(L, -1);
-                lua_pop(L, 1);
-            }
+    nscales = scales_of(L, 1, n, of_point);
+    for (int i = 0; i < n; i++) {
+        double xi[PMNF_MAX_PARAMS];
+        lua_rawgeti(L, 1, i + 1);
+        lua_getfield(L, -1, "x");
+        for (int d = 0; d < np; d++) {
+            lua_getfield(L, -1, names[d]);
+            xi[d] = lua_tonumber(L, -1);
             lua_pop(L, 1);
-            lua_getfield(L, -1, "reps");
-            int has_reps = lua_istable(L, -1);
-            int nv = has_reps ? (int)luaL_len(L, -1) : 1;
-            for (int j = 0; j < nv && m < FIT_MAX_VALUES; j++, m++) {
-                if (has_reps)
-                    lua_rawgeti(L, -1, j + 1);
-                else
-                    lua_getfield(L, -2, "y");
-                y[m] = lua_tonumber(L, -1);
-                lua_pop(L, 1);
-                memcpy(&x[m * np], xi, (size_t)np * sizeof *xi);
-                scale[m] = of_point[i];
-            }
-            lua_pop(L, 2);
         }
+        lua_pop(L, 1);
+        lua_getfield(L, -1, "reps");
+        int has_reps = lua_istable(L, -1);
+        int nv = has_reps ? (int)luaL_len(L, -1) : 1;
+        for (int j = 0; j < nv; j++, m++) {
+            if (has_reps)
+                lua_rawgeti(L, -1, j + 1);
+            else
+                lua_getfield(L, -2, "y");
+            y[m] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+            memcpy(&x[m * np], xi, (size_t)np * sizeof *xi);
+            scale[m] = of_point[i];
+        }
+        lua_pop(L, 2);
     }
     struct trend_result r;
-    int rc = of_point ? fit_trend(x, np, nm, scale, nscales, y, m, &r) : FIT_ENOMEM;
+    int rc = fit_trend(x, np, nm, scale, nscales, y, m, &r);
     free(of_point);
     free(x);
     free(y);

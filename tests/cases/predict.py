@@ -248,6 +248,10 @@ tardy.policy("repeats_api", function(ctx)
   assert(f.trend == false and f.test:find("Kruskal"), "flat: " .. tostring(f.test))
   local none, why = tardy.trend({{x = {n = 1}, y = 1}, {x = {n = 2}, y = 2}, {x = {n = 4}, y = 3}})
   assert(none == nil and why:find("repetitions"), "without repetitions: " .. tostring(why))
+  local big = {} -- more values than it takes: an error, not a test of the first 4096
+  for i = 1, 4097 do big[i] = {x = {n = i % 2 + 1}, y = i} end
+  local ok, err = pcall(tardy.trend, big)
+  assert(not ok and tostring(err):find("at most 4096 values"), "4097 values: " .. tostring(err))
   return {{target = {n = 1024}, metric = "checked", value = 1, family = "api", model = "-"}}
 end)
 """
