@@ -115,7 +115,8 @@ struct ws_comm {
     double t_look;
 };
 
-/* ---- objects past the bounded tables, whose waits are not measured (req.c) ---- */
+/* ---- waits not measured: objects past the bounded tables (req.c), answers that never came
+ * (p2p.c) ---- */
 enum ws_unmeasured_kind { WS_UM_COMMS, WS_UM_WINDOWS, WS_UM_REQUESTS, WS_UM_RECEIVES,
                           WS_UM_ANSWERS, WS_UM_KINDS };
 extern atomic_uint ws_unmeasured[WS_UM_KINDS];   /* counted, reported in the profile */
