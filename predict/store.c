@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_head.h"
 #include "tool/profile/profile.h"
 
 static const char *base_name(const char *path)
@@ -86,17 +87,14 @@ static int older(const char *sa, int ia, const char *sb, int ib)
     return c ? c < 0 : ia < ib;
 }
 
-/* The runs kept: the newest ones, in order of age, up to the first that would take them over
- * bound->runs runs or bound->rows rows in all (one run is always kept). Read in any order, a
- * run older than one left out is left out too (cut), so that the same store gives the same
- * runs however its files are read. */
+/* The runs kept: the newest ones, read newest first, up to the first that would take them
+ * over bound->runs runs or bound->rows rows in all (one run is always kept); from it on every
+ * older run is left out (cut), so that the same store gives the same runs however its files
+ * are named. */
 struct kept {
-    struct profile *runs;
-    int *order; /* the order each was read in, for ties of start time */
-    int n, dropped;
+    struct profile *runs; /* newest first */
+    int n, dropped, cut;
     long rows;
-    char *cut; /* the start of the newest run left out (cut_order: as read), when cut_set */
-    int cut_order, cut_set;
 };
 
 /* Would a run of rows rows beside the kept ones stay within bound? */
@@ -105,58 +103,29 @@ static int fits(const struct kept *k, long rows, const struct store_bound *bound
     return k->n == 0 || (k->n < bound->runs && k->rows + rows <= bound->rows);
 }
 
-/* Leave out the run started at start (read as the i-th): a kept run is never older. */
-static void leave_out(struct kept *k, const char *start, int i)
+static void leave_out(struct kept *k)
 {
-    if (!k->cut_set || older(k->cut, k->cut_order, start, i)) {
-        free(k->cut);
-        k->cut = start ? strdup(start) : NULL;
-        k->cut_order = i;
-        k->cut_set = 1;
-    }
+    k->cut = 1;
     k->dropped++;
 }
 
-/* Keep r (read as the i-th) unless it is older than a run left out, then leave out the oldest
- * kept runs until within bound. */
-static void keep(struct kept *k, struct profile *r, int i, const struct store_bound *bound)
+static void keep(struct kept *k, struct profile *r)
 {
-    if (k->cut_set && older(r->start_time, i, k->cut, k->cut_order)) {
-        leave_out(k, r->start_time, i);
-        profile_free(r);
-        return;
-    }
-    k->runs[k->n] = *r;
-    k->order[k->n++] = i;
+    k->runs[k->n++] = *r;
     k->rows += (long)r->rows.n;
-    while (k->n > 1 && (k->n > bound->runs || k->rows > bound->rows)) {
-        int old = 0;
-        for (int j = 1; j < k->n; j++)
-            if (older(k->runs[j].start_time, k->order[j], k->runs[old].start_time,
-                      k->order[old]))
-                old = j;
-        struct profile gone = k->runs[old];
-        int gone_order = k->order[old];
-        k->rows -= (long)gone.rows.n;
-        memmove(&k->runs[old], &k->runs[old + 1], (size_t)(k->n - old - 1) * sizeof *k->runs);
-        memmove(&k->order[old], &k->order[old + 1], (size_t)(k->n - old - 1) * sizeof *k->order);
-        k->n--;
-        leave_out(k, gone.start_time, gone_order);
-        profile_free(&gone);
-    }
 }
 
-/* The warning for run r, which is not a run of ref's program. */
-static void foreign(const struct profile *ref, const struct profile *r, store_warn_fn warn,
-                    void *arg)
+/* The warning for the run of program at path, which is not a run of ref's program. */
+static void foreign(const struct profile *ref, const char *path, const char *program,
+                    store_warn_fn warn, void *arg)
 {
     char msg[4200];
-    if (!strcmp(base_name(r->program), base_name(ref->program)))
+    if (!strcmp(base_name(program), base_name(ref->program)))
         snprintf(msg, sizeof msg, "skipping %s: a run of %s with other MPI call sites "
-                 "(changed code or TARDY_DEPTH)", r->path, base_name(ref->program));
+                 "(changed code or TARDY_DEPTH)", path, base_name(ref->program));
     else
-        snprintf(msg, sizeof msg, "skipping %s: a run of %s, not of %s", r->path,
-                 base_name(r->program), base_name(ref->program));
+        snprintf(msg, sizeof msg, "skipping %s: a run of %s, not of %s", path,
+                 base_name(program), base_name(ref->program));
     warn(msg, arg);
 }
 
@@ -189,6 +158,126 @@ static int read_run(const char *path, struct profile *r, store_warn_fn warn, voi
     return -1;
 }
 
+/* A run that may be kept: its file, start time, order read and rows (-1: not known before
+ * it is read in full). */
+struct cand {
+    char *path, *start;
+    int order;
+    long rows;
+};
+
+static int newest_first(const void *x, const void *y)
+{
+    const struct cand *a = x, *b = y;
+    return older(a->start, a->order, b->start, b->order) ? 1 : -1;
+}
+
+/* Read the candidates, newest first, into k while within bound: those of ref's program are
+ * kept up to the first that would pass the bound, no older one is read (the same runs however
+ * the files are named or ordered). */
+static void read_newest(struct kept *k, struct cand *c, int n, const struct profile *ref,
+                        const struct store_bound *bound, store_warn_fn warn, void *arg)
+{
+    qsort(c, (size_t)n, sizeof *c, newest_first);
+    for (int i = 0; i < n; i++) {
+        struct profile r;
+        if (k->cut || (c[i].rows >= 0 && !fits(k, c[i].rows, bound))) {
+            leave_out(k);
+            continue;
+        }
+        if (read_run(c[i].path, &r, warn, arg) < 0)
+            continue;
+        if (!same_program(ref, &r)) {
+            foreign(ref, r.path, r.program, warn, arg);
+            profile_free(&r);
+        } else if (!fits(k, (long)r.rows.n, bound)) {
+            leave_out(k);
+            profile_free(&r);
+        } else {
+            keep(k, &r);
+        }
+    }
+}
+
+/* With a reference run: the candidates are the runs whose head names its executable; the
+ * others are named from their heads, never read in full. */
+static int heads(const char *dir, char **files, int nfiles, const struct profile *like,
+                 struct cand *c, store_warn_fn warn, void *arg)
+{
+    int n = 0;
+    char path[4096];
+    for (int i = 0; i < nfiles; i++) {
+        char *program, *start;
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (!store_head(path, &program, &start)) { /* read in full to know, as before */
+            struct profile r;
+            if (read_run(path, &r, warn, arg) < 0)
+                continue;
+            program = r.program ? strdup(r.program) : NULL;
+            start = r.start_time ? strdup(r.start_time) : NULL;
+            profile_free(&r);
+        }
+        if (strcmp(base_name(program), base_name(like->program))) {
+            foreign(like, path, program ? program : "an unnamed program", warn, arg);
+            free(program);
+            free(start);
+            continue;
+        }
+        free(program);
+        c[n++] = (struct cand){.path = strdup(path), .start = start, .order = i, .rows = -1};
+    }
+    return n;
+}
+
+/* Without one: every run is read once and held as a skeleton to find the program with the
+ * most runs (its runs are the candidates, their rows known); its reference in *ref. */
+static int skeletons(const char *dir, char **files, int nfiles, struct profile *ref,
+                     struct cand *c, store_warn_fn warn, void *arg)
+{
+    struct profile *sk = calloc((size_t)nfiles + 1, sizeof *sk);
+    long *rows_of = calloc((size_t)nfiles + 1, sizeof *rows_of);
+    int *order = calloc((size_t)nfiles + 1, sizeof *order), n = 0, best = 0, nc = 0;
+    char path[4096];
+    for (int i = 0; sk && rows_of && order && i < nfiles; i++) {
+        struct profile r;
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (read_run(path, &r, warn, arg) < 0)
+            continue;
+        rows_of[n] = (long)r.rows.n;
+        order[n] = i;
+        if (skeleton(&r, &sk[n]) == 0)
+            n++;
+        else
+            profile_free(&sk[n]);
+        profile_free(&r);
+    }
+    int pick = -1;
+    for (int i = 0; i < n; i++) {
+        int count = 0;
+        for (int j = 0; j < n; j++)
+            count += same_program(&sk[i], &sk[j]);
+        if (count > best) {
+            best = count;
+            pick = i;
+        }
+    }
+    for (int i = 0; pick >= 0 && i < n; i++)
+        if (!same_program(&sk[pick], &sk[i]))
+            foreign(&sk[pick], sk[i].path, sk[i].program, warn, arg);
+        else
+            c[nc++] = (struct cand){.path = strdup(sk[i].path),
+                                    .start = sk[i].start_time ? strdup(sk[i].start_time) : NULL,
+                                    .order = order[i], .rows = rows_of[i]};
+    if (pick >= 0)
+        skeleton(&sk[pick], ref);
+    for (int i = 0; i < n; i++)
+        profile_free(&sk[i]);
+    free(sk);
+    free(rows_of);
+    free(order);
+    return nc;
+}
+
 int store_load(const char *dir, const struct profile *like, const struct store_bound *bound,
                struct profile **runs, store_warn_fn warn, void *arg, char *err, size_t errlen)
 {
@@ -201,84 +290,30 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
         snprintf(err, errlen, "cannot read the run store %s: %s", dir, strerror(errno));
         return -1;
     }
-    /* Without a reference run, the program with the most runs is the reference: every run is
-     * read once and held as a skeleton (sk) to find it, then the reference's runs read again. */
-    struct profile *sk = like ? NULL : calloc((size_t)nfiles + 1, sizeof *sk);
-    size_t *rows_of = like ? NULL : calloc((size_t)nfiles + 1, sizeof *rows_of);
-    struct kept k = {.runs = calloc((size_t)nfiles + 1, sizeof *k.runs),
-                     .order = calloc((size_t)nfiles + 1, sizeof *k.order)};
-    char path[4096], line[4300];
-    for (int i = 0; (like || (sk && rows_of)) && k.runs && k.order && i < nfiles; i++) {
-        struct profile r;
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (read_run(path, &r, warn, arg) < 0)
-            continue;
-        if (!like) {
-            rows_of[n] = r.rows.n;
-            if (skeleton(&r, &sk[n]) == 0)
-                n++;
-            else
-                profile_free(&sk[n]);
-            profile_free(&r);
-        } else if (same_program(like, &r)) {
-            keep(&k, &r, i, bound);
-        } else {
-            foreign(like, &r, warn, arg);
-            profile_free(&r);
-        }
+    struct profile ref;
+    profile_init(&ref);
+    struct cand *c = calloc((size_t)nfiles + 1, sizeof *c);
+    struct kept k = {.runs = calloc((size_t)nfiles + 1, sizeof *k.runs)};
+    if (c && k.runs) {
+        n = like ? heads(dir, files, nfiles, like, c, warn, arg)
+                 : skeletons(dir, files, nfiles, &ref, c, warn, arg);
+        read_newest(&k, c, n, like ? like : &ref, bound, warn, arg);
     }
+    for (int i = 0; i < n; i++) {
+        free(c[i].path);
+        free(c[i].start);
+    }
+    free(c);
     for (int i = 0; i < nfiles; i++)
         free(files[i]);
     free(files);
-    const struct profile *ref = like;
-    int best = 0;
-    for (int i = 0; !like && i < n; i++) {
-        int c = 0;
-        for (int j = 0; j < n; j++)
-            c += same_program(&sk[i], &sk[j]);
-        if (c > best) {
-            best = c;
-            ref = &sk[i];
-        }
+    profile_free(&ref);
+    for (int i = 0; i < k.n / 2; i++) { /* oldest first, as in tardy.runs() */
+        struct profile t = k.runs[i];
+        k.runs[i] = k.runs[k.n - 1 - i];
+        k.runs[k.n - 1 - i] = t;
     }
-    /* the reference's runs, newest first, read again while within the bound */
-    unsigned char *done = calloc((size_t)n + 1, 1);
-    for (int i = 0; done && i < n; i++)
-        if (!same_program(ref, &sk[i])) {
-            foreign(ref, &sk[i], warn, arg);
-            done[i] = 1;
-        }
-    while (done && k.runs && k.order) {
-        int next = -1;
-        for (int i = 0; i < n; i++)
-            if (!done[i] && (next < 0 || older(sk[next].start_time, next, sk[i].start_time, i)))
-                next = i;
-        if (next < 0)
-            break;
-        done[next] = 1;
-        struct profile r;
-        if (k.cut_set || !fits(&k, (long)rows_of[next], bound))
-            leave_out(&k, sk[next].start_time, next); /* beyond the bound: not read again */
-        else if (read_run(sk[next].path, &r, warn, arg) == 0)
-            keep(&k, &r, next, bound);
-    }
-    free(done);
-    free(rows_of);
-    for (int i = 0; i < n; i++)
-        profile_free(&sk[i]);
-    free(sk);
-    /* oldest first (start time, then as read), as at finalize and in tardy.runs() */
-    for (int i = 1; k.runs && k.order && i < k.n; i++)
-        for (int j = i; j > 0 && older(k.runs[j].start_time, k.order[j], k.runs[j - 1].start_time,
-                                       k.order[j - 1]);
-             j--) {
-            struct profile t = k.runs[j];
-            int o = k.order[j];
-            k.runs[j] = k.runs[j - 1], k.order[j] = k.order[j - 1];
-            k.runs[j - 1] = t, k.order[j - 1] = o;
-        }
-    free(k.order);
-    free(k.cut);
+    char line[4300];
     if (k.dropped) {
         snprintf(line, sizeof line, "the newest %d runs of %s in %s are used, %d older ones are "
                  "not (at most %d runs and %ld rows are kept)", k.n,

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "predict/predict.h"
+#include "predict/store_head.h"
 
 static uint64_t lcg;
 
@@ -705,6 +706,78 @@ static void store_order(void)
     }
 }
 
+/* A stored profile's head gives its program and start time without the rest of the file;
+ * where the head does not hold them the file is read in full. At finalize the store reads in
+ * full only the runs it keeps: an older run with a broken body past the bound is never read
+ * (no warning about it), a newer one is (one). */
+static void store_heads(void)
+{
+    char dir[] = "/tmp/tardy-unit-XXXXXX", err[512], path[600], *program, *start;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/head.json", dir);
+    write_file(path, "{\"schema\":\"tardy-profile\",\"x\":{\"run\":{\"program\":\"no\"}},"
+                     "\"args\":\"run\",\"run\" : {\"args\":[\"{\\\"}\"],\"program\":\"/x/app\","
+                     "\"start_time\":\"2026-01-01T00:00:00Z\"},\"mpi\":[");
+    CHECK_INT(store_head(path, &program, &start), 1);
+    CHECK_STR(program, "/x/app");
+    CHECK_STR(start, "2026-01-01T00:00:00Z");
+    free(program);
+    free(start);
+    /* the run object after 70,000 bytes, or not there: read in full */
+    char *text = malloc(70100);
+    memset(text, ' ', 70000);
+    memcpy(text, "{\"pad\":\"", 8);
+    text[69990] = '"';
+    strcpy(text + 69991, ",\"run\":{\"program\":\"/x/app\"}}");
+    write_file(path, text);
+    free(text);
+    CHECK_INT(store_head(path, &program, &start), 0);
+    CHECK(program == NULL && start == NULL);
+    write_file(path, "{\"run\":[1]}");
+    CHECK_INT(store_head(path, &program, &start), 0);
+    unlink(path);
+    CHECK_INT(store_head(path, &program, &start), 0);
+
+    struct profile in[3];
+    for (int i = 0; i < 3; i++) { /* days 1, 2, 3 */
+        char day[32];
+        profile_init(&in[i]);
+        in[i].program = strdup("/x/app");
+        in[i].ranks = 1;
+        snprintf(day, sizeof day, "2026-01-0%dT00:00:00", i + 1);
+        in[i].start_time = strdup(day);
+        rowset_get(&in[i].rows, ROW_MPI, "MPI_Send@main a.c:1", NULL);
+        CHECK_INT(profile_write(&in[i], dir, err, sizeof err), 0);
+    }
+    /* a run of day 0 (past the bound of two runs) and one of day 4, both cut after the head */
+    static const char *const broken[2] = {"2026-01-00T00:00:00", "2026-01-04T00:00:00"};
+    for (int b = 0; b < 2; b++) {
+        snprintf(path, sizeof path, "%s/broken%d.json", dir, b);
+        char head[300];
+        snprintf(head, sizeof head, "{\"schema\":\"tardy-profile\",\"version\":2,\"run\":{"
+                 "\"program\":\"/x/app\",\"start_time\":\"%s\"},\"mpi\":[{", broken[b]);
+        write_file(path, head);
+    }
+    const struct store_bound two = {2, 1000};
+    struct profile *runs;
+    store_warnings = 0;
+    int n = store_load(dir, &in[0], &two, &runs, count_warning, NULL, err, sizeof err);
+    CHECK_INT(n, 2); /* days 2 and 3; day 4 is unreadable (a warning), day 0 never read */
+    CHECK(n == 2 && !strcmp(runs[0].start_time, in[1].start_time) &&
+          !strcmp(runs[1].start_time, in[2].start_time));
+    CHECK_INT(store_warnings, 2); /* the broken newest run, and the older runs left out */
+    store_free(runs, n);
+    for (int b = 0; b < 2; b++) {
+        snprintf(path, sizeof path, "%s/broken%d.json", dir, b);
+        unlink(path);
+    }
+    for (int i = 0; i < 3; i++) {
+        unlink(in[i].path);
+        profile_free(&in[i]);
+    }
+    CHECK(rmdir(dir) == 0);
+}
+
 static void store_bound(void)
 {
     char dir[] = "/tmp/tardy-unit-XXXXXX", err[512];
@@ -745,6 +818,7 @@ static void store_bound(void)
     }
     CHECK(rmdir(dir) == 0);
     store_order();
+    store_heads();
 }
 
 int main(void)
