@@ -119,7 +119,8 @@ int fit_trend(const double *x, int nparams, const char *const *names, const int 
 /* ---- store.c ----
  * The run store: a directory of JSON profiles, one per run, written atomically by
  * profile_write. Runs of one program are found by program name and call-site set. */
-/* Called with one line for every file that is skipped (corrupt, foreign, other program). */
+/* Called with a line for every file that cannot be read, one for all runs of other programs
+ * and one for all runs of like's executable with other call sites. */
 typedef void (*store_warn_fn)(const char *message, void *arg);
 
 /* Load the runs in dir that belong to the program of like (its executable's base name and at

@@ -115,18 +115,62 @@ static void keep(struct kept *k, struct profile *r)
     k->rows += (long)r->rows.n;
 }
 
-/* The warning for the run of program at path, which is not a run of ref's program. */
-static void foreign(const struct profile *ref, const char *path, const char *program,
-                    store_warn_fn warn, void *arg)
+/* The runs skipped as another program's, said in two lines at the end rather than a line
+ * each (a store shared by several programs holds hundreds): how many of other executables,
+ * the first few of those by name, and how many of ref's executable with other call sites. */
+#define SKIP_NAMES 4
+struct skipped {
+    int others, sites;
+    int nnames, count[SKIP_NAMES];
+    char *name[SKIP_NAMES];
+    char *site_path; /* one run with other call sites */
+};
+
+static void foreign(struct skipped *sk, const struct profile *ref, const char *path,
+                    const char *program)
 {
-    char msg[4200];
-    if (!strcmp(base_name(program), base_name(ref->program)))
-        snprintf(msg, sizeof msg, "skipping %s: a run of %s with other MPI call sites "
-                 "(changed code or TARDY_DEPTH)", path, base_name(ref->program));
-    else
-        snprintf(msg, sizeof msg, "skipping %s: a run of %s, not of %s", path,
-                 base_name(program), base_name(ref->program));
-    warn(msg, arg);
+    const char *name = base_name(program);
+    if (!strcmp(name, base_name(ref->program))) {
+        if (!sk->sites++)
+            sk->site_path = strdup(path);
+        return;
+    }
+    sk->others++;
+    for (int i = 0; i < sk->nnames; i++)
+        if (!strcmp(sk->name[i], name)) {
+            sk->count[i]++;
+            return;
+        }
+    if (sk->nnames < SKIP_NAMES && (sk->name[sk->nnames] = strdup(name)))
+        sk->count[sk->nnames++] = 1;
+}
+
+static void say_skipped(struct skipped *sk, const struct profile *ref, const char *dir,
+                        store_warn_fn warn, void *arg)
+{
+    char line[4600];
+    if (sk->others) {
+        int at = snprintf(line, sizeof line, "skipping %d run%s of other programs in %s:",
+                          sk->others, sk->others > 1 ? "s" : "", dir), listed = 0;
+        for (int i = 0; i < sk->nnames && at < (int)sizeof line; i++) {
+            at += snprintf(line + at, sizeof line - (size_t)at, "%s %s (%d)", i ? "," : "",
+                           sk->name[i], sk->count[i]);
+            listed += sk->count[i];
+        }
+        if (sk->others > listed && at < (int)sizeof line)
+            snprintf(line + at, sizeof line - (size_t)at, " and %d of others",
+                     sk->others - listed);
+        warn(line, arg);
+    }
+    if (sk->sites) {
+        snprintf(line, sizeof line, "skipping %d run%s of %s with other MPI call sites (changed "
+                 "code or TARDY_DEPTH), such as %s", sk->sites, sk->sites > 1 ? "s" : "",
+                 base_name(ref->program), sk->site_path ? sk->site_path : "?");
+        warn(line, arg);
+    }
+    for (int i = 0; i < sk->nnames; i++)
+        free(sk->name[i]);
+    free(sk->site_path);
 }
 
 /* run reduced to what choosing the program takes: its program, path, start time and MPI call
@@ -176,7 +220,8 @@ static int newest_first(const void *x, const void *y)
  * kept up to the first that would pass the bound, no older one is read (the same runs however
  * the files are named or ordered). */
 static void read_newest(struct kept *k, struct cand *c, int n, const struct profile *ref,
-                        const struct store_bound *bound, store_warn_fn warn, void *arg)
+                        const struct store_bound *bound, struct skipped *sk, store_warn_fn warn,
+                        void *arg)
 {
     qsort(c, (size_t)n, sizeof *c, newest_first);
     for (int i = 0; i < n; i++) {
@@ -188,7 +233,7 @@ static void read_newest(struct kept *k, struct cand *c, int n, const struct prof
         if (read_run(c[i].path, &r, warn, arg) < 0)
             continue;
         if (!same_program(ref, &r)) {
-            foreign(ref, r.path, r.program, warn, arg);
+            foreign(sk, ref, r.path, r.program);
             profile_free(&r);
         } else if (!fits(k, (long)r.rows.n, bound)) {
             leave_out(k);
@@ -202,7 +247,7 @@ static void read_newest(struct kept *k, struct cand *c, int n, const struct prof
 /* With a reference run: the candidates are the runs whose head names its executable; the
  * others are named from their heads, never read in full. */
 static int heads(const char *dir, char **files, int nfiles, const struct profile *like,
-                 struct cand *c, store_warn_fn warn, void *arg)
+                 struct cand *c, struct skipped *sk, store_warn_fn warn, void *arg)
 {
     int n = 0;
     char path[4096];
@@ -218,7 +263,7 @@ static int heads(const char *dir, char **files, int nfiles, const struct profile
             profile_free(&r);
         }
         if (strcmp(base_name(program), base_name(like->program))) {
-            foreign(like, path, program ? program : "an unnamed program", warn, arg);
+            foreign(sk, like, path, program);
             free(program);
             free(start);
             continue;
@@ -232,7 +277,7 @@ static int heads(const char *dir, char **files, int nfiles, const struct profile
 /* Without one: every run is read once and held as a skeleton to find the program with the
  * most runs (its runs are the candidates, their rows known); its reference in *ref. */
 static int skeletons(const char *dir, char **files, int nfiles, struct profile *ref,
-                     struct cand *c, store_warn_fn warn, void *arg)
+                     struct cand *c, struct skipped *skip, store_warn_fn warn, void *arg)
 {
     struct profile *sk = calloc((size_t)nfiles + 1, sizeof *sk);
     long *rows_of = calloc((size_t)nfiles + 1, sizeof *rows_of);
@@ -263,7 +308,7 @@ static int skeletons(const char *dir, char **files, int nfiles, struct profile *
     }
     for (int i = 0; pick >= 0 && i < n; i++)
         if (!same_program(&sk[pick], &sk[i]))
-            foreign(&sk[pick], sk[i].path, sk[i].program, warn, arg);
+            foreign(skip, &sk[pick], sk[i].path, sk[i].program);
         else
             c[nc++] = (struct cand){.path = strdup(sk[i].path),
                                     .start = sk[i].start_time ? strdup(sk[i].start_time) : NULL,
@@ -294,11 +339,13 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
     profile_init(&ref);
     struct cand *c = calloc((size_t)nfiles + 1, sizeof *c);
     struct kept k = {.runs = calloc((size_t)nfiles + 1, sizeof *k.runs)};
+    struct skipped skip = {0};
     if (c && k.runs) {
-        n = like ? heads(dir, files, nfiles, like, c, warn, arg)
-                 : skeletons(dir, files, nfiles, &ref, c, warn, arg);
-        read_newest(&k, c, n, like ? like : &ref, bound, warn, arg);
+        n = like ? heads(dir, files, nfiles, like, c, &skip, warn, arg)
+                 : skeletons(dir, files, nfiles, &ref, c, &skip, warn, arg);
+        read_newest(&k, c, n, like ? like : &ref, bound, &skip, warn, arg);
     }
+    say_skipped(&skip, like ? like : &ref, dir, warn, arg);
     for (int i = 0; i < n; i++) {
         free(c[i].path);
         free(c[i].start);

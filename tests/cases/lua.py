@@ -282,7 +282,8 @@ def test_store_predictions():
                    head, final.get("prediction_note"), sorted(set(m for _t, m in got))))
         expect(len(glob.glob(os.path.join(store, "*.json"))) == 12, "store holds %d runs" %
                len(glob.glob(os.path.join(store, "*.json"))))
-        # files the store must skip, each named in a warning
+        # files the store must skip: unreadable ones each named in a warning, runs of other
+        # programs and of other call sites counted in one warning each
         open(os.path.join(store, "tardy-broken.json"), "w").write('{"schema": "tardy-prof')
         open(os.path.join(store, "notes.json"), "w").write('{"hello": 1}\n')
         other = Run([binary("exits"), "return", "0"], 1, {"TARDY_STORE": store})
@@ -290,7 +291,8 @@ def test_store_predictions():
         shallow = Run([JACOBI, "64", "5"], 1, {"TARDY_STORE": store, "TARDY_DEPTH": "0"})
         shallow.cleanup()
         offline, err = predict_json(["--store", store, "--at", TARGET])
-        for name in ("tardy-broken.json", "notes.json", "tardy-exits-", "other MPI call sites"):
+        for name in ("tardy-broken.json", "notes.json", "1 run of other programs in %s: exits (1)"
+                     % store, "1 run of jacobi with other MPI call sites"):
             expect(name in err, "no warning naming %s: %s" % (name, err[-800:]))
         same_predictions(final["predictions"], offline["predictions"], "finalize vs offline")
         extrap = os.path.join(store, "extrap.txt")

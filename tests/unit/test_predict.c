@@ -656,10 +656,13 @@ static void extrap(void)
 /* The run store keeps the newest runs of the program within its bound, and reads no further
  * once the bound is full; other programs' runs are skipped with a warning. */
 static int store_warnings;
+static char store_said[2048]; /* the warnings, one a line */
 static void count_warning(const char *message, void *arg)
 {
-    (void)message, (void)arg;
+    (void)arg;
     store_warnings++;
+    size_t at = strlen(store_said);
+    snprintf(store_said + at, sizeof store_said - at, "%s\n", message);
 }
 
 /* The bound keeps the newest runs up to the first that would pass it, whatever order the
@@ -812,9 +815,33 @@ static void store_bound(void)
         CHECK(runs[i].start_time && runs[i].start_time[9] == '4' + i);
     CHECK_INT(store_warnings, 2); /* the other program, and the runs left out */
     store_free(runs, n);
+    /* at finalize, six more runs of four programs: the runs of other programs in one line,
+     * the first four programs (files in name order) by name */
+    struct profile more[6];
+    for (int i = 0; i < 6; i++) {
+        char name[32];
+        profile_init(&more[i]);
+        snprintf(name, sizeof name, "/y/tool%d", i / 2);
+        more[i].program = strdup(i < 5 ? name : "/y/last");
+        more[i].ranks = 1;
+        more[i].start_time = strdup("2026-02-01T00:00:00");
+        CHECK_INT(profile_write(&more[i], dir, err, sizeof err), 0);
+    }
+    store_warnings = 0;
+    store_said[0] = '\0';
+    n = store_load(dir, &in[0], &three, &runs, count_warning, NULL, err, sizeof err);
+    CHECK_INT(n, 3);
+    char want[512];
+    snprintf(want, sizeof want, "skipping 7 runs of other programs in %s: last (1), other (1), "
+             "tool0 (2), tool1 (2) and 1 of others\nthe newest 3 runs of app in %s are used, 2 "
+             "older ones are not (at most 3 runs and 1000 rows are kept)\n", dir, dir);
+    CHECK_STR(store_said, want);
+    store_free(runs, n);
     for (int i = 0; i < 6; i++) {
         unlink(in[i].path);
         profile_free(&in[i]);
+        unlink(more[i].path);
+        profile_free(&more[i]);
     }
     CHECK(rmdir(dir) == 0);
     store_order();
