@@ -1,5 +1,6 @@
 /* `tardy html PROFILE.json [-o FILE]`, `tardy html A.json B.json [-o FILE]` and
- * `tardy html --store DIR [--at TARGETS] [-o FILE]`: one self-contained HTML page
+ * `tardy html --store DIR [--program NAME] [--at TARGETS] [-o FILE]`: one self-contained HTML
+ * page
  * (tool/profile/html.c writes it) that opens from disk. */
 #include "html.h"
 
@@ -14,13 +15,16 @@
 static const char html_usage[] =
     "usage: tardy html PROFILE.json [-o FILE]\n"
     "       tardy html A.json B.json [-o FILE]\n"
-    "       tardy html --store DIR [--at TARGETS] [--policy NAME] [--lua FILE] [-o FILE]\n"
+    "       tardy html --store DIR [--program NAME] [--at TARGETS] [--policy NAME] [--lua FILE]\n"
+    "                  [-o FILE]\n"
     "Writes one self-contained HTML page (scripts, styles and data inlined; it opens from disk\n"
     "with no network) of a run: the run at a glance, MPI time by call path, the spread over\n"
     "ranks, wait states and sortable tables; of two runs: what changed from A to B (tardy\n"
     "diff); or of the runs in a run store: each metric over the parameters with the chosen\n"
     "model, its interval and the targets (default: 4x the largest value of the first\n"
     "parameter the runs vary), and the models' errors.\n"
+    "  --program NAME  the store's runs of the executable NAME (default: the program with the\n"
+    "                  most runs)\n"
     "  -o FILE   where to write (default: PROFILE.html beside PROFILE.json; B-diff.html\n"
     "            beside B.json; DIR.html)\n";
 
@@ -90,10 +94,11 @@ static int diff_page(const char *const path[2], const char *out)
     return rc;
 }
 
-static int store_page(const char *dir, const struct engine_opts *o, const char *out)
+static int store_page(const char *dir, const char *program, const struct engine_opts *o,
+                      const char *out)
 {
     char err[4096];
-    char *json = store_report_json(dir, o, err, sizeof err);
+    char *json = store_report_json(dir, program, o, err, sizeof err);
     if (!json) {
         fprintf(stderr, "tardy html: %s\n", err);
         return 1;
@@ -121,7 +126,7 @@ static int store_page(const char *dir, const struct engine_opts *o, const char *
 
 int cmd_html(int argc, char **argv)
 {
-    const char *store = NULL, *out = NULL, *profile[2] = {NULL, NULL}, *v;
+    const char *store = NULL, *program = NULL, *out = NULL, *profile[2] = {NULL, NULL}, *v;
     int profiles = 0;
     struct engine_opts o = cli_engine_opts(); /* the store's predictions */
     int bad = 0;
@@ -132,6 +137,8 @@ int cmd_html(int argc, char **argv)
         }
         if ((v = cli_option(argc, argv, &i, "--store", &bad)))
             store = v;
+        else if ((v = cli_option(argc, argv, &i, "--program", &bad)))
+            program = v;
         else if ((v = cli_option(argc, argv, &i, "-o", &bad)))
             out = v;
         else if (cli_engine_option(argc, argv, &i, &o, &bad))
@@ -154,8 +161,9 @@ int cmd_html(int argc, char **argv)
                                                      : "which profile, or which --store DIR?");
         bad = 1;
     }
-    if (!bad && profiles && (o.targets || o.user_script || strcmp(o.policy, "default"))) {
-        fprintf(stderr, "tardy html: --at, --policy and --lua go with --store\n");
+    if (!bad && profiles &&
+        (o.targets || o.user_script || strcmp(o.policy, "default") || program)) {
+        fprintf(stderr, "tardy html: --program, --at, --policy and --lua go with --store\n");
         bad = 1;
     }
     if (bad) {
@@ -163,6 +171,6 @@ int cmd_html(int argc, char **argv)
         return 2;
     }
     if (store)
-        return store_page(store, &o, out);
+        return store_page(store, program, &o, out);
     return profiles == 2 ? diff_page(profile, out) : run_page(profile[0], out);
 }

@@ -9,11 +9,11 @@
 /* argv: the command's arguments after "html"; returns the exit status. */
 int cmd_html(int argc, char **argv);
 
-/* html_store.c: the "tardy-store-report" document of the runs in dir with the predictions of
- * opts (its targets may be NULL: 4x the largest value of the first parameter the runs vary)
- * and each model's curve over each varied parameter. Malloc'd JSON; NULL with the problem in
- * err. */
-char *store_report_json(const char *dir, const struct engine_opts *opts, char *err,
-                        size_t errlen);
+/* html_store.c: the "tardy-store-report" document of the runs in dir (of the executable
+ * named program, when not NULL) with the predictions of opts (its targets may be NULL: 4x the
+ * largest value of the first parameter the runs vary) and each model's curve over each varied
+ * parameter. Malloc'd JSON; NULL with the problem in err. */
+char *store_report_json(const char *dir, const char *program, const struct engine_opts *opts,
+                        char *err, size_t errlen);
 
 #endif

@@ -160,15 +160,19 @@ static void default_targets(const struct param *params, int np, char *out, size_
         }
 }
 
-char *store_report_json(const char *dir, const struct engine_opts *opts, char *err,
-                        size_t errlen)
+char *store_report_json(const char *dir, const char *program, const struct engine_opts *opts,
+                        char *err, size_t errlen)
 {
     struct profile *runs = NULL;
-    int n = store_load(dir, NULL, NULL, &runs, cli_warn_line, NULL, err, errlen);
+    int n = store_load(dir, NULL, program, NULL, &runs, cli_warn_line, NULL, err, errlen);
     if (n < 0)
         return NULL;
     if (n == 0) {
-        snprintf(err, errlen, "%s holds no tardy profiles (runs with TARDY_STORE=%s)", dir, dir);
+        if (program)
+            snprintf(err, errlen, "no run of %s in %s", program, dir);
+        else
+            snprintf(err, errlen, "%s holds no tardy profiles (runs with TARDY_STORE=%s)", dir,
+                     dir);
         store_free(runs, n);
         return NULL;
     }

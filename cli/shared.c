@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "predict/predict.h"
+
 int parse_top(const char *cmd, const char *text, int *top)
 {
     char *end;
@@ -100,4 +102,20 @@ void cli_warn_line(const char *message, void *arg)
 {
     (void)arg;
     fprintf(stderr, "tardy: %s\n", message);
+}
+
+int cli_store_runs(const char *cmd, const char *dir, const char *program, struct profile **runs)
+{
+    char err[4096];
+    int n = store_load(dir, NULL, program, NULL, runs, cli_warn_line, NULL, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "tardy %s: %s\n", cmd, err);
+        return -1;
+    }
+    if (n == 0 && program) {
+        fprintf(stderr, "tardy %s: no run of %s in %s\n", cmd, program, dir);
+        store_free(*runs, n);
+        return -1;
+    }
+    return n;
 }

@@ -35,6 +35,11 @@ int cli_engine_option(int argc, char **argv, int *i, struct engine_opts *o, int 
 /* The store's skipped files, one line each on stderr (a store_warn_fn). */
 void cli_warn_line(const char *message, void *arg);
 
+/* The runs of the store at dir (of the executable named program, when not NULL) into *runs:
+ * their number, or -1 with a message naming cmd (the store unreadable, or no run of program
+ * in it). */
+int cli_store_runs(const char *cmd, const char *dir, const char *program, struct profile **runs);
+
 /* Read the n profiles at paths into p[0..n-1] (initialised here). Returns 0, or 1 with a
  * message naming cmd and the file, every p then freed. */
 int read_profiles(const char *cmd, const char *const *paths, int n, struct profile *p);

@@ -1,12 +1,13 @@
 /* The offline `tardy` command. Subcommands:
  *   tardy report PROFILE.json [--top N]     print the summary of a profile again
- *   tardy predict (--store DIR | --extrap FILE) --at TARGETS [--lua FILE] [--policy NAME]
- *                 [--json]                   (JSON: a "tardy-predictions" document)
- *   tardy export-extrap --store DIR [-o FILE]
+ *   tardy predict (--store DIR [--program NAME] | --extrap FILE) --at TARGETS [--lua FILE]
+ *                 [--policy NAME] [--json]   (JSON: a "tardy-predictions" document)
+ *   tardy export-extrap --store DIR [--program NAME] [-o FILE]
  *   tardy merge FILES|DIR [-o OUT.json] [--top N]   (cli/merge.c)
  *   tardy diff A.json B.json [--top N] [--json]    (cli/diff.c)
  *   tardy export --hatchet PROFILE.json [-o FILE]  (cli/export.c)
- *   tardy html PROFILE.json | A.json B.json | --store DIR [-o FILE]  (cli/html.c)
+ *   tardy html PROFILE.json | A.json B.json | --store DIR [--program NAME] [-o FILE]
+ *                                            (cli/html.c)
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
 #include <stdio.h>
@@ -28,11 +29,12 @@ static const char usage[] =
     "usage: tardy COMMAND [ARGS]\n"
     "commands:\n"
     "  report PROFILE.json [--top N]   print the summary of a tardy profile\n"
-    "  predict --store DIR --at TARGETS [--lua FILE] [--policy NAME] [--json]\n"
+    "  predict --store DIR [--program NAME] --at TARGETS [--lua FILE] [--policy NAME]\n"
+    "          [--json]\n"
     "  predict --extrap FILE --at TARGETS [...]\n"
     "                                  predict metrics at TARGETS (e.g. p=1024;p=4096,n=8192)\n"
     "                                  from the runs in a store or an Extra-P text file\n"
-    "  export-extrap --store DIR [-o FILE]\n"
+    "  export-extrap --store DIR [--program NAME] [-o FILE]\n"
     "                                  write the store's metrics in Extra-P's text format\n"
     "  merge FILES|DIR [-o OUT.json] [--top N]\n"
     "                                  merge the partial profiles a job left when it died\n"
@@ -45,7 +47,7 @@ static const char usage[] =
     "                                  format (hatchet.GraphFrame.from_literal, Thicket)\n"
     "  html PROFILE.json [-o FILE]     the HTML report of a run: one page that opens from disk\n"
     "  html A.json B.json [-o FILE]    the HTML page of what changed from run A to run B\n"
-    "  html --store DIR [--at TARGETS] [-o FILE]\n"
+    "  html --store DIR [--program NAME] [--at TARGETS] [-o FILE]\n"
     "                                  the HTML report of a run store and its predictions\n"
     "  help [options|predict]          this text, the TARDY_* run-time options, or how to\n"
     "                                  predict (also: tardy predict --help)\n"
@@ -53,11 +55,12 @@ static const char usage[] =
     "To profile a program: tardy-run -- mpiexec -n 4 ./app args\n";
 
 static const char predict_usage[] =
-    "usage: tardy predict (--store DIR | --extrap FILE) --at TARGETS [--policy NAME]\n"
-    "                     [--lua FILE] [--json]\n"
+    "usage: tardy predict (--store DIR [--program NAME] | --extrap FILE) --at TARGETS\n"
+    "                     [--policy NAME] [--lua FILE] [--json]\n"
     "Predicts the metrics of a program at scales not run yet from the runs in a run store\n"
     "(TARDY_STORE) or an Extra-P text file (repetitions: their median).\n"
     "  --store DIR      the runs of the program with the most runs in DIR\n"
+    "  --program NAME   ... of the executable NAME (a store several programs share)\n"
     "  --extrap FILE    Extra-P's text format (PARAMETER, POINTS, REGION, METRIC, DATA)\n"
     "  --at TARGETS     where to predict: p=1024;p=4096,n=8192 (a parameter left out keeps\n"
     "                   the value of the latest run)\n"
@@ -98,7 +101,7 @@ static int cmd_report(int argc, char **argv)
 
 static int cmd_predict(int argc, char **argv)
 {
-    const char *store = NULL, *extrap = NULL, *v;
+    const char *store = NULL, *extrap = NULL, *program = NULL, *v;
     int json = 0;
     struct engine_opts o = cli_engine_opts();
     int bad = 0;
@@ -110,6 +113,8 @@ static int cmd_predict(int argc, char **argv)
     for (int i = 0; i < argc && !bad; i++) {
         if ((v = cli_option(argc, argv, &i, "--store", &bad)))
             store = v;
+        else if ((v = cli_option(argc, argv, &i, "--program", &bad)))
+            program = v;
         else if ((v = cli_option(argc, argv, &i, "--extrap", &bad)))
             extrap = v;
         else if (cli_engine_option(argc, argv, &i, &o, &bad))
@@ -121,18 +126,21 @@ static int cmd_predict(int argc, char **argv)
             bad = 1;
         }
     }
-    if (bad || !o.targets || !!store == !!extrap) {
+    if (bad || !o.targets || !!store == !!extrap || (program && !store)) {
         if (!bad)
-            fprintf(stderr, "tardy predict: needs --at and one of --store or --extrap\n");
+            fprintf(stderr, "tardy predict: %s\n", program && !store
+                    ? "--program goes with --store"
+                    : "needs --at and one of --store or --extrap");
         fputs(predict_usage, stderr);
         return 2;
     }
     struct profile *runs = NULL;
     char err[4096];
-    int n = store ? store_load(store, NULL, NULL, &runs, cli_warn_line, NULL, err, sizeof err)
+    int n = store ? cli_store_runs("predict", store, program, &runs)
                   : extrap_read(extrap, &runs, err, sizeof err);
     if (n < 0) {
-        fprintf(stderr, "tardy predict: %s\n", err);
+        if (!store)
+            fprintf(stderr, "tardy predict: %s\n", err);
         return 1;
     }
     struct profile out;
@@ -162,11 +170,13 @@ static int cmd_predict(int argc, char **argv)
 
 static int cmd_export_extrap(int argc, char **argv)
 {
-    const char *store = NULL, *path = NULL, *v;
+    const char *store = NULL, *path = NULL, *program = NULL, *v;
     int bad = 0;
     for (int i = 0; i < argc && !bad; i++) {
         if ((v = cli_option(argc, argv, &i, "--store", &bad)))
             store = v;
+        else if ((v = cli_option(argc, argv, &i, "--program", &bad)))
+            program = v;
         else if ((v = cli_option(argc, argv, &i, "-o", &bad)))
             path = v;
         else if (!bad) {
@@ -179,12 +189,9 @@ static int cmd_export_extrap(int argc, char **argv)
         return 2;
     }
     struct profile *runs;
-    char err[4096];
-    int n = store_load(store, NULL, NULL, &runs, cli_warn_line, NULL, err, sizeof err);
-    if (n < 0) {
-        fprintf(stderr, "tardy export-extrap: %s\n", err);
+    int n = cli_store_runs("export-extrap", store, program, &runs);
+    if (n < 0)
         return 1;
-    }
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out) {
         fprintf(stderr, "tardy export-extrap: cannot write %s\n", path);

@@ -125,7 +125,8 @@ typedef void (*store_warn_fn)(const char *message, void *arg);
 
 /* Load the runs in dir that belong to the program of like (its executable's base name and at
  * least half of the MPI call sites in common; by name alone when like has no call sites, as
- * at MPI_Init); like == NULL loads the runs of the program with the most runs in dir. Of
+ * at MPI_Init); like == NULL loads the runs of the program with the most runs in dir (among
+ * the runs of the executable whose base name is program, when not NULL). Of
  * those, the newest (by start time) within bound (NULL: at most STORE_MAX_RUNS runs and
  * STORE_MAX_ROWS rows in all, about 140 MB; a warning says how many older ones are left
  * out), so that a store growing run after run costs MPI_Finalize no more memory or time.
@@ -141,8 +142,9 @@ struct store_bound {
     int runs;
     long rows;
 };
-int store_load(const char *dir, const struct profile *like, const struct store_bound *bound,
-               struct profile **runs, store_warn_fn warn, void *arg, char *err, size_t errlen);
+int store_load(const char *dir, const struct profile *like, const char *program,
+               const struct store_bound *bound, struct profile **runs, store_warn_fn warn,
+               void *arg, char *err, size_t errlen);
 void store_free(struct profile *runs, int n);
 
 /* ---- extrap.c ----

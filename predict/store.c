@@ -126,11 +126,10 @@ struct skipped {
     char *site_path; /* one run with other call sites */
 };
 
-static void foreign(struct skipped *sk, const struct profile *ref, const char *path,
-                    const char *program)
+static void foreign(struct skipped *sk, const char *ref, const char *path, const char *program)
 {
     const char *name = base_name(program);
-    if (!strcmp(name, base_name(ref->program))) {
+    if (!strcmp(name, base_name(ref))) {
         if (!sk->sites++)
             sk->site_path = strdup(path);
         return;
@@ -145,8 +144,8 @@ static void foreign(struct skipped *sk, const struct profile *ref, const char *p
         sk->count[sk->nnames++] = 1;
 }
 
-static void say_skipped(struct skipped *sk, const struct profile *ref, const char *dir,
-                        store_warn_fn warn, void *arg)
+static void say_skipped(struct skipped *sk, const char *ref, const char *dir, store_warn_fn warn,
+                        void *arg)
 {
     char line[4600];
     if (sk->others) {
@@ -165,7 +164,7 @@ static void say_skipped(struct skipped *sk, const struct profile *ref, const cha
     if (sk->sites) {
         snprintf(line, sizeof line, "skipping %d run%s of %s with other MPI call sites (changed "
                  "code or TARDY_DEPTH), such as %s", sk->sites, sk->sites > 1 ? "s" : "",
-                 base_name(ref->program), sk->site_path ? sk->site_path : "?");
+                 base_name(ref), sk->site_path ? sk->site_path : "?");
         warn(line, arg);
     }
     for (int i = 0; i < sk->nnames; i++)
@@ -233,7 +232,7 @@ static void read_newest(struct kept *k, struct cand *c, int n, const struct prof
         if (read_run(c[i].path, &r, warn, arg) < 0)
             continue;
         if (!same_program(ref, &r)) {
-            foreign(sk, ref, r.path, r.program);
+            foreign(sk, ref->program, r.path, r.program);
             profile_free(&r);
         } else if (!fits(k, (long)r.rows.n, bound)) {
             leave_out(k);
@@ -263,7 +262,7 @@ static int heads(const char *dir, char **files, int nfiles, const struct profile
             profile_free(&r);
         }
         if (strcmp(base_name(program), base_name(like->program))) {
-            foreign(sk, like, path, program);
+            foreign(sk, like->program, path, program);
             free(program);
             free(start);
             continue;
@@ -274,10 +273,26 @@ static int heads(const char *dir, char **files, int nfiles, const struct profile
     return n;
 }
 
-/* Without one: every run is read once and held as a skeleton to find the program with the
- * most runs (its runs are the candidates, their rows known); its reference in *ref. */
-static int skeletons(const char *dir, char **files, int nfiles, struct profile *ref,
-                     struct cand *c, struct skipped *skip, store_warn_fn warn, void *arg)
+/* Does the head of the run at path name an executable other than program? Counted so. */
+static int other_program(const char *path, const char *program, struct skipped *skip)
+{
+    char *name, *start;
+    if (!store_head(path, &name, &start))
+        return 0; /* read in full to know */
+    int other = strcmp(base_name(name), base_name(program)) != 0;
+    if (other)
+        foreign(skip, program, path, name);
+    free(name);
+    free(start);
+    return other;
+}
+
+/* Without one: every run (of the executable named program, when given: the others named
+ * from their heads) is read once and held as a skeleton to find the program with the most
+ * runs (its runs are the candidates, their rows known); its reference in *ref. */
+static int skeletons(const char *dir, char **files, int nfiles, const char *program,
+                     struct profile *ref, struct cand *c, struct skipped *skip,
+                     store_warn_fn warn, void *arg)
 {
     struct profile *sk = calloc((size_t)nfiles + 1, sizeof *sk);
     long *rows_of = calloc((size_t)nfiles + 1, sizeof *rows_of);
@@ -286,8 +301,15 @@ static int skeletons(const char *dir, char **files, int nfiles, struct profile *
     for (int i = 0; sk && rows_of && order && i < nfiles; i++) {
         struct profile r;
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (program && other_program(path, program, skip))
+            continue;
         if (read_run(path, &r, warn, arg) < 0)
             continue;
+        if (program && strcmp(base_name(r.program), base_name(program))) {
+            foreign(skip, program, path, r.program);
+            profile_free(&r);
+            continue;
+        }
         rows_of[n] = (long)r.rows.n;
         order[n] = i;
         if (skeleton(&r, &sk[n]) == 0)
@@ -308,7 +330,7 @@ static int skeletons(const char *dir, char **files, int nfiles, struct profile *
     }
     for (int i = 0; pick >= 0 && i < n; i++)
         if (!same_program(&sk[pick], &sk[i]))
-            foreign(skip, &sk[pick], sk[i].path, sk[i].program);
+            foreign(skip, sk[pick].program, sk[i].path, sk[i].program);
         else
             c[nc++] = (struct cand){.path = strdup(sk[i].path),
                                     .start = sk[i].start_time ? strdup(sk[i].start_time) : NULL,
@@ -323,8 +345,9 @@ static int skeletons(const char *dir, char **files, int nfiles, struct profile *
     return nc;
 }
 
-int store_load(const char *dir, const struct profile *like, const struct store_bound *bound,
-               struct profile **runs, store_warn_fn warn, void *arg, char *err, size_t errlen)
+int store_load(const char *dir, const struct profile *like, const char *program,
+               const struct store_bound *bound, struct profile **runs, store_warn_fn warn,
+               void *arg, char *err, size_t errlen)
 {
     static const struct store_bound dflt = {STORE_MAX_RUNS, STORE_MAX_ROWS};
     int nfiles = 0, n = 0;
@@ -342,10 +365,11 @@ int store_load(const char *dir, const struct profile *like, const struct store_b
     struct skipped skip = {0};
     if (c && k.runs) {
         n = like ? heads(dir, files, nfiles, like, c, &skip, warn, arg)
-                 : skeletons(dir, files, nfiles, &ref, c, &skip, warn, arg);
+                 : skeletons(dir, files, nfiles, program, &ref, c, &skip, warn, arg);
         read_newest(&k, c, n, like ? like : &ref, bound, &skip, warn, arg);
     }
-    say_skipped(&skip, like ? like : &ref, dir, warn, arg);
+    say_skipped(&skip, like ? like->program : ref.program ? ref.program : program, dir, warn,
+                arg);
     for (int i = 0; i < n; i++) {
         free(c[i].path);
         free(c[i].start);

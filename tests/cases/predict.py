@@ -1,15 +1,17 @@
-"""Predictions a user can trust: the help of `tardy predict`, its JSON document, intervals,
-repetitions of Extra-P input, the scalaextrap policy on Extra-P input and the notes that apply
-to it, tardy.pmnf over three parameters, tardy.medians and tardy.trend, the upper regime of a law
-that changes, a series that does not change beyond its noise."""
+"""Predictions a user can trust: the help of `tardy predict`, a store two programs share, its
+JSON document, intervals, repetitions of Extra-P input, the scalaextrap policy on Extra-P input
+and the notes that apply to it, tardy.pmnf over three parameters, tardy.medians and
+tardy.trend, the upper regime of a law that changes, a series that does not change beyond its
+noise."""
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
 
-from run import B, Room, expect
+from run import B, Room, Run, expect
 
 room = Room("predict")
 TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
@@ -262,9 +264,48 @@ def test_repeats_api():
     expect(p.returncode == 0 and json.loads(p.stdout)["predictions"][0]["metric"] == "checked",
            p.stdout + p.stderr)
 
+def test_store_program():
+    """A store two programs share: by default the one with the more runs; --program picks the
+    other in predict, export-extrap and html --store (the first's runs counted in one warning,
+    never read in full); a program without runs, or --program without a store, is an error."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    jacobi = os.path.abspath(os.path.join(B, "examples", "jacobi"))
+    bucketsort = os.path.abspath(os.path.join(B, "examples", "bucketsort"))
+    try:
+        for argv, ranks in ([[jacobi, "32", "5"], r] for r in (1, 2, 3, 4)):
+            Run(argv, ranks, {"TARDY_STORE": store}).cleanup()
+        for ranks in (1, 2, 3):
+            Run([bucketsort], ranks, {"TARDY_STORE": store}).cleanup()
+        p = tardy(["predict", "--store", store, "--at", "p=8", "--json"])
+        expect(p.returncode == 0 and json.loads(p.stdout)["source"]["runs"] == 4 and
+               "jacobi" in json.loads(p.stdout)["source"]["program"], p.stdout[:300] + p.stderr)
+        p = tardy(["predict", "--store", store, "--program", "bucketsort", "--at", "p=8",
+                   "--json"])
+        doc = json.loads(p.stdout) if p.returncode == 0 else {}
+        expect(doc and doc["source"]["runs"] == 3 and "bucketsort" in doc["source"]["program"]
+               and doc["predictions"], "--program bucketsort: %s %s" % (p.stdout[:300], p.stderr))
+        expect("skipping 4 runs of other programs in %s: jacobi (4)" % store in p.stderr,
+               p.stderr)
+        out = os.path.join(store, "b.extrap")
+        p = tardy(["export-extrap", "--store", store, "--program", "bucketsort", "-o", out])
+        expect(p.returncode == 0 and "3 runs" in p.stderr, p.stderr)
+        os.unlink(out)
+        page = os.path.join(store, "b.html")
+        p = tardy(["html", "--store", store, "--program", "bucketsort", "-o", page])
+        expect(p.returncode == 0 and os.path.getsize(page) > 0, p.stderr)
+        os.unlink(page)
+        p = tardy(["predict", "--store", store, "--program", "nosuch", "--at", "p=8"])
+        expect(p.returncode == 1 and "no run of nosuch in %s" % store in p.stderr, p.stderr)
+        p = tardy(["predict", "--extrap", store, "--program", "jacobi", "--at", "p=8"])
+        expect(p.returncode == 2 and "--program goes with --store" in p.stderr, p.stderr)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
 room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", test_pmnf_api)
 room.case("lua/API: tardy.medians and tardy.trend", test_repeats_api)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
+room.case("cli/a store two programs share: --program", test_store_program)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
 room.case("lua/no number where the runs cannot support one", test_no_number)

@@ -695,8 +695,8 @@ static void store_order(void)
         }
         for (int offline = 0; offline < 2; offline++) {
             struct profile *runs;
-            int n = store_load(dir, offline ? NULL : &in[0], &bound, &runs, count_warning, NULL,
-                               err, sizeof err);
+            int n = store_load(dir, offline ? NULL : &in[0], NULL, &bound, &runs, count_warning,
+                               NULL, err, sizeof err);
             CHECK_INT(n, 1);
             CHECK(n == 1 && !strcmp(runs[0].start_time, start[0]));
             store_free(runs, n);
@@ -764,7 +764,7 @@ static void store_heads(void)
     const struct store_bound two = {2, 1000};
     struct profile *runs;
     store_warnings = 0;
-    int n = store_load(dir, &in[0], &two, &runs, count_warning, NULL, err, sizeof err);
+    int n = store_load(dir, &in[0], NULL, &two, &runs, count_warning, NULL, err, sizeof err);
     CHECK_INT(n, 2); /* days 2 and 3; day 4 is unreadable (a warning), day 0 never read */
     CHECK(n == 2 && !strcmp(runs[0].start_time, in[1].start_time) &&
           !strcmp(runs[1].start_time, in[2].start_time));
@@ -803,13 +803,13 @@ static void store_bound(void)
     }
     struct profile *runs;
     const struct store_bound three = {3, 1000}, rows = {10, 7};
-    int n = store_load(dir, &in[0], &three, &runs, count_warning, NULL, err, sizeof err);
+    int n = store_load(dir, &in[0], NULL, &three, &runs, count_warning, NULL, err, sizeof err);
     CHECK_INT(n, 3);
     for (int i = 0; i < n; i++) /* the newest three, oldest first: the 3rd, 4th, 5th */
         CHECK(runs[i].start_time && runs[i].start_time[9] == '3' + i);
     store_free(runs, n);
     store_warnings = 0;
-    n = store_load(dir, NULL, &rows, &runs, count_warning, NULL, err, sizeof err);
+    n = store_load(dir, NULL, NULL, &rows, &runs, count_warning, NULL, err, sizeof err);
     CHECK_INT(n, 2); /* 3 rows each: two within 7 rows, oldest first */
     for (int i = 0; i < n; i++)
         CHECK(runs[i].start_time && runs[i].start_time[9] == '4' + i);
@@ -829,7 +829,7 @@ static void store_bound(void)
     }
     store_warnings = 0;
     store_said[0] = '\0';
-    n = store_load(dir, &in[0], &three, &runs, count_warning, NULL, err, sizeof err);
+    n = store_load(dir, &in[0], NULL, &three, &runs, count_warning, NULL, err, sizeof err);
     CHECK_INT(n, 3);
     char want[512];
     snprintf(want, sizeof want, "skipping 7 runs of other programs in %s: last (1), other (1), "

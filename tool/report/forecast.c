@@ -67,8 +67,8 @@ static char *init_hook(struct engine *e, int (*describe)(struct profile *, char 
     }
     /* Files the store skips are named once: at finalize when predictions read it again. */
     if (*cfg.store) {
-        n = store_load(cfg.store, &job, NULL, &runs, fc_wanted() ? quiet_line : warn_line, NULL,
-                       err, sizeof err);
+        n = store_load(cfg.store, &job, NULL, NULL, &runs,
+                       fc_wanted() ? quiet_line : warn_line, NULL, err, sizeof err);
         n = n < 0 ? 0 : n;
     }
     if (engine_init_hook(e, &job, runs, n, &settings, err, sizeof err) < 0)
@@ -120,7 +120,7 @@ void fc_predict(struct profile *p)
     char err[4096];
     int n = 0;
     if (*cfg.store) {
-        n = store_load(cfg.store, p, NULL, &runs, warn_line, NULL, err, sizeof err);
+        n = store_load(cfg.store, p, NULL, NULL, &runs, warn_line, NULL, err, sizeof err);
         if (n < 0) {
             tardy_warn("%s; predicting from this run alone", err);
             n = 0;
