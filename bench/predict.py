@@ -4,7 +4,10 @@
    whole experiment BENCH_PREDICT_REPS times, default 3, since runs on a shared machine are
    noisy);
 2. the cost of predicting from 10 runs x 1,000 intervals with every shipped family: CPU and
-   wall time of `tardy predict`, and the time it adds to MPI_Finalize (alternating pairs)."""
+   wall time of `tardy predict`, and the time it adds to MPI_Finalize (alternating pairs);
+3. a store that grows run after run: MPI_Finalize's time with TARDY_PREDICT on a store of
+   GROW_SMALL and of GROW_LARGE synthetic runs (alternating), whose ratio the bound on the runs
+   read keeps near 1."""
 import glob
 import json
 import os
@@ -21,6 +24,7 @@ TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
 JACOBI = os.path.abspath(os.path.join(B, "examples", "jacobi"))
 PAIRS = int(os.environ.get("BENCH_PAIRS", "10"))
 SIZES, ITERATIONS, RANKS = (256, 384, 512, 640), 100, (1, 2, 4)
+GROW_SMALL, GROW_LARGE = 50, 300
 TARGET_P, TARGET_N = 2, 1280
 
 
@@ -162,10 +166,42 @@ def cost(work, template):
               "PASS" if statistics.median(added) <= 1.0 else "MISS"))
 
 
+def finalize_seconds(work, store):
+    """Wall seconds of a 1-rank jacobi with TARDY_PREDICT on a fresh copy of store."""
+    copy = os.path.join(work, "copy")
+    shutil.copytree(store, copy)
+    t0 = os.times().elapsed
+    jacobi(1, 64, {"TARDY_STORE": copy, "TARDY_PREDICT": "p=64"}, 10)
+    seconds = os.times().elapsed - t0
+    shutil.rmtree(copy)
+    return seconds
+
+
+def growth(work, template):
+    here = os.path.dirname(os.path.abspath(__file__))
+    large, small = os.path.join(work, "grow-large"), os.path.join(work, "grow-small")
+    subprocess.run(["python3", os.path.join(here, "synth_store.py"), template, large,
+                    str(GROW_LARGE), "1000"], check=True)
+    os.makedirs(small)
+    for name in sorted(os.listdir(large))[:GROW_SMALL]:  # the oldest runs
+        shutil.copy(os.path.join(large, name), small)
+    times = {small: [], large: []}
+    for _ in range(3):
+        for store in (small, large):
+            times[store].append(finalize_seconds(work, store))
+    t_small, t_large = statistics.median(times[small]), statistics.median(times[large])
+    print("\na growing store: jacobi 1 rank with TARDY_PREDICT, store of 1,000-interval runs: "
+          "%d runs %.2f s, %d runs %.2f s (median of 3, alternating): ratio %.2f" % (
+              GROW_SMALL, t_small, GROW_LARGE, t_large, t_large / t_small))
+    shutil.rmtree(large)
+    shutil.rmtree(small)
+
+
 def main():
     work = tempfile.mkdtemp(prefix="tardy-bench-predict-")
     try:
         template = accuracy(work)
         cost(work, template)
+        growth(work, template)
     finally:
         shutil.rmtree(work, ignore_errors=True)
