@@ -243,51 +243,48 @@ static void read_newest(struct kept *k, struct cand *c, int n, const struct prof
     }
 }
 
-/* With a reference run: the candidates are the runs whose head names its executable; the
- * others are named from their heads, never read in full. */
+/* Is the run at path one of the executable named like program? Its head says, else the file
+ * read in full (unreadable: named in a warning, 0). Runs of other programs are counted in sk;
+ * *start (when start is not NULL) gets the run's start time, the caller frees it. */
+static int named(const char *path, const char *program, char **start, struct skipped *sk,
+                 store_warn_fn warn, void *arg)
+{
+    char *name, *when;
+    if (!store_head(path, &name, &when)) {
+        struct profile r;
+        if (read_run(path, &r, warn, arg) < 0)
+            return 0;
+        name = r.program ? strdup(r.program) : NULL;
+        when = r.start_time ? strdup(r.start_time) : NULL;
+        profile_free(&r);
+    }
+    int same = !strcmp(base_name(name), base_name(program));
+    if (!same)
+        foreign(sk, program, path, name);
+    free(name);
+    if (same && start)
+        *start = when;
+    else
+        free(when);
+    return same;
+}
+
+/* With a reference run: the candidates are the runs of its executable, known from their
+ * heads; the others are never read in full. */
 static int heads(const char *dir, char **files, int nfiles, const struct profile *like,
                  struct cand *c, struct skipped *sk, store_warn_fn warn, void *arg)
 {
     int n = 0;
-    char path[4096];
+    char path[4096], *start;
     for (int i = 0; i < nfiles; i++) {
-        char *program, *start;
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (!store_head(path, &program, &start)) { /* read in full to know, as before */
-            struct profile r;
-            if (read_run(path, &r, warn, arg) < 0)
-                continue;
-            program = r.program ? strdup(r.program) : NULL;
-            start = r.start_time ? strdup(r.start_time) : NULL;
-            profile_free(&r);
-        }
-        if (strcmp(base_name(program), base_name(like->program))) {
-            foreign(sk, like->program, path, program);
-            free(program);
-            free(start);
-            continue;
-        }
-        free(program);
-        c[n++] = (struct cand){.path = strdup(path), .start = start, .order = i, .rows = -1};
+        if (named(path, like->program, &start, sk, warn, arg))
+            c[n++] = (struct cand){.path = strdup(path), .start = start, .order = i, .rows = -1};
     }
     return n;
 }
 
-/* Does the head of the run at path name an executable other than program? Counted so. */
-static int other_program(const char *path, const char *program, struct skipped *skip)
-{
-    char *name, *start;
-    if (!store_head(path, &name, &start))
-        return 0; /* read in full to know */
-    int other = strcmp(base_name(name), base_name(program)) != 0;
-    if (other)
-        foreign(skip, program, path, name);
-    free(name);
-    free(start);
-    return other;
-}
-
-/* Without one: every run (of the executable named program, when given: the others named
+/* Without one: every run (of the executable named program, when given: the others known
  * from their heads) is read once and held as a skeleton to find the program with the most
  * runs (its runs are the candidates, their rows known); its reference in *ref. */
 static int skeletons(const char *dir, char **files, int nfiles, const char *program,
@@ -301,15 +298,9 @@ static int skeletons(const char *dir, char **files, int nfiles, const char *prog
     for (int i = 0; sk && rows_of && order && i < nfiles; i++) {
         struct profile r;
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (program && other_program(path, program, skip))
+        if ((program && !named(path, program, NULL, skip, warn, arg)) ||
+            read_run(path, &r, warn, arg) < 0)
             continue;
-        if (read_run(path, &r, warn, arg) < 0)
-            continue;
-        if (program && strcmp(base_name(r.program), base_name(program))) {
-            foreign(skip, program, path, r.program);
-            profile_free(&r);
-            continue;
-        }
         rows_of[n] = (long)r.rows.n;
         order[n] = i;
         if (skeleton(&r, &sk[n]) == 0)

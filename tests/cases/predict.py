@@ -264,6 +264,7 @@ def test_repeats_api():
     expect(p.returncode == 0 and json.loads(p.stdout)["predictions"][0]["metric"] == "checked",
            p.stdout + p.stderr)
 
+
 def test_store_program():
     """A store two programs share: by default the one with the more runs; --program picks the
     other in predict, export-extrap and html --store (the first's runs counted in one warning,
@@ -272,8 +273,8 @@ def test_store_program():
     jacobi = os.path.abspath(os.path.join(B, "examples", "jacobi"))
     bucketsort = os.path.abspath(os.path.join(B, "examples", "bucketsort"))
     try:
-        for argv, ranks in ([[jacobi, "32", "5"], r] for r in (1, 2, 3, 4)):
-            Run(argv, ranks, {"TARDY_STORE": store}).cleanup()
+        for ranks in (1, 2, 3, 4):
+            Run([jacobi, "32", "5"], ranks, {"TARDY_STORE": store}).cleanup()
         for ranks in (1, 2, 3):
             Run([bucketsort], ranks, {"TARDY_STORE": store}).cleanup()
         p = tardy(["predict", "--store", store, "--at", "p=8", "--json"])

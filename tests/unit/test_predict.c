@@ -665,6 +665,15 @@ static void count_warning(const char *message, void *arg)
     snprintf(store_said + at, sizeof store_said - at, "%s\n", message);
 }
 
+/* A run of program at ranks, started at start, for a test store (rows added by the caller). */
+static void new_run(struct profile *p, const char *program, int ranks, const char *start)
+{
+    profile_init(p);
+    p->program = strdup(program);
+    p->ranks = ranks;
+    p->start_time = strdup(start);
+}
+
 /* The bound keeps the newest runs up to the first that would pass it, whatever order the
  * files are read in: runs of 6, 6 and 1 rows (newest first) within 10 rows are the newest
  * alone, on both paths, for each order the three files can be written (and named) in. */
@@ -681,10 +690,7 @@ static void store_order(void)
         struct profile in[3];
         for (int q = 0; q < 3; q++) {
             int i = orders[o][q];
-            profile_init(&in[q]);
-            in[q].program = strdup("/x/app");
-            in[q].ranks = 1;
-            in[q].start_time = strdup(start[i]);
+            new_run(&in[q], "/x/app", 1, start[i]);
             rowset_get(&in[q].rows, ROW_MPI, "MPI_Send@main a.c:1", NULL);
             for (int r = 1; r < rows[i]; r++) {
                 char name[16];
@@ -744,11 +750,8 @@ static void store_heads(void)
     struct profile in[3];
     for (int i = 0; i < 3; i++) { /* days 1, 2, 3 */
         char day[32];
-        profile_init(&in[i]);
-        in[i].program = strdup("/x/app");
-        in[i].ranks = 1;
         snprintf(day, sizeof day, "2026-01-0%dT00:00:00", i + 1);
-        in[i].start_time = strdup(day);
+        new_run(&in[i], "/x/app", 1, day);
         rowset_get(&in[i].rows, ROW_MPI, "MPI_Send@main a.c:1", NULL);
         CHECK_INT(profile_write(&in[i], dir, err, sizeof err), 0);
     }
@@ -788,11 +791,8 @@ static void store_bound(void)
     struct profile in[6];
     for (int i = 0; i < 6; i++) { /* runs 0..4 of app, started one day after another; 5 other */
         char start[32];
-        profile_init(&in[i]);
-        in[i].program = strdup(i < 5 ? "/x/app" : "/x/other");
-        in[i].ranks = 2;
         snprintf(start, sizeof start, "2026-01-0%dT00:00:00", i + 1);
-        in[i].start_time = strdup(start);
+        new_run(&in[i], i < 5 ? "/x/app" : "/x/other", 2, start);
         for (int r = 0; r < 3; r++) {
             char site[32];
             snprintf(site, sizeof site, "MPI_Send@main a.c:%d", r + 1);
@@ -820,11 +820,8 @@ static void store_bound(void)
     struct profile more[6];
     for (int i = 0; i < 6; i++) {
         char name[32];
-        profile_init(&more[i]);
         snprintf(name, sizeof name, "/y/tool%d", i / 2);
-        more[i].program = strdup(i < 5 ? name : "/y/last");
-        more[i].ranks = 1;
-        more[i].start_time = strdup("2026-02-01T00:00:00");
+        new_run(&more[i], i < 5 ? name : "/y/last", 1, "2026-02-01T00:00:00");
         CHECK_INT(profile_write(&more[i], dir, err, sizeof err), 0);
     }
     store_warnings = 0;
