@@ -6,9 +6,10 @@ the others with tardy (the default policy, and each family alone) and with Extra
 default modeler on the same split (when ../shared/vendor/extrap and the Python modules it
 imports are there; else tardy's columns alone, saying why), and print per case the median
 error, how many series are within 10%, how often the actual value lies inside tardy's 80%
-interval, and on how many series tardy is closer than Extra-P. Extra-P's column counts the series tardy gives a number for (the others are listed
-with Extra-P's error on them). Then the cost of `tardy predict` on 10 runs x 1,000
-intervals. Arguments: corpus files instead of all of bench/predict/. Figures, not a test."""
+interval, and on how many series tardy is closer than Extra-P. Extra-P's column counts the
+series tardy gives a number for (the others are listed with Extra-P's error on them). Then
+the cost of `tardy predict` on 10 runs x 1,000 intervals. Arguments: corpus files instead of
+all of bench/predict/. Figures, not a test."""
 import glob
 import json
 import os

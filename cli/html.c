@@ -1,7 +1,6 @@
 /* `tardy html PROFILE.json [-o FILE]`, `tardy html A.json B.json [-o FILE]` and
  * `tardy html --store DIR [--program NAME] [--at TARGETS] [-o FILE]`: one self-contained HTML
- * page
- * (tool/profile/html.c writes it) that opens from disk. */
+ * page (tool/profile/html.c writes it) that opens from disk. */
 #include "html.h"
 
 #include <stdio.h>

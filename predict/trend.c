@@ -2,8 +2,9 @@
  * so that one slow repetition counts as one rank and not as its size: Kruskal–Wallis over the
  * scales and over the values of each parameter (any difference, also one that is not
  * monotone), and Spearman's correlation of each parameter with the value (a monotone trend,
- * which Kruskal–Wallis over many scales detects later; ranks, so any scale of the parameter). Each at 5%; a trend
- * when any finds one, so that "no trend" is the claim that needs all of them. */
+ * which Kruskal–Wallis over many scales detects later; ranks, so any scale of the parameter).
+ * Each at 5%; a trend when any finds one, so that "no trend" is the claim that needs all of
+ * them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

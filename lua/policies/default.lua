@@ -10,10 +10,10 @@
 -- model it; a family that prevails (constant: no change beyond the noise between repetitions)
 -- wins where it offers a model, else the family that predicts larger scales best (the mean of
 -- its leave-one-out error and its forward-chaining error: the largest scale of each parameter
--- predicted by the family fitted on the smaller ones). Every
--- prediction carries its family, model, fit error, uncertainty, an 80% interval (low, high,
--- coverage) and whether the target lies outside the fitted range; where the runs cannot
--- support a number at a target the note says why instead.
+-- predicted by the family fitted on the smaller ones). Every prediction carries its family,
+-- model, fit error, uncertainty, an 80% interval (low, high, coverage) and whether the target
+-- lies outside the fitted range; where the runs cannot support a number at a target the note
+-- says why instead.
 
 local TOP = 3     -- intervals, call paths and rows of other kinds reported one by one
 
