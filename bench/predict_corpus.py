@@ -18,7 +18,8 @@ point where every parameter is largest, from all the others).
                     draws of the noise
   real_*.txt        the bundled examples run here at several sizes and rank counts
                     (`python3 bench/predict_corpus.py real [NAME...]`, needs the build and
-                    mpiexec; NAME: jacobi, bucketsort, jacobi_sizes; all without)"""
+                    mpiexec; NAME: jacobi, bucketsort, halo3d,
+                    jacobi_sizes; all without)"""
 import glob
 import math
 import os
@@ -163,6 +164,8 @@ def collectives():
 REAL = {  # name: (program, sizes, iterations, rank counts)
     "jacobi": ("jacobi", (96, 128, 192, 256, 320, 384), "100", (1, 2)),
     "bucketsort": ("bucketsort", (16384, 32768, 65536, 131072, 262144, 524288), "20", (1, 2)),
+    # the application-shaped one: 26 halo messages a step, block side n (weak scaling)
+    "halo3d": ("halo3d", (16, 24, 32, 40, 48, 64), "100", (1, 2)),
     # nine sizes at one rank: enough values of n for the upper regime's family (pmnf_upper)
     "jacobi_sizes": ("jacobi", (64, 96, 128, 160, 192, 224, 256, 320, 384), "100", (1,)),
 }

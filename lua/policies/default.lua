@@ -399,16 +399,21 @@ tardy.policy("default", function(ctx)
     notes[#notes + 1] = text
   end
 
-  -- The model of one series, fitted once for all targets: pts, model (or nil and the reason).
-  -- id names the series; make() builds its points.
-  local memo = {}
-  local function fitted(id, make)
-    local e = memo[id]
+  -- The model of one series at target: pts, model (or nil and the reason). id names the
+  -- series; make() builds its points, once; the model is fitted once per set of points a
+  -- target uses (tardy.points_for: all of them, or the runs at the target's value of a
+  -- parameter they hold at two values only).
+  local memo, built = {}, {}
+  local function fitted(target, id, make)
+    built[id] = built[id] or make()
+    local pts, held = tardy.points_for(built[id], target)
+    if not pts then return built[id], nil, held end
+    local key = id .. "|" .. held
+    local e = memo[key]
     if not e then
-      local pts = make()
-      local model, why = best_model(families, pts)
-      e = {pts = pts, model = model, why = why}
-      memo[id] = e
+      local model, reason = best_model(families, pts)
+      e = {pts = pts, model = model, why = reason}
+      memo[key] = e
     end
     return e.pts, e.model, e.why
   end
@@ -422,7 +427,7 @@ tardy.policy("default", function(ctx)
   -- one prediction of a series; returns value, model, points, low, high (nil and the reason
   -- if omitted: no model, or data that cannot support a number at the target)
   local function predict(target, metric, id, make)
-    local pts, model, why = fitted(id, make)
+    local pts, model, why = fitted(target, id, make)
     if not model then return nil, why end
     local v = model.predict(target)
     if not finite(v) then return nil, "the model gives no finite value" end
@@ -505,7 +510,7 @@ tardy.policy("default", function(ctx)
       local sum, var, parts, missing, models = 0, 0, 0, 0, {}
       local below, above = 0, 0 -- squared distances of the parts' interval ends
       for _, key in ipairs(intervals) do
-        local pts, model = fitted(stat(key, "time", "mean"))
+        local pts, model = fitted(target, stat(key, "time", "mean"))
         local v = model and model.predict(target)
         if finite(v) then
           local lo, hi = interval(model, pts, target, v)

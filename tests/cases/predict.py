@@ -97,6 +97,33 @@ def test_no_number():
         os.unlink(path)
 
 
+def test_two_values():
+    """A parameter the runs hold at two values: jacobi-like runs at 1 and 2 ranks over five
+    sizes, where the time at 2 ranks is 50x that at 1 (messages to itself, then to another
+    rank). Each rank count is predicted from its own runs, not from one flat curve of both;
+    at a third rank count there is no number, and the note says why."""
+    sizes = (16, 24, 32, 40, 48, 64)
+    law = {1: lambda n: 1e-4 * n ** 2, 2: lambda n: 5e-3 * n ** 2}
+    path = extrap_file("PARAMETER p n\nPOINTS %s\nREGION halo\nMETRIC time\n" % " ".join(
+        "(%d %d)" % (p, n) for p in (1, 2) for n in sizes[:-1]) + "".join(
+        "DATA %r %r %r\n" % (law[p](n) * 0.99, law[p](n), law[p](n) * 1.01)
+        for p in (1, 2) for n in sizes[:-1]))
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=1,n=64;p=2,n=64;p=4,n=64", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        doc = json.loads(p.stdout)
+        got = {int(dict(kv.split("=") for kv in q["target"].split(","))["p"]): q["value"]
+               for q in doc["predictions"]}
+        for ranks in (1, 2):
+            want = law[ranks](64)
+            expect(ranks in got and abs(got[ranks] - want) <= 0.05 * want,
+                   "p=%d: %s, want %g" % (ranks, got.get(ranks), want))
+        expect(4 not in got and "the runs have p at two values only (1 and 2)" in
+               doc.get("note", ""), "p=4: %s" % doc)
+    finally:
+        os.unlink(path)
+
+
 def node_law(p, wobble):
     """A collective's latency: 0.5 + 0.6 log2 p within a 16-core node, 1.3x the log term
     beyond, times 1 ± wobble by turns (deterministic noise no law follows)."""
@@ -229,7 +256,7 @@ def test_pmnf_api():
 
 REPEATS_API = r"""
 -- tardy.medians and tardy.trend: one point per scale with the median and the repetitions;
--- a series that rises with n, one that does not, one without repetitions
+-- a series that rises with n, one that does not, one without repetitions; tardy.points_for
 tardy.policy("repeats_api", function(ctx)
   local rising, flat = {}, {}
   for _, n in ipairs({64, 128, 256, 512}) do
@@ -250,6 +277,20 @@ tardy.policy("repeats_api", function(ctx)
   assert(f.trend == false and f.test:find("Kruskal"), "flat: " .. tostring(f.test))
   local none, why = tardy.trend({{x = {n = 1}, y = 1}, {x = {n = 2}, y = 2}, {x = {n = 4}, y = 3}})
   assert(none == nil and why:find("repetitions"), "without repetitions: " .. tostring(why))
+  -- tardy.points_for: p at two values, n at four; a target at one of p's values uses its
+  -- points, at a third it cannot be predicted; three values of p serve whole
+  local grid = {}
+  for _, p in ipairs({1, 2}) do
+    for _, n in ipairs({8, 16, 32, 64}) do grid[#grid + 1] = {x = {n = n, p = p}, y = p * n} end
+  end
+  local use, held = tardy.points_for(grid, {n = 128, p = 2})
+  assert(#use == 4 and held == "p=2", "p=2: " .. #use .. " points, held " .. tostring(held))
+  for _, pt in ipairs(use) do assert(pt.x.p == 2, "a point at p=" .. pt.x.p) end
+  local none, reason = tardy.points_for(grid, {n = 128, p = 4})
+  assert(none == nil and reason:find("p at two values only %(1 and 2%)"), tostring(reason))
+  grid[#grid + 1] = {x = {n = 8, p = 4}, y = 32}
+  use, held = tardy.points_for(grid, {n = 128, p = 8})
+  assert(#use == 9 and held == "", "three values of p: " .. #use .. " " .. tostring(held))
   local big = {} -- more values than it takes: an error, not a test of the first 4096
   for i = 1, 4097 do big[i] = {x = {n = i % 2 + 1}, y = i} end
   local ok, err = pcall(tardy.trend, big)
@@ -304,7 +345,8 @@ def test_store_program():
 
 
 room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", test_pmnf_api)
-room.case("lua/API: tardy.medians and tardy.trend", test_repeats_api)
+room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
+room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
