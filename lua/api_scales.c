@@ -240,7 +240,9 @@ static double param_of(lua_State *L, int pts, int i, const char *key)
  * one flat curve of the other parameters (halo3d at 1 and 2 ranks over block sizes: MPI_Waitall
  * 0.1 ms with messages to itself, 6 ms to another rank, predicted 0.1 ms for both). So a target
  * at one of the two values is predicted from the points at that value (held names them:
- * "p=2", "" when all points serve), and at another value it cannot be. */
+ * "p=2", "" when all points serve), and at another value it cannot be; nor at another value
+ * of a parameter the points hold at one value (a metric only runs of 2 ranks have, as their
+ * wait states, says nothing of how it changes with p). */
 static int l_points_for(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -279,17 +281,21 @@ static int l_points_for(lua_State *L)
                 b = v;
             count++;
         }
-        if (count != 2)
+        if (count == 0 || count == 3 || (count == 1 && t == a))
             continue;
         if (t != a && t != b) {
             char lo[32], hi[32];
-            snprintf(lo, sizeof lo, "%.17g", a < b ? a : b);
+            snprintf(lo, sizeof lo, "%.17g", count == 1 || a < b ? a : b);
             snprintf(hi, sizeof hi, "%.17g", a < b ? b : a);
             free(keep);
             lua_pushnil(L);
-            lua_pushfstring(L, "no prediction at %s: the runs have %s at two values only "
-                               "(%s and %s), too few for a law of %s", at, f[k].key, lo, hi,
-                            f[k].key);
+            if (count == 1)
+                lua_pushfstring(L, "no prediction at %s: the runs with it have %s=%s only",
+                                at, f[k].key, lo);
+            else
+                lua_pushfstring(L, "no prediction at %s: the runs have %s at two values only "
+                                   "(%s and %s), too few for a law of %s", at, f[k].key, lo,
+                                hi, f[k].key);
             return 2;
         }
         for (int i = 0; i < n; i++)

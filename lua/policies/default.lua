@@ -24,7 +24,11 @@ end
 -- The scale of a run as text ("n=256,p=4"): to order runs and count their scales.
 local function scale_key(params)
   local parts = {}
-  for k, v in pairs(params) do parts[#parts + 1] = k .. "=" .. tostring(v) end
+  for k, v in pairs(params) do
+    -- 48, not 48.0: a target's values are floats, a run's integers
+    parts[#parts + 1] = k .. "=" .. (type(v) == "number" and math.tointeger(v) and
+      string.format("%d", v) or tostring(v))
+  end
   table.sort(parts)
   return table.concat(parts, ",")
 end
@@ -339,6 +343,23 @@ local function short(key)
   return (key:gsub("^[%w_]+:", ""):gsub(";[^>]*", ""))
 end
 
+-- The name of a row of another kind in predictions: "wait late_sender at SITE", "cause of
+-- late_sender at SITE: FROM -> TO" (the late ranks' interval that caused it; "in SITE" an MPI
+-- call; docs/profile-schema.md, wait_causes), else "kind key". A cause's key holds a newline
+-- and a tab, which would break the table's line.
+local function label(kind, m)
+  if kind == "wait" and m.b then return "wait " .. m.a .. " at " .. short(m.b) end
+  local pattern, site = m.a:match("^(.-)\n(.*)$")
+  if kind == "cause" and m.b and pattern then
+    local from, to = m.b:match("^(.-)\t(.*)$")
+    local region = from and short(from) .. " -> " .. short(to) or
+      m.b == "?" and "no hotspot region" or m.b:find("^%?") and "a region no rank could name" or
+      "in " .. short(m.b)
+    return string.format("cause of %s at %s: %s", pattern, short(site), region)
+  end
+  return kind .. " " .. short(m.key):gsub("[\n\t]", " ")
+end
+
 -- Statistics of a row worth predicting, in a fixed order: every stat the row has.
 local function stats_of(m)
   local names = {}
@@ -447,9 +468,14 @@ tardy.policy("default", function(ctx)
       extrapolated = extrapolates(pts, target), low = lo, high = hi, coverage = COVERAGE}
     return v, model, pts, lo, hi
   end
+  -- the metrics without a number, by reason: one note per reason, at the end (runs at 1 and
+  -- 2 ranks asked for p=64 would otherwise repeat the same reason for every metric)
+  local unsupported, reasons = {}, {}
   local function each(target, metric, id, make)
     local v, why = predict(target, metric, id, make)
-    if not v then note(metric .. ": " .. why) end
+    if v then return end
+    if not unsupported[why] then unsupported[why], reasons[#reasons + 1] = {}, why end
+    table.insert(unsupported[why], metric)
   end
 
   local scales = {}
@@ -507,11 +533,12 @@ tardy.policy("default", function(ctx)
     end
 
     do -- compute: every interval separately, then the sum and the spread
-      local sum, var, parts, missing, models = 0, 0, 0, 0, {}
+      local sum, var, parts, missing, models, first_why = 0, 0, 0, 0, {}, nil
       local below, above = 0, 0 -- squared distances of the parts' interval ends
       for _, key in ipairs(intervals) do
-        local pts, model = fitted(target, stat(key, "time", "mean"))
+        local pts, model, why = fitted(target, stat(key, "time", "mean"))
         local v = model and model.predict(target)
+        first_why = first_why or why
         if finite(v) then
           local lo, hi = interval(model, pts, target, v)
           v = math.max(v, 0)
@@ -524,8 +551,8 @@ tardy.policy("default", function(ctx)
         end
       end
       if missing > 0 then
-        note(string.format("%d of %d intervals have no model (too few runs with them)",
-                           missing, #intervals))
+        note(string.format("%d of %d intervals have no model (%s)", missing, #intervals,
+                           first_why or "the model gives no finite value"))
       end
       if parts > 0 then
         -- fit error of the sum: the sum of the interval models against each run's sum
@@ -638,7 +665,7 @@ tardy.policy("default", function(ctx)
         local m = reference(index)[keys[i]]
         for _, what in ipairs(stats_of(m)) do
           for _, field in ipairs({"mean", "max"}) do
-            each(target, kind .. " " .. short(keys[i]) .. ": " .. what .. " per rank, " .. field,
+            each(target, label(kind, m) .. ": " .. what .. " per rank, " .. field,
                  stat(keys[i], what, field))
           end
         end
@@ -646,6 +673,11 @@ tardy.policy("default", function(ctx)
     end
   end
   for _, target in ipairs(ctx.targets) do predict_target(target) end
+  for _, why in ipairs(reasons) do
+    local metrics = unsupported[why]
+    note(#metrics == 1 and metrics[1] .. ": " .. why or string.format("%d metrics (%s and %d " ..
+      "others): %s", #metrics, metrics[1], #metrics - 1, why))
+  end
   if #notes > 0 then out.note = table.concat(notes, "; ") end
   return out
 end)

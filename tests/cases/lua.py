@@ -372,7 +372,7 @@ def test_extrap_counters():
                 run.cleanup()
         offline, _err = predict_json(["--store", store, "--at", "p=8"])
         metrics = [q["metric"] for q in offline["predictions"]]
-        for what in (WORK, "wait wait_at_barrier", "cause wait_at_barrier"):
+        for what in (WORK, "wait wait_at_barrier", "cause of wait_at_barrier"):
             expect(any(what in m for m in metrics), "no prediction of %s: %s" % (what, metrics))
         extrap = os.path.join(store, "extrap.txt")
         p = subprocess.run([TARDY, "export-extrap", "--store", store, "-o", extrap],

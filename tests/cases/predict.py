@@ -288,6 +288,11 @@ tardy.policy("repeats_api", function(ctx)
   for _, pt in ipairs(use) do assert(pt.x.p == 2, "a point at p=" .. pt.x.p) end
   local none, reason = tardy.points_for(grid, {n = 128, p = 4})
   assert(none == nil and reason:find("p at two values only %(1 and 2%)"), tostring(reason))
+  local one = {} -- p at one value: nothing said of another
+  for i = 1, 4 do one[i] = {x = {n = 8 * i, p = 2}, y = i} end
+  none, reason = tardy.points_for(one, {n = 64, p = 8})
+  assert(none == nil and reason:find("the runs with it have p=2 only"), tostring(reason))
+  assert(#tardy.points_for(one, {n = 64, p = 2}) == 4, "p=2 from runs at p=2")
   grid[#grid + 1] = {x = {n = 8, p = 4}, y = 32}
   use, held = tardy.points_for(grid, {n = 128, p = 8})
   assert(#use == 9 and held == "", "three values of p: " .. #use .. " " .. tostring(held))
