@@ -166,6 +166,9 @@ qmpi-check: all
 # MPICH's own tests three ways (tests/mpich/suite.py), built once into a cache (ci/mpich-tests).
 check-mpich: all
 	$(Q)tree=$$(ci/mpich-tests | tail -1) && $(PYTHON) tests/mpich/suite.py "$$tree"
+# libFuzzer over the readers of user files (tests/tests.mk says how; needs clang)
+fuzz: all
+	$(Q)$(MAKE) --no-print-directory -f tests/tests.mk fuzz
 bench: all
 	$(Q)$(MAKE) --no-print-directory -f bench/bench.mk bench
 bench-predict: all
@@ -191,5 +194,5 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples check check-mpich test-programs qmpi-check bench bench-predict demo install clean FORCE
+.PHONY: all examples check check-mpich test-programs qmpi-check fuzz bench bench-predict demo install clean FORCE
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -356,6 +356,9 @@ static int read_points(struct reader *rd, char *s)
         double v = strtod(tok, &end);
         if (*end || !isfinite(v))
             return fail(rd, "POINTS holds something that is not a number");
+        if (!strcmp(rd->params[rd->point % rd->nparams], "p") &&
+            !(v >= 1 && v <= 1e9 && v == floor(v)))
+            return fail(rd, "POINTS has a value of p that is not a rank count (1, 2, ...)");
         double *more = realloc(rd->points, (size_t)(rd->npoints + 1) * rd->nparams * sizeof *more);
         if (!more)
             return fail(rd, "out of memory");
@@ -545,11 +548,23 @@ static int read_line(struct reader *rd, char *line)
     if (*value)
         *value++ = '\0';
     value += strspn(value, " \t");
+    /* the points' layout is fixed by the parameters, the runs' by the points */
     if (!strcmp(s, "PARAMETER")) {
-        for (char *tok = strtok(value, " \t"); tok && rd->nparams < 8; tok = strtok(NULL, " \t"))
-            rd->params[rd->nparams++] = strdup(tok);
+        if (rd->npoints)
+            return fail(rd, "PARAMETER after POINTS");
+        for (char *tok = strtok(value, " \t"); tok; tok = strtok(NULL, " \t")) {
+            if (rd->nparams == 8)
+                return fail(rd, "more than 8 parameters");
+            for (int i = 0; i < rd->nparams; i++)
+                if (!strcmp(rd->params[i], tok))
+                    return fail(rd, "a parameter named twice");
+            if (!(rd->params[rd->nparams++] = strdup(tok)))
+                return fail(rd, "out of memory");
+        }
         return 0;
     }
+    if (!strcmp(s, "POINTS") && rd->nreps)
+        return fail(rd, "POINTS after DATA");
     if (!strcmp(s, "POINTS"))
         return rd->nparams ? read_points(rd, value) : fail(rd, "POINTS before PARAMETER");
     if (!strcmp(s, "REGION") || !strcmp(s, "METRIC")) {

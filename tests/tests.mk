@@ -58,6 +58,32 @@ $(B)/tests/qmpi/libqtool.so: tests/qmpi/qtool.c
 	@mkdir -p $(dir $@)
 	@$(MPICC) -std=gnu11 -g -O2 -Wall -Werror -shared -fPIC -o $@ $<
 
+# make fuzz (needs clang's libFuzzer): the readers of the files a user hands tardy (Extra-P
+# text, a stored profile, a profile's head; tests/fuzz/fuzz_inputs.c) with AddressSanitizer
+# and UBSan for FUZZ_TIME seconds, from the prediction corpus and the profiles in FUZZ_SEEDS;
+# an input that crashes is left in $(B)/fuzz/ as crash-*.
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 300
+FUZZ_SEEDS ?= tests/unit/profile-v1.json
+FUZZ_SRC    = $(wildcard tool/base/*.c tool/profile/*.c predict/*.c lua/*.c) $(B)/gen/html_assets.c
+FUZZ_PKGS   = jansson lua5.4 libdw libunwind
+fuzz: $(B)/fuzz/fuzz_inputs
+	@rm -rf $(B)/fuzz/seeds && mkdir -p $(B)/fuzz/seeds $(B)/fuzz/corpus
+	@for f in bench/predict/*.txt; do \
+	  { printf '\000'; cat $$f; } > $(B)/fuzz/seeds/extrap-$$(basename $$f); done
+	@for f in $(FUZZ_SEEDS); do \
+	  { printf '\001'; cat $$f; } > $(B)/fuzz/seeds/profile-$$(basename $$f); \
+	  { printf '\002'; cat $$f; } > $(B)/fuzz/seeds/head-$$(basename $$f); done
+	cd $(B)/fuzz && ./fuzz_inputs -max_len=65536 -timeout=10 -max_total_time=$(FUZZ_TIME) \
+	  -print_final_stats=1 corpus seeds
+
+$(B)/fuzz/fuzz_inputs: tests/fuzz/fuzz_inputs.c $(FUZZ_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=undefined -Iinclude -I. -I$(B)/gen \
+	  $(shell pkg-config --cflags $(FUZZ_PKGS)) -DTARDY_VERSION='"fuzz"' -o $@ $^ \
+	  $(shell pkg-config --libs jansson lua5.4) $(LAPACK_LIBS) -ldl -lm
+
 # The unit tests alone (the sanitizer build runs these).
 unit-only: $(UNIT_BIN)
 	@$(PYTHON) tests/run.py unit/
@@ -111,4 +137,4 @@ $(B)/tests/mpi/%_f08: tests/mpi/%.F90
 	@mkdir -p $(dir $@)/fmod
 	@$(MPIFC) -g -O0 -DF08 $(F_DEFS) -J$(dir $@)/fmod -o $@ $< $(MPI_LDIRS)
 
-.PHONY: check programs unit-only qmpi-check
+.PHONY: check programs unit-only qmpi-check fuzz

@@ -124,6 +124,35 @@ def test_two_values():
         os.unlink(path)
 
 
+BROKEN_EXTRAP = (  # (file, what the message must say); each found by fuzzing the reader
+    ("PARAMETER p\nPOINTS 1 2 3\nPARAMETER n\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
+     ":3: PARAMETER after POINTS"),
+    ("PARAMETER p\nPOINTS 1 2 3\nREGION r\nMETRIC m\nDATA 1\nPOINTS 4 5\nDATA 2\n",
+     ":6: POINTS after DATA"),
+    ("PARAMETER p p\nPOINTS (1 1) (2 2) (3 3)\nREGION r\nMETRIC m\nDATA 1\n",
+     ":1: a parameter named twice"),
+    ("PARAMETER a b c d e f g h i\n", ":1: more than 8 parameters"),
+    ("PARAMETER p\nPOINTS 1 2 1e300\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
+     ":2: POINTS has a value of p that is not a rank count"),
+    ("PARAMETER p\nPOINTS 0 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
+     ":2: POINTS has a value of p that is not a rank count"),
+)
+
+
+def test_broken_extrap():
+    """An Extra-P file whose lines come in an order that changes its layout, or whose p is no
+    rank count: exit 1 and the line named, nothing read past it (the reader wrote past its
+    points before: ci/sanitize runs this under AddressSanitizer)."""
+    for text, want in BROKEN_EXTRAP:
+        path = extrap_file(text)
+        try:
+            p = tardy(["predict", "--extrap", path, "--at", "p=64"])
+            expect(p.returncode == 1 and path + want in p.stderr,
+                   "%r: exit %d, %s (want %r)" % (text, p.returncode, p.stderr.strip(), want))
+        finally:
+            os.unlink(path)
+
+
 def node_law(p, wobble):
     """A collective's latency: 0.5 + 0.6 log2 p within a 16-core node, 1.3x the log term
     beyond, times 1 ± wobble by turns (deterministic noise no law follows)."""
@@ -352,6 +381,7 @@ def test_store_program():
 room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", test_pmnf_api)
 room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
+room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
