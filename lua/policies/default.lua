@@ -4,8 +4,9 @@
 --   mean per-rank compute = sum over intervals of their predicted mean time per rank
 --   max (90th, 50th percentile) per-rank compute = that sum x the predicted ratio of the
 --   max (quantile) to the mean of per-rank compute
--- It also predicts counts, time, bytes and memory per call path, every per-rank metric, and
--- the rows of any other kind (wait patterns, counters) the profile holds. Each series, one
+-- It also predicts counts, time, bytes and memory per call path, every per-rank metric of the
+-- program (not those of how the run was measured and placed: clocks, hosts), and the rows of
+-- any other kind (wait patterns, counters) the profile holds. Each series, one
 -- point per scale (the median of its runs), is fitted with every registered family that can
 -- model it; a family that prevails (constant: no change beyond the noise between repetitions)
 -- wins where it offers a model, else the family that predicts larger scales best (the mean of
@@ -334,6 +335,14 @@ local RANK_NAMES = {
   mpi_memory_high_water = "MPI library memory per rank, peak",
   mpi_memory_live = "MPI library memory per rank at finalize",
 }
+-- Per-rank metrics of how the run was measured and placed, not of what the program did
+-- (the clocks' offsets, the CPUs of the hosts, tardy's own bookkeeping): not predicted.
+local SETTING = {clock_violations = true, clock_offset = true, clock_uncertainty = true,
+  clock_drift = true, clock_resyncs = true, host_ranks = true, host_cpus = true,
+  ranks_per_cpu = true, mpi_memory_untracked_allocs = true}
+local function setting(name)
+  return SETTING[name] or name:find("^waits_unmeasured_") ~= nil
+end
 local UNITS = {mpi = " (s)", wall = " (s)", partners = "", p2p_messages = "",
   p2p_sent_bytes = " (bytes)", p2p_recv_bytes = " (bytes)", max_bytes_one_partner = " (bytes)",
   mpi_memory_high_water = " (bytes)", mpi_memory_live = " (bytes)"}
@@ -641,12 +650,13 @@ tardy.policy("default", function(ctx)
       end
     end
 
-    -- every per-rank metric: partners, messages, bytes, MPI time, wall, memory, ...; the max
-    -- over ranks, and the mean too for the MPI library's memory (seed 001: per process)
+    -- every per-rank metric of the program: partners, messages, bytes, MPI time, wall, memory,
+    -- ...; the max over ranks, and the mean too for the MPI library's memory (seed 001: per
+    -- process)
     for _, key in ipairs(ranks) do
       local name = key:gsub("^rank:", "")
       local known = RANK_NAMES[name]
-      if key ~= "rank:compute" then
+      if key ~= "rank:compute" and not setting(name) then
         each(target, known and known .. ", max" .. UNITS[name] or name .. ", max per rank",
              stat(key, "value", "max"))
       end

@@ -139,6 +139,25 @@ BROKEN_EXTRAP = (  # (file, what the message must say); each found by fuzzing th
 )
 
 
+def test_setting_metrics():
+    """Per-rank metrics of how the runs were measured and placed (the hosts' CPUs, the clocks'
+    offsets, tardy's bookkeeping) are not predicted; the program's own (MPI time) are."""
+    ps = (2, 4, 8, 16)
+    rows = {"host_cpus": [2] * 4, "ranks_per_cpu": [p / 2 for p in ps],
+            "clock_offset": [1e-6 * p for p in ps], "waits_unmeasured_requests": [1, 2, 3, 4],
+            "mpi": [0.1 * p for p in ps]}
+    path = extrap_file("PARAMETER p\nPOINTS %s\n" % " ".join(map(str, ps)) + "".join(
+        "REGION ranks/%s\nMETRIC max\n%s" % (k, "".join("DATA %r\n" % v for v in vs))
+        for k, vs in rows.items()))
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=64", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        metrics = [q["metric"] for q in json.loads(p.stdout)["predictions"]]
+        expect(metrics == ["MPI time per rank, max (s)"], "predicted: %s" % metrics)
+    finally:
+        os.unlink(path)
+
+
 def test_broken_extrap():
     """An Extra-P file whose lines come in an order that changes its layout, or whose p is no
     rank count: exit 1 and the line named, nothing read past it (the reader wrote past its
@@ -382,6 +401,7 @@ room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", t
 room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
+room.case("lua/the runs' setting (hosts, clocks) is not predicted", test_setting_metrics)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
