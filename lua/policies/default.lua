@@ -688,6 +688,6 @@ tardy.policy("default", function(ctx)
     note(#metrics == 1 and metrics[1] .. ": " .. why or string.format("%d metrics (%s and %d " ..
       "others): %s", #metrics, metrics[1], #metrics - 1, why))
   end
-  if #notes > 0 then out.note = table.concat(notes, "; ") end
+  if #notes > 0 then out.note = table.concat(notes, "\n") end
   return out
 end)

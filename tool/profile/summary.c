@@ -483,12 +483,9 @@ void summary_predictions(const struct profile *p, struct strbuf *out)
     if (!p->npredictions && !p->prediction_note)
         return;
     txt_heading(out, "predictions");
-    if (p->prediction_note)
-        sb_printf(out, "%s\n", p->prediction_note);
-    if (!p->npredictions)
-        return;
-    sb_printf(out, "%-18s %12s %8s %21s  %-12s %s\n", "target", "predicted", "fit err",
-              "interval (coverage)", "family", "metric (model)");
+    if (p->npredictions)
+        sb_printf(out, "%-18s %12s %8s %21s  %-12s %s\n", "target", "predicted", "fit err",
+                  "interval (coverage)", "family", "metric (model)");
     for (int i = 0; i < p->npredictions; i++) {
         const struct prof_prediction *q = &p->predictions[i];
         char fe[16] = "-", iv[64] = "-";
@@ -501,6 +498,13 @@ void summary_predictions(const struct profile *p, struct strbuf *out)
         /* the metric and model in full: a name cut at the width cannot be found again */
         sb_printf(out, "%-18s %12.6g %8s %21s  %-12s %s (%s)%s\n", q->target, q->value, fe, iv,
                   q->family, q->metric, q->model, q->extrapolated ? " [extrapolated]" : "");
+    }
+    /* after the numbers, why some are missing: a line per note (the default policy gives one
+     * per reason) */
+    for (const char *s = p->prediction_note; s && *s;) {
+        size_t len = strcspn(s, "\n");
+        sb_printf(out, "note: %.*s\n", (int)len, s);
+        s += len + (s[len] == '\n');
     }
 }
 
