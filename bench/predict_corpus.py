@@ -7,6 +7,7 @@ point where every parameter is largest, from all the others).
   synth_p.txt       scaling laws of p with multiplicative noise, 3 repetitions per point
   synth_pn.txt      laws of p and n, the largest p row held out
   synth_pn_corner.txt  the same, the corner (largest p, largest n) held out
+  synth_weak.txt    the same laws along n = 16·p (weak scaling: p and n change together)
   kernels_pn_*.txt  14 kernels of p and n shaped like a brain simulation's (issue 13's public
                     set: the form c0 + c1·n·log2²n + c2·log2 p·n·log2²n among them), 3 to 20%
                     noise, 5 repetitions, three draws of the noise, three splits: the largest
@@ -92,6 +93,22 @@ def synthetic():
           "the same; the (largest p, largest n) point held out, all others known")
     kernels_pn()
     collectives()
+    weak()
+
+
+def weak():
+    """The laws of p and n along n = 16·p (a weak-scaling series, as a store holds it when
+    TARDY_PARAMS gives the problem size: p and n change together in every run), three draws
+    of the noise."""
+    rng = random.Random(29)
+    ps = (2, 4, 8, 16, 32, 64)
+    pts = [(p, 16 * p) for p in ps]
+    data = {("%s.%d" % (law, draw), "time"):
+            [[f(p, n) * math.exp(rng.gauss(0, 0.03)) for _ in range(3)] for p, n in pts]
+            for law, f in LAWS_PN.items() for draw in (1, 2, 3)}
+    write("synth_weak.txt", ["p", "n"], pts, data, "p",
+          "laws of p and n along n = 16 p (weak scaling), 3% log-normal noise, 3 repetitions, "
+          "3 draws of the noise")
 
 
 def kernels_pn():

@@ -466,5 +466,6 @@ void api_open(lua_State *L, const struct profile *runs, int nruns, int current_l
     luaL_setfuncs(L, fns, 0);
     api_fit_register(L);
     api_scales_register(L);
+    api_points_register(L);
     lua_setglobal(L, "tardy");
 }

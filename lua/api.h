@@ -43,4 +43,7 @@ int api_varying(lua_State *L, int pts, int n, char names[][32]);
  * stack. */
 void api_scales_register(lua_State *L);
 
+/* tardy.points_for (lua/api_points.c): adds it to the table at the top of the stack. */
+void api_points_register(lua_State *L);
+
 #endif

@@ -2,11 +2,8 @@
  *   tardy.medians(points) → points   one per scale, y the median of its values, reps the values
  *   tardy.trend(points)   → result   does the series change beyond the noise between
  *                                    repetitions (predict/trend.c)
- *   tardy.points_for(points, target) → points, held | nil, reason
- *                                    the points a prediction at target may use
  * A scale is a set of points whose x tables hold the same values. */
 #include <lauxlib.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,104 +218,8 @@ static int l_trend(lua_State *L)
     return 1;
 }
 
-/* Point i's value of parameter key (NaN when it has none). */
-static double param_of(lua_State *L, int pts, int i, const char *key)
-{
-    lua_rawgeti(L, pts, i + 1);
-    luaL_checktype(L, -1, LUA_TTABLE);
-    lua_getfield(L, -1, "x");
-    luaL_checktype(L, -1, LUA_TTABLE);
-    lua_getfield(L, -1, key);
-    double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : NAN;
-    lua_pop(L, 3);
-    return v;
-}
-
-/* tardy.points_for(points, target) → points, held | nil, reason. A parameter the points hold
- * at two values only has no law that two values could tell apart (PMNF needs three, and a
- * family of one parameter would take it for the scale); pooled, its two groups average into
- * one flat curve of the other parameters (halo3d at 1 and 2 ranks over block sizes: MPI_Waitall
- * 0.1 ms with messages to itself, 6 ms to another rank, predicted 0.1 ms for both). So a target
- * at one of the two values is predicted from the points at that value (held names them:
- * "p=2", "" when all points serve), and at another value it cannot be; nor at another value
- * of a parameter the points hold at one value (a metric only runs of 2 ranks have, as their
- * wait states, says nothing of how it changes with p). */
-static int l_points_for(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    int n = (int)luaL_len(L, 1);
-    struct field f[16];
-    int nf = 0;
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER && nf < 16) {
-            f[nf].key = lua_tostring(L, -2);
-            snprintf(f[nf++].value, sizeof f[0].value, "%.17g", lua_tonumber(L, -1));
-        }
-        lua_pop(L, 1);
-    }
-    qsort(f, (size_t)nf, sizeof *f, by_key);
-    unsigned char *keep = malloc((size_t)(n ? n : 1));
-    if (!keep)
-        return luaL_error(L, "out of memory");
-    memset(keep, 1, (size_t)(n ? n : 1));
-    char held[512] = "", at[512] = "";
-    size_t used = 0, atlen = 0;
-    for (int k = 0; k < nf; k++)
-        atlen += (size_t)snprintf(at + atlen, atlen < sizeof at ? sizeof at - atlen : 0,
-                                  "%s%s=%s", k ? "," : "", f[k].key, f[k].value);
-    for (int k = 0; k < nf; k++) {
-        double a = NAN, b = NAN, t = strtod(f[k].value, NULL);
-        int count = 0;
-        for (int i = 0; i < n && count < 3; i++) {
-            double v = param_of(L, 1, i, f[k].key);
-            if (v != v || v == a || v == b)
-                continue;
-            if (count == 0)
-                a = v;
-            else if (count == 1)
-                b = v;
-            count++;
-        }
-        if (count == 0 || count == 3 || (count == 1 && t == a))
-            continue;
-        if (t != a && t != b) {
-            char lo[32], hi[32];
-            snprintf(lo, sizeof lo, "%.17g", count == 1 || a < b ? a : b);
-            snprintf(hi, sizeof hi, "%.17g", a < b ? b : a);
-            free(keep);
-            lua_pushnil(L);
-            if (count == 1)
-                lua_pushfstring(L, "no prediction at %s: the runs with it have %s=%s only",
-                                at, f[k].key, lo);
-            else
-                lua_pushfstring(L, "no prediction at %s: the runs have %s at two values only "
-                                   "(%s and %s), too few for a law of %s", at, f[k].key, lo,
-                                hi, f[k].key);
-            return 2;
-        }
-        for (int i = 0; i < n; i++)
-            keep[i] &= param_of(L, 1, i, f[k].key) == t;
-        used += (size_t)snprintf(held + used, used < sizeof held ? sizeof held - used : 0,
-                                 "%s%s=%s", used ? "," : "", f[k].key, f[k].value);
-    }
-    lua_createtable(L, n, 0);
-    for (int i = 0, m = 0; i < n; i++)
-        if (keep[i]) {
-            lua_rawgeti(L, 1, i + 1);
-            lua_rawseti(L, -2, ++m);
-        }
-    free(keep);
-    lua_pushstring(L, held);
-    return 2;
-}
-
 void api_scales_register(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"medians", l_medians},
-                                   {"trend", l_trend},
-                                   {"points_for", l_points_for},
-                                   {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"medians", l_medians}, {"trend", l_trend}, {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
 }

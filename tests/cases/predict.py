@@ -139,6 +139,28 @@ BROKEN_EXTRAP = (  # (file, what the message must say); each found by fuzzing th
 )
 
 
+def test_weak_scaling():
+    """A weak-scaling series: n = 16 p in every run (2 + n²/1000p, linear along that line),
+    3 repetitions ±1%. On the line the prediction is a law of p alone and within 5%; off it
+    (n = 64 p) there is no number, and the note says that n changed with p."""
+    ps = (2, 4, 8, 16, 32)
+    law = lambda p: 2 + 0.001 * (16 * p) ** 2 / p
+    path = extrap_file("PARAMETER p n\nPOINTS %s\nREGION solve\nMETRIC time\n" % " ".join(
+        "(%d %d)" % (p, 16 * p) for p in ps) + "".join(
+        "DATA %r %r %r\n" % (law(p) * 0.99, law(p), law(p) * 1.01) for p in ps))
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=64,n=1024;p=64,n=4096", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        doc = json.loads(p.stdout)
+        q = doc["predictions"]
+        expect(len(q) == 1 and q[0]["target"] == "n=1024,p=64" and "n" not in q[0]["model"] and
+               abs(q[0]["value"] - law(64)) <= 0.05 * law(64), "on the line: %s" % q)
+        expect("no prediction at n=4096,p=64: n changed with p in every run" in
+               doc.get("note", ""), "off the line: %s" % doc.get("note"))
+    finally:
+        os.unlink(path)
+
+
 def test_setting_metrics():
     """Per-rank metrics of how the runs were measured and placed (the hosts' CPUs, the clocks'
     offsets, tardy's bookkeeping) are not predicted; the program's own (MPI time) are."""
@@ -341,6 +363,14 @@ tardy.policy("repeats_api", function(ctx)
   none, reason = tardy.points_for(one, {n = 64, p = 8})
   assert(none == nil and reason:find("the runs with it have p=2 only"), tostring(reason))
   assert(#tardy.points_for(one, {n = 64, p = 2}) == 4, "p=2 from runs at p=2")
+  local weak = {} -- n = 16 p in every run: predicted along p alone, on that line only
+  for _, p in ipairs({1, 2, 4, 8}) do weak[#weak + 1] = {x = {n = 16 * p, p = p}, y = p} end
+  use, held = tardy.points_for(weak, {n = 1024, p = 64})
+  assert(#use == 4 and held == "n~p" and use[4].x.n == nil and use[4].x.p == 8 and
+         use[4].y == 8 and weak[4].x.n == 128, "on the line: " .. tostring(held))
+  none, reason = tardy.points_for(weak, {n = 64, p = 64})
+  assert(none == nil and reason:find("n changed with p in every run %(n = 16·p%^1%)"),
+         tostring(reason))
   grid[#grid + 1] = {x = {n = 8, p = 4}, y = 32}
   use, held = tardy.points_for(grid, {n = 128, p = 8})
   assert(#use == 9 and held == "", "three values of p: " .. #use .. " " .. tostring(held))
@@ -402,6 +432,7 @@ room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repea
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
 room.case("lua/the runs' setting (hosts, clocks) is not predicted", test_setting_metrics)
+room.case("lua/weak scaling: n and p changed together, predicted along p", test_weak_scaling)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
