@@ -168,7 +168,9 @@ static int on_lines(const struct param *pr, int np, int n, const unsigned char *
                   fabs(log(b->target) - c - k * log(a->target)) <= ON_LINE)) {
                 snprintf(why, wlen, "no prediction at %s: %s changed with %s in every run "
                          "(%s = %.4g·%s^%.3g), so no run tells their effects apart off that "
-                         "line", at, b->name, a->name, b->name, exp(c), a->name, k);
+                         "line (on it at %s=%.17g: %s=%.4g)", at, b->name, a->name, b->name,
+                         exp(c), a->name, k, a->name, a->target, b->name,
+                         exp(c + k * log(a->target)));
                 return -1;
             }
             dropped[order[y]] = 1;
