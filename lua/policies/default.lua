@@ -431,8 +431,9 @@ tardy.policy("default", function(ctx)
 
   -- The model of one series at target: pts, model (or nil and the reason). id names the
   -- series; make() builds its points, once; the model is fitted once per set of points a
-  -- target uses (tardy.points_for: all of them, or the runs at the target's value of a
-  -- parameter they hold at two values only).
+  -- target uses (tardy.points_for: all of them; the runs at the target's value of a
+  -- parameter they hold at two values only; without a parameter that changed with another
+  -- in every run).
   local memo, built = {}, {}
   local function fitted(target, id, make)
     built[id] = built[id] or make()
@@ -564,10 +565,13 @@ tardy.policy("default", function(ctx)
                            first_why or "the model gives no finite value"))
       end
       if parts > 0 then
-        -- fit error of the sum: the sum of the interval models against each run's sum
-        local actual, fitted = {}, {}
-        for i, run in ipairs(runs) do
-          local a, f = 0, 0
+        -- fit error of the sum: the sum of the interval models against each run's sum, over
+        -- the runs the target's points come from (tardy.points_for: at 1 and 2 ranks, a
+        -- target at 2 is fitted on the runs at 2)
+        local actual, fitted, used = {}, {}, {}
+        for i, x in ipairs(params) do used[i] = {x = x, y = i} end
+        for _, pt in ipairs(tardy.points_for(used, target) or {}) do
+          local i, a, f = pt.y, 0, 0
           for _, key in ipairs(intervals) do -- in a fixed order: the same sum every time
             local model = models[key]
             if model then
@@ -576,7 +580,7 @@ tardy.policy("default", function(ctx)
               f = f + math.max(model.predict(params[i]), 0)
             end
           end
-          actual[i], fitted[i] = a, f
+          actual[#actual + 1], fitted[#fitted + 1] = a, f
         end
         local u = sum > 0 and 100 * math.sqrt(var) / sum or 0
         local all = {}
