@@ -124,21 +124,6 @@ def test_two_values():
         os.unlink(path)
 
 
-BROKEN_EXTRAP = (  # (file, what the message must say); each found by fuzzing the reader
-    ("PARAMETER p\nPOINTS 1 2 3\nPARAMETER n\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
-     ":3: PARAMETER after POINTS"),
-    ("PARAMETER p\nPOINTS 1 2 3\nREGION r\nMETRIC m\nDATA 1\nPOINTS 4 5\nDATA 2\n",
-     ":6: POINTS after DATA"),
-    ("PARAMETER p p\nPOINTS (1 1) (2 2) (3 3)\nREGION r\nMETRIC m\nDATA 1\n",
-     ":1: a parameter named twice"),
-    ("PARAMETER a b c d e f g h i\n", ":1: more than 8 parameters"),
-    ("PARAMETER p\nPOINTS 1 2 1e300\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
-     ":2: POINTS has a value of p that is not a rank count"),
-    ("PARAMETER p\nPOINTS 0 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
-     ":2: POINTS has a value of p that is not a rank count"),
-)
-
-
 def test_weak_scaling():
     """A weak-scaling series: n = 16 p in every run (2 + n²/1000p, linear along that line),
     3 repetitions ±1%. On the line the prediction is a law of p alone and within 5%; off it
@@ -178,6 +163,22 @@ def test_setting_metrics():
         expect(metrics == ["MPI time per rank, max (s)"], "predicted: %s" % metrics)
     finally:
         os.unlink(path)
+
+
+BROKEN_EXTRAP = (  # (file, what the message must say): the first found by fuzzing
+    # the reader (make fuzz), the others by reading it after
+    ("PARAMETER p\nPOINTS 1 2 3\nPARAMETER n\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
+     ":3: PARAMETER after POINTS"),
+    ("PARAMETER p\nPOINTS 1 2 3\nREGION r\nMETRIC m\nDATA 1\nPOINTS 4 5\nDATA 2\n",
+     ":6: POINTS after DATA"),
+    ("PARAMETER p p\nPOINTS (1 1) (2 2) (3 3)\nREGION r\nMETRIC m\nDATA 1\n",
+     ":1: a parameter named twice"),
+    ("PARAMETER a b c d e f g h i\n", ":1: more than 8 parameters"),
+    ("PARAMETER p\nPOINTS 1 2 1e300\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
+     ":2: POINTS has a value of p that is not a rank count"),
+    ("PARAMETER p\nPOINTS 0 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
+     ":2: POINTS has a value of p that is not a rank count"),
+)
 
 
 def test_broken_extrap():
