@@ -23,7 +23,7 @@
 struct param {
     const char *name;
     double lo, hi;
-    int distinct; /* 1, or 2 when at least two values */
+    int distinct; /* how many values: 1, 2, or 3 for three or more */
 };
 
 /* Value of parameter name in run r; NAN when the run lacks it or it is not a number. */
@@ -47,12 +47,16 @@ static int parameters(const struct profile *runs, int n, struct param *out)
     int np = 0;
     for (int k = -1; k < runs[0].nparams && np < MAX_PARAMS; k++) {
         struct param q = {k < 0 ? "p" : runs[0].params[k].key, HUGE_VAL, -HUGE_VAL, 1};
+        double first = NAN, second = NAN;
         int ok = 1;
         for (int i = 0; i < n && ok; i++) {
             double v = param_value(&runs[i], q.name);
             ok = !isnan(v);
-            if (ok && i && v != q.lo && v != q.hi)
-                q.distinct = 2;
+            if (i == 0)
+                first = v;
+            else if (ok && v != first && v != second && q.distinct++ == 1)
+                second = v;
+            q.distinct = q.distinct > 3 ? 3 : q.distinct;
             q.lo = fmin(q.lo, v);
             q.hi = fmax(q.hi, v);
         }
@@ -91,13 +95,22 @@ static json_t *predict_at(const struct engine_opts *base, const char *targets,
     return list;
 }
 
-/* "p=2;p=2.9;...": CURVE_POINTS values of q spaced evenly on a log scale up to hi. */
-static void grid(const struct param *q, double hi, struct strbuf *targets)
+/* "p=2,n=64;p=2.9,n=64;...": CURVE_POINTS values of parameter k spaced evenly on a log scale
+ * up to hi, the other parameters at the newest run's values (the runs the page plots beside
+ * the curve: left to the policy, its latest run could be another of the same second). */
+static void grid(const struct param *params, int np, int k, double hi,
+                 const struct profile *newest, struct strbuf *targets)
 {
+    const struct param *q = &params[k];
     double lo = q->lo > 0 ? q->lo : 1;
     for (int i = 0; i < CURVE_POINTS; i++) {
         double v = lo * pow(hi / lo, (double)i / (CURVE_POINTS - 1));
         sb_printf(targets, "%s%s=%.6g", i ? ";" : "", q->name, v);
+        for (int o = 0; o < np; o++) {
+            double w = param_value(newest, params[o].name);
+            if (o != k && !isnan(w))
+                sb_printf(targets, ",%s=%.17g", params[o].name, w);
+        }
     }
 }
 
@@ -203,11 +216,11 @@ char *store_report_json(const char *dir, const char *program, const struct engin
     json_t *at = *targets ? predict_at(opts, targets, runs, n, &note, err, errlen) : NULL;
     int failed = *targets && !at;
     for (int k = 0; k < np && !failed; k++) {
-        if (params[k].distinct < 2)
+        if (params[k].distinct < 3) /* two values draw no law: the default policy has none */
             continue;
         struct strbuf grid_targets;
         sb_init(&grid_targets);
-        grid(&params[k], target_max(&params[k], targets), &grid_targets);
+        grid(params, np, k, target_max(&params[k], targets), newest, &grid_targets);
         json_t *curve = predict_at(opts, grid_targets.data, runs, n, NULL, err, errlen);
         sb_free(&grid_targets);
         failed = !curve;

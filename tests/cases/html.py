@@ -3,6 +3,7 @@
 person would see in the DOM after the scripts ran, that the console stayed empty, and leave
 a screenshot per page in build/html/. Skipped with the reason where chromium is absent."""
 import glob
+import json
 import os
 import re
 import shutil
@@ -157,6 +158,39 @@ def test_store_page():
         shutil.rmtree(store, ignore_errors=True)
 
 
+def test_store_page_two_values():
+    """halo3d at 1 and 2 ranks over three block sizes: two values of p draw no curve over p;
+    the chart over n shows the runs of one rank count and the model the policy fits for that
+    rank count (the page and the policy had taken different runs for "the latest", and the
+    chart drew one rank count's model through the other's runs)."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        for ranks in (1, 2):
+            for n in (16, 24, 32):
+                r = run.Run([example("halo3d"), str(n), "20"], ranks, {
+                    "TARDY_STORE": store, "TARDY_PROFILE": "none", "TARDY_PARAMS": "n=%d" % n})
+                expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-800:]))
+                r.cleanup()
+        html = os.path.join(store, "store.html")
+        p = subprocess.run(["timeout", "120", TARDY, "html", "--store", store, "--at",
+                            "n=48", "-o", html], capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html --store: %s" % p.stderr)
+        dom = opened(html, "store-two-values.png").dom
+        metric = "per-rank compute time, max, fitted directly (s)"
+        expect(not re.search(r"<h3>[^<]* over p</h3>", dom), "a chart over p, of two values")
+        chart = re.search(r"<h3>%s over n</h3>.*?measured \(3 runs, p=(\d+)\).*?</i>model: "
+                          r"([^<]*)<" % re.escape(metric), dom, re.S)
+        expect(chart, "no chart of %s over n with 3 runs" % metric)
+        ranks, model = chart.group(1), chart.group(2)
+        p = subprocess.run(["timeout", "120", TARDY, "predict", "--store", store, "--at",
+                            "n=48,p=%s" % ranks, "--json"], capture_output=True, text=True)
+        want = [q["model"] for q in json.loads(p.stdout)["predictions"] if q["metric"] == metric]
+        expect(want == [model], "the chart's model %r, the policy's at p=%s %s" % (
+            model, ranks, want))
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
 def test_diff_page():
     """Two runs of jacobi (64 and 128 rows at 2 ranks): what changed, as bars and tables."""
     src = "examples/jacobi.c"
@@ -207,6 +241,7 @@ room.case("html/the console check sees a script error", test_console_check)
 room.case("html/run page with wait states (TARDY_HTML=1)", test_run_page)
 room.case("html/MPI library memory page", test_memory_page)
 room.case("html/run store page with predictions", test_store_page)
+room.case("html/run store page: a parameter at two values", test_store_page_two_values)
 room.case("html/diff page of two runs", test_diff_page)
 room.case("html/bad input", test_bad_input)
 room.case("html/TARDY_HTML without a JSON profile", lambda: test_bad_option(
