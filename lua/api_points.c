@@ -49,6 +49,8 @@ static void append(char *buf, size_t len, const char *sep, const char *fmt, cons
         snprintf(buf + at, len - at, fmt, a, b);
 }
 
+/* How many values v holds over the kept points (keep NULL: all), counted up to 3; the
+ * smaller and the larger of the first two in *first and *second. */
 static int distinct(const double *v, const unsigned char *keep, int n, double *first,
                     double *second)
 {
