@@ -52,11 +52,14 @@ static int parameters(const struct profile *runs, int n, struct param *out)
         for (int i = 0; i < n && ok; i++) {
             double v = param_value(&runs[i], q.name);
             ok = !isnan(v);
-            if (i == 0)
+            if (i == 0) {
                 first = v;
-            else if (ok && v != first && v != second && q.distinct++ == 1)
+            } else if (ok && v != first && q.distinct == 1) {
                 second = v;
-            q.distinct = q.distinct > 3 ? 3 : q.distinct;
+                q.distinct = 2;
+            } else if (ok && v != first && v != second) {
+                q.distinct = 3;
+            }
             q.lo = fmin(q.lo, v);
             q.hi = fmax(q.hi, v);
         }
