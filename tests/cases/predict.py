@@ -390,6 +390,26 @@ def test_repeats_api():
            p.stdout + p.stderr)
 
 
+def test_newest_run():
+    """Six short runs in a row (jacobi at 1..3 ranks with n=16, then n=24): a target that
+    leaves n out takes it from the newest run, n=24, though the runs start within a second or
+    two (start_time to the millisecond; to the second, the first run of the newest second
+    stood for the newest)."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    jacobi = os.path.abspath(os.path.join(B, "examples", "jacobi"))
+    try:
+        for n in (16, 24):
+            for ranks in (1, 2, 3):
+                Run([jacobi, str(n), "5"], ranks, {"TARDY_STORE": store,
+                                                  "TARDY_PARAMS": "n=%d" % n}).cleanup()
+        p = tardy(["predict", "--store", store, "--at", "p=8", "--json"])
+        doc = json.loads(p.stdout) if p.returncode == 0 else {}
+        targets = set(q["target"] for q in doc.get("predictions", []))
+        expect(targets == {"n=24,p=8"}, "targets %s: %s" % (targets, p.stderr[-300:]))
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
 def test_store_program():
     """A store two programs share: by default the one with the more runs; --program picks the
     other in predict, export-extrap and html --store (the first's runs counted in one warning,
@@ -436,6 +456,7 @@ room.case("lua/the runs' setting (hosts, clocks) is not predicted", test_setting
 room.case("lua/weak scaling: n and p changed together, predicted along p", test_weak_scaling)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
+room.case("cli/a target takes what it leaves out from the newest run", test_newest_run)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
 room.case("lua/no number where the runs cannot support one", test_no_number)

@@ -81,8 +81,15 @@ void rt_start(unsigned fn, int thread_level, void *ra, double t_enter, double t_
     /* Every rank takes part in the collectives below and at finalize, whatever its options,
      * so that a rank with a different environment cannot hang the job. */
     yw_comm_dup(MPI_COMM_WORLD, &rt.comm);
-    time_t now = time(NULL);
-    strftime(rt.start_time, sizeof rt.start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    /* to the millisecond: runs started in one second (a sweep of short jobs) keep their order
+     * in a store, where the newest run gives a target the parameters it leaves out */
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    time_t now = wall.tv_sec;
+    char second[24];
+    strftime(second, sizeof second, "%Y-%m-%dT%H:%M:%S", gmtime(&now));
+    snprintf(rt.start_time, sizeof rt.start_time, "%.19s.%03dZ", second,
+             (int)(wall.tv_nsec / 1000000) % 1000);
     char host[64] = "";
     gethostname(host, sizeof host - 1);
     host[strcspn(host, ".")] = '\0';
