@@ -163,8 +163,9 @@ static int on_lines(const struct param *pr, int np, int n, const unsigned char *
         for (int y = x + 1; y < np; y++) {
             const struct param *b = &pr[order[y]];
             double c, k;
-            if (dropped[order[y]] || !one_to_one(a->v, b->v, keep, n) ||
-                !power_law(a->v, b->v, keep, n, &c, &k))
+            /* the line first: a pass over the points, where one-to-one compares pairs */
+            if (dropped[order[y]] || !power_law(a->v, b->v, keep, n, &c, &k) ||
+                !one_to_one(a->v, b->v, keep, n))
                 continue;
             if (!(a->target > 0 && b->target > 0 &&
                   fabs(log(b->target) - c - k * log(a->target)) <= ON_LINE)) {

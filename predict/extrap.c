@@ -563,10 +563,11 @@ static int read_line(struct reader *rd, char *line)
         }
         return 0;
     }
-    if (!strcmp(s, "POINTS") && rd->nreps)
-        return fail(rd, "POINTS after DATA");
-    if (!strcmp(s, "POINTS"))
+    if (!strcmp(s, "POINTS")) {
+        if (rd->nreps)
+            return fail(rd, "POINTS after DATA");
         return rd->nparams ? read_points(rd, value) : fail(rd, "POINTS before PARAMETER");
+    }
     if (!strcmp(s, "REGION") || !strcmp(s, "METRIC")) {
         char **slot = s[0] == 'R' ? &rd->region : &rd->metric;
         free(*slot);
