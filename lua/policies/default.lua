@@ -67,9 +67,6 @@ end
 local COVERAGE = 80     -- nominal coverage of the prediction intervals, percent
 local Z = 1.2816       -- the standard normal quantile of 90%: a central 80% interval
 local NEAR = 1.25      -- models scoring within this factor of the best are near-best
--- Widening of the interval fitted on the benchmark corpus (`make bench-predict`): the
--- cross-validated errors of a handful of scales understate the error further out.
-local CALIBRATION = 1.3
 
 -- The parameters that vary over pts (in name order) and, per parameter, its largest and
 -- second largest value and its number of values: {names = {...}, hi = {k = v},
@@ -143,14 +140,15 @@ local function best_model(families, pts)
     if n >= (f.spec.min_points or 3) then
       local m, reason = f.spec.fit(pts)
       if type(m) == "table" and type(m.predict) == "function" then
-        m.family = f.name
+        m.family, m.refit = f.name, f.spec.fit
         local loo = finite(m.uncertainty) and m.uncertainty / 100 or nil
         -- Forward chaining by refitting the whole family on the smaller scales: PMNF's own
         -- forward-chaining error is that of the hypothesis it chose on all the runs, and the
         -- best of some sixty hypotheses looks better than it predicts (POISSON_MPI, noisy
         -- collective latencies: the families with four models predicted better and lost).
         -- The family's own error (SMAPE, percent) where no refit can be made, and for the
-        -- interval: CALIBRATION was fitted with it.
+        -- interval (the refit's made intervals 27% wide where 16% held as many of the
+        -- corpus's values).
         local own = finite(m.extrap_error) and m.extrap_error / 100 or nil
         local ext = mean_of(holdout(f.spec, pts, info)) or own
         -- a model that cannot be cross-validated inside the range (no leave-one-out error)
@@ -199,23 +197,71 @@ local function steps(info, target)
   return most
 end
 
--- The noise of a scale's median, from its repetitions: per scale the mean absolute log
--- deviation of its runs from their median, as a standard deviation (x 1.2533, for normal
--- noise) over the square root of their number; the median over the scales; 0 without
--- repetitions.
+-- The noise of a scale's median, from its repetitions: their spread as the median absolute
+-- deviation of their logs from the median's (robust: with one run of three ten times slower
+-- the mean deviation made the noise 55%), scaled to a standard deviation for normal
+-- noise with the factor for that many runs (MAD_SCALE, from simulation; 1.4826 for many), and
+-- the median's standard deviation from it (x 1.2533 over the square root of their number); nil
+-- without repetitions.
+local MAD_SCALE = {[2] = 1.771, [3] = 2.208, [4] = 2.018, [5] = 1.805, [6] = 1.768,
+                   [7] = 1.687, [8] = 1.672, [9] = 1.632, [10] = 1.625}
+local function rep_noise(pt)
+  local r = pt.reps
+  if not (r and #r >= 2 and pt.y > 0) then return nil end
+  local d = {}
+  for i, v in ipairs(r) do d[i] = v > 0 and math.abs(math.log(v / pt.y)) or 0 end
+  table.sort(d)
+  local n = #d
+  local mad = n % 2 == 1 and d[(n + 1) // 2] or (d[n // 2] + d[n // 2 + 1]) / 2
+  local sd = mad * (MAD_SCALE[n] or 1.4826 * n / (n - 1))
+  return 1.2533 * sd / math.sqrt(n)
+end
+
+-- The noise of the medians: the median over the scales of rep_noise; 0 without repetitions.
 local function median_noise(pts)
   local per = {}
-  for _, pt in ipairs(pts) do
-    local r = pt.reps
-    if r and #r >= 2 and pt.y > 0 then
-      local s = 0
-      for _, v in ipairs(r) do s = s + (v > 0 and math.abs(math.log(v / pt.y)) or 0) end
-      per[#per + 1] = 1.2533 * s / #r / math.sqrt(#r)
-    end
-  end
+  for _, pt in ipairs(pts) do per[#per + 1] = rep_noise(pt) end
   if #per == 0 then return 0 end
   table.sort(per)
   return per[(#per + 1) // 2]
+end
+
+-- How the prediction at target moves when the runs move by their noise: the family refitted
+-- (its choice of form included) on DRAWS copies of the points, each scale's median multiplied
+-- by exp(noise * a standard normal draw), the noise of the medians pooled over the scales
+-- (median_noise: noise of run times is a share of the value) or, without repetitions, the
+-- model's leave-one-out error; the 10th and 90th percentile of the predictions.
+-- Nil when fewer than half the copies give a positive value. The form a family chooses from
+-- five noisy scales changes from one draw of the noise to the next, and with it the value 4x
+-- beyond (p log p from p = 1..16 at 64: -18% to +19% over 20 draws); the forward-chaining
+-- error, measured once, does not see that.
+local DRAWS = 40
+local function spread(model, pts, target)
+  local noise = median_noise(pts)
+  if noise == 0 then noise = finite(model.uncertainty) and model.uncertainty / 100 or 0 end
+  math.randomseed(20261127) -- the same draws for every series and every run of tardy
+  local logs = {}
+  for _ = 1, DRAWS do
+    local copy = {}
+    for i, pt in ipairs(pts) do
+      local g = math.sqrt(-2 * math.log(1 - math.random())) * math.cos(2 * math.pi * math.random())
+      local f, reps = math.exp(noise * g), nil
+      if pt.reps then -- moved with their median
+        reps = {}
+        for j, r in ipairs(pt.reps) do reps[j] = r * f end
+      end
+      copy[i] = {x = pt.x, y = pt.y * f, reps = reps}
+    end
+    local ok, m = pcall(model.refit, copy)
+    if ok and type(m) == "table" and type(m.predict) == "function" then
+      local okp, a = pcall(m.predict, target)
+      if okp and finite(a) and a > 0 then logs[#logs + 1] = math.log(a) end
+    end
+  end
+  if #logs < DRAWS / 2 then return nil end
+  table.sort(logs)
+  local function at(q) return math.exp(logs[math.max(1, math.floor(q * #logs + 0.5))]) end
+  return at(0.1), at(0.9)
 end
 
 -- The prediction interval of model at target (of the median run there), with nominal
@@ -227,21 +273,28 @@ end
 -- the data already holds that noise, so only its excess over the floor is the error of
 -- extrapolating, which grows with the steps to the target: sigma² = loo² + (ext² − loo²) ·
 -- steps² (adding ext and loo in quadrature counted the noise twice: intervals of noisy series
--- twice as wide as their errors, and then refused as "models disagree"). Widened by
--- CALIBRATION, then stretched to hold the values of the near-best models (of every family, and
--- the near-best hypotheses of a family that offers model.range). Returns low, high.
-local function interval(model, pts, target, v)
+-- twice as wide as their errors, and then refused as "models disagree"); the errors are mean
+-- absolute ones, x 1.25 a standard deviation. Stretched to hold the spread of the refitted
+-- family over noise draws (unless drawn is false: the small parts of a sum) and the values of
+-- the near-best models (of every family, and the near-best hypotheses of a family that offers
+-- model.range). Returns low, high. No factor fitted on the corpus widens it (one of 1.3 did
+-- before the noise draws).
+local function interval(model, pts, target, v, drawn)
   local loo = math.max(finite(model.uncertainty) and model.uncertainty / 100 or 0,
                       median_noise(pts))
   local ext = model.extrap or loo
   local excess = math.max(ext ^ 2 - loo ^ 2, 0) * steps(model.info, target) ^ 2
-  local sigma = CALIBRATION * 1.25 * math.sqrt(loo ^ 2 + excess)
+  local sigma = 1.25 * math.sqrt(loo ^ 2 + excess)
   local lo, hi
   if v > 0 then
     lo, hi = v * math.exp(-Z * sigma), v * math.exp(Z * sigma)
   else
     local w = math.abs(v) * (math.exp(Z * sigma) - 1)
     lo, hi = v - w, v + w
+  end
+  if drawn and model.refit then
+    local l, h = spread(model, pts, target)
+    if l then lo, hi = math.min(lo, l), math.max(hi, h) end
   end
   for _, m in ipairs(model.near) do
     local ok, a = pcall(m.predict, target)
@@ -462,7 +515,7 @@ tardy.policy("default", function(ctx)
     if not model then return nil, why end
     local v = model.predict(target)
     if not finite(v) then return nil, "the model gives no finite value" end
-    local lo, hi = interval(model, pts, target, v)
+    local lo, hi = interval(model, pts, target, v, true)
     local all_positive = true
     for _, pt in ipairs(pts) do all_positive = all_positive and pt.y > 0 end
     if all_positive and v <= 0 then
@@ -545,12 +598,21 @@ tardy.policy("default", function(ctx)
     do -- compute: every interval separately, then the sum and the spread
       local sum, var, parts, missing, models, first_why = 0, 0, 0, 0, {}, nil
       local below, above = 0, 0 -- squared distances of the parts' interval ends
+      local part, total = {}, 0
       for _, key in ipairs(intervals) do
         local pts, model, why = fitted(target, stat(key, "time", "mean"))
         local v = model and model.predict(target)
         first_why = first_why or why
+        part[key] = {pts = pts, model = model, v = v}
+        if finite(v) then total = total + math.max(v, 0) end
+      end
+      for _, key in ipairs(intervals) do
+        local pts, model, v = part[key].pts, part[key].model, part[key].v
         if finite(v) then
-          local lo, hi = interval(model, pts, target, v)
+          -- the noise draws for the parts of at least 5% of the sum (at most 20: the cost stays
+          -- that of a few series with a thousand intervals); the others' intervals, added in
+          -- quadrature, hardly move the sum's
+          local lo, hi = interval(model, pts, target, v, v >= 0.05 * total)
           v = math.max(v, 0)
           below, above = below + (v - math.max(lo, 0)) ^ 2, above + (math.max(hi, 0) - v) ^ 2
           sum, parts = sum + v, parts + 1
