@@ -10,8 +10,10 @@ bench: $(B)/bench/micro
 .PHONY: bench
 
 # make bench-predict: prediction accuracy and interval coverage over the corpus in
-# bench/predict/, beside Extra-P 4.2.5 where ../shared/vendor/extrap is (issue 13).
+# bench/predict/, beside Extra-P 4.2.5 where ../shared/vendor/extrap is (issue 13), then the
+# interval's coverage over many draws of the noise.
 bench-predict:
 	@$(PYTHON) bench/predict_bench.py
+	@$(PYTHON) bench/predict_draws.py
 
 .PHONY: bench-predict
