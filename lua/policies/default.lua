@@ -231,7 +231,7 @@ end
 -- by exp(noise * a standard normal draw), the noise of the medians pooled over the scales
 -- (median_noise: noise of run times is a share of the value) or, without repetitions, the
 -- model's leave-one-out error; the 10th and 90th percentile of the predictions.
--- Nil when fewer than half the copies give a positive value. The form a family chooses from
+-- Nil without noise or when fewer than half the copies give a positive value. The form a family chooses from
 -- five noisy scales changes from one draw of the noise to the next, and with it the value 4x
 -- beyond (p log p from p = 1..16 at 64: -18% to +19% over 20 draws); the forward-chaining
 -- error, measured once, does not see that.
@@ -239,6 +239,7 @@ local DRAWS = 40
 local function spread(model, pts, target)
   local noise = median_noise(pts)
   if noise == 0 then noise = finite(model.uncertainty) and model.uncertainty / 100 or 0 end
+  if noise == 0 then return nil end -- runs without noise: every copy would be the same
   math.randomseed(20261127) -- the same draws for every series and every run of tardy
   local logs = {}
   for _ = 1, DRAWS do
