@@ -129,15 +129,18 @@ def test_mem_fork(ranks):
 
 
 def test_mem_predict():
-    """Runs at 1, 2, 4 ranks in a store, the last predicting p=64 at finalize: the default
+    """Runs at 1, 2, 4 ranks in a store, the last predicting p=8 at finalize: the default
     policy predicts the MPI library's memory per process there, per rank and for the MPI_Init
-    call path, finite and flagged as extrapolated."""
+    call path, finite and flagged as extrapolated. Three scales support no more: Open MPI's
+    memory at 1, 2, 4 ranks follows c + a p^3 exactly (3.2 MB at 8 ranks, the cubic says 4.1,
+    inside its interval; at 64 it said 590 MB), and at p=64 the fits of the runs' noise
+    draws disagree 200x, so the policy gives no number there."""
     store = tempfile.mkdtemp(prefix="tardy-store-")
     try:
         for n in (1, 2, 4):
             env = {"TARDY_STORE": store}
             if n == 4:
-                env["TARDY_PREDICT"] = "p=64"
+                env["TARDY_PREDICT"] = "p=8"
 
             @with_run([binary("mem_dup"), "2", "10"], n, env)
             def _(run):
@@ -152,7 +155,7 @@ def test_mem_predict():
                     expect(got, "no memory prediction %r in %s" % (
                         needle, [q["metric"] for q in preds]))
                     expect(math.isfinite(got[0]["value"]) and got[0]["extrapolated"] and
-                           got[0]["target"] == "p=64", "prediction %s" % got[0])
+                           got[0]["target"] == "p=8", "prediction %s" % got[0])
     finally:
         shutil.rmtree(store, ignore_errors=True)
 
@@ -174,4 +177,4 @@ for _n in (1, 2):
 for _lib in ("libjemalloc.so.2", "libtcmalloc_minimal.so.4"):
     room.case("memory/%s preloaded first" % _lib, lambda l=_lib: test_mem_other_malloc(l))
 room.case("memory/fork after MPI_Init, MPI_THREAD_MULTIPLE -n 2", lambda: test_mem_fork(2))
-room.case("memory/prediction of MPI memory at p=64 from 1, 2, 4 ranks", test_mem_predict)
+room.case("memory/prediction of MPI memory at p=8 from 1, 2, 4 ranks", test_mem_predict)
