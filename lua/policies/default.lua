@@ -510,13 +510,16 @@ tardy.policy("default", function(ctx)
   end
 
   -- one prediction of a series; returns value, model, points, low, high (nil and the reason
-  -- if omitted: no model, or data that cannot support a number at the target)
-  local function predict(target, metric, id, make)
+  -- if omitted: no model, or data that cannot support a number at the target). least: the
+  -- smallest value the metric can take, if it has one (the max over ranks over their mean
+  -- is at least 1: models of other families fitting the noise put its interval at 0.19..5.9)
+  local function predict(target, metric, id, make, least)
     local pts, model, why = fitted(target, id, make)
     if not model then return nil, why end
     local v = model.predict(target)
     if not finite(v) then return nil, "the model gives no finite value" end
     local lo, hi = interval(model, pts, target, v, true)
+    if least then v, lo, hi = math.max(v, least), math.max(lo, least), math.max(hi, least) end
     local all_positive = true
     for _, pt in ipairs(pts) do all_positive = all_positive and pt.y > 0 end
     if all_positive and v <= 0 then
@@ -657,14 +660,14 @@ tardy.policy("default", function(ctx)
         -- the parts' errors taken as independent: relative half-widths of the sum
         local rlo = sum > 0 and math.sqrt(below) / sum or 0
         local rhi = sum > 0 and math.sqrt(above) / sum or 0
-        for _, q in ipairs({{"max", "max"}, {"p90", "90th percentile"}, {"p50", "median"}}) do
+        for _, q in ipairs({{"max", "max", 1}, {"p90", "90th percentile"}, {"p50", "median"}}) do
           local ratio, model, pts, rl, rh = predict(target,
             "spread of per-rank compute (" .. q[2] .. " / mean)", "spread|" .. q[1], function()
               return series(params, index, "rank:compute", function(m)
                 local s = m.value
                 return s and s.mean > 0 and s[q[1]] and s[q[1]] / s.mean or nil
               end)
-            end)
+            end, q[3])
           if ratio then
             local ur = finite(model.uncertainty) and model.uncertainty or 0
             out[#out + 1] = {target = target, metric = "per-rank compute time, " .. q[2] .. " (s)",

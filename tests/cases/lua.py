@@ -280,6 +280,11 @@ def test_store_predictions():
         expect(head and head["extrapolated"] and "uncertainty_pct" in head and
                "fit_error_pct" in head, "headline prediction: %s (note: %s; predicted: %s)" % (
                    head, final.get("prediction_note"), sorted(set(m for _t, m in got))))
+        # the max over ranks is at least their mean: so is the interval of the ratio
+        spread = [q for (_t, m), q in got.items() if m.startswith("spread of per-rank compute "
+                                                                  "(max / mean)")]
+        expect(spread and all(q["value"] >= 1 and q["low"] >= 1 for q in spread),
+               "max / mean below 1: %s" % spread)
         expect(len(glob.glob(os.path.join(store, "*.json"))) == 12, "store holds %d runs" %
                len(glob.glob(os.path.join(store, "*.json"))))
         # files the store must skip: unreadable ones each named in a warning, runs of other
