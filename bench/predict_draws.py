@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The interval over many draws of the noise (part of `make bench-predict`): ten laws of p and
-four of p and n, runs with 3 repetitions (and with one run per scale, as a store of single runs
-has them) of 3% or 10% log-normal noise, eight draws each, the
-law predicted 2x, 4x and 8x beyond the largest run (p = 1..16 and 1..32; the grid p = 1..16 x
-n = 16..256 at 2x and 4x in both). Prints per setting how many actual values lie inside tardy's
-80% interval, its median width and the median error. The draws are fixed (seeded) but nothing
-in tardy was fitted on them: the corpus's cases hold three draws each, too few to see whether
-an interval holds 80% of the time. Arguments: none. Figures, not a test."""
+four of p and n, runs with 3 repetitions (and with one run per scale, as a store of single
+runs has them) of 3% or 10% log-normal noise, eight draws each, the law predicted 2x, 4x and
+8x beyond the largest run (p = 1..16 and 1..32; the grid p = 1..16 x n = 16..256 at 2x and 4x
+in both). Prints per setting how many actual values lie inside tardy's 80% interval, its
+median width and the median error. The draws are fixed (seeded) but nothing in tardy was
+fitted on them: the corpus's cases hold three draws each, too few to see whether an interval
+holds 80% of the time. Arguments: none. Figures, not a test."""
 import math
 import os
 import random
