@@ -216,6 +216,27 @@ BROKEN_EXTRAP = (  # (file, what the message must say): the first found by fuzzi
 )
 
 
+def test_extrap_three_parameters_at_their_largest():
+    """510 points of three parameters, each at the largest value of two of them: the
+    forward-chaining errors of a model are one per point at each parameter's largest value,
+    1,020 here, which overflowed a buffer sized for the points (ci/sanitize runs this under
+    AddressSanitizer: a stack-buffer-overflow in fit_smape_terms before)."""
+    points = []
+    for k in range(170):
+        v = 1 + 0.25 * k
+        points += [(64, 64, v), (64, v, 64), (v, 64, 64)]
+    text = "PARAMETER x y z\nPOINTS %s\nREGION r\nMETRIC m\n" % " ".join(
+        "(%g %g %g)" % pt for pt in points)
+    text += "".join("DATA %r\n" % (1 + 0.01 * x + 0.02 * y + 0.03 * z) for x, y, z in points)
+    path = extrap_file(text)
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "x=128,y=64,z=64", "--json"])
+        expect(p.returncode == 0 and json.loads(p.stdout)["predictions"],
+               "exit %d: %s" % (p.returncode, p.stderr[-1500:]))
+    finally:
+        os.unlink(path)
+
+
 def test_broken_extrap():
     """An Extra-P file whose lines come in an order that changes its layout, or whose p is no
     rank count: exit 1 and the line named, nothing read past it (the reader wrote past its
@@ -487,6 +508,8 @@ room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", t
 room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
+room.case("cli/tardy predict --extrap: a file of three parameters, each point at two largest",
+          test_extrap_three_parameters_at_their_largest)
 room.case("lua/the runs' setting (hosts, clocks) is not predicted", test_setting_metrics)
 room.case("lua/the 80% interval holds over noise draws 4x beyond the runs",
           test_interval_over_noise_draws)
