@@ -1,7 +1,8 @@
 /* The Performance Model Normal Form search (docs/design.md 3.4): every hypothesis
  * c0 + c1 · x^e · log2(x)^l is fitted by relative least squares and scored by the mean of its
  * leave-one-out SMAPE and its forward-chaining SMAPE (the points at the largest value of the
- * parameter predicted from the others: what a prediction does); the simplest within one
+ * parameter predicted from the others, what a prediction does, and for one parameter those at
+ * the second largest from the values below it: FORWARD); the simplest within one
  * standard error and a tenth of the best wins. Negative exponents make strong scaling
  * (c + k/p) expressible.
  * Several parameters: the best terms per parameter (on its curve averaged over the others),
