@@ -15,15 +15,13 @@ import tempfile
 
 import predict_bench as pb
 
-LAWS_P = (("5 + 16", lambda p: 21.0), ("1 + 0.16 p log p", lambda p: 1 + 0.16 * p * math.log2(p)),
-          ("2 + 0.256 p", lambda p: 2 + 0.256 * p), ("3 + 0.5 log p", lambda p: 3 + 0.5 * math.log2(p)),
-          ("1 + 0.16 p", lambda p: 1 + 0.16 * p),
-          ("2 + 0.032 p log 16p", lambda p: 2 + 0.032 * p * math.log2(16 * p)),
-          ("1 + sqrt p", lambda p: 1 + math.sqrt(p)), ("1 + 0.3 log² p", lambda p: 1 + 0.3 * math.log2(p) ** 2),
-          ("10 + 0.2 p^1.5", lambda p: 10 + 0.2 * p ** 1.5), ("1 + 20/p", lambda p: 1 + 20.0 / p))
-LAWS_PN = (("1 + n/p", lambda p, n: 1 + n / p), ("1 + 0.01 n log p", lambda p, n: 1 + 0.01 * n * math.log2(p)),
-           ("1 + 0.5 p + 0.01 n", lambda p, n: 1 + 0.5 * p + 0.01 * n),
-           ("2 + 0.001 n²/p", lambda p, n: 2 + 0.001 * n * n / p))
+LAWS_P = (lambda p: 21.0, lambda p: 1 + 0.16 * p * math.log2(p), lambda p: 2 + 0.256 * p,
+          lambda p: 3 + 0.5 * math.log2(p), lambda p: 1 + 0.16 * p,
+          lambda p: 2 + 0.032 * p * math.log2(16 * p), lambda p: 1 + math.sqrt(p),
+          lambda p: 1 + 0.3 * math.log2(p) ** 2, lambda p: 10 + 0.2 * p ** 1.5,
+          lambda p: 1 + 20.0 / p)
+LAWS_PN = (lambda p, n: 1 + n / p, lambda p, n: 1 + 0.01 * n * math.log2(p),
+           lambda p, n: 1 + 0.5 * p + 0.01 * n, lambda p, n: 2 + 0.001 * n * n / p)
 DRAWS = 8
 
 
@@ -46,7 +44,7 @@ def one_parameter(work, noise, reps, top, cell, seed):
     ps = [p for p in (1, 2, 4, 8, 16, 32) if p <= top]
     text, truth = "PARAMETER p\nPOINTS %s\n" % " ".join(map(str, ps)), {}
     rnd = random.Random(seed)
-    for i, (_, law) in enumerate(LAWS_P):
+    for i, law in enumerate(LAWS_P):
         for d in range(DRAWS):
             region = "law%d_draw%d" % (i, d)
             text += "REGION %s\nMETRIC time\n" % region + "".join(data(rnd, law(p), noise, reps)
@@ -64,7 +62,7 @@ def two_parameters(work, noise, reps, cell, seed):
     pts = [(p, n) for p in (1, 2, 4, 8, 16) for n in (16, 32, 64, 128, 256)]
     text = "PARAMETER p n\nPOINTS %s\n" % " ".join("(%d %d)" % pt for pt in pts)
     truth, rnd = {}, random.Random(seed)
-    for i, (_, law) in enumerate(LAWS_PN):
+    for i, law in enumerate(LAWS_PN):
         for d in range(DRAWS):
             region = "law%d_draw%d" % (i, d)
             text += "REGION %s\nMETRIC time\n" % region + "".join(data(rnd, law(p, n), noise, reps)

@@ -197,34 +197,41 @@ static double largest_value(const double *x, int stride, int n, int k, int *belo
     return v;
 }
 
-/* Forward chaining for one parameter from FORWARD origins: the line c0 + c1 t fitted on the
- * points below the largest x (then below the second largest), its SMAPE terms at the points
- * at that x appended to e (count in *ne). None from an origin with fewer than 3 values below. */
-static void holdout_line(const double *x, const double *t, const double *y, const double *w,
-                         int n, double *e, int *ne)
+/* The origins of forward chaining along one parameter (x[i * stride]): its largest values,
+ * at most `most`, each with 3 values below it at least, into top; returns how many. They
+ * depend on the points alone: computed once per search, not per hypothesis. */
+static int origins(const double *x, int stride, int n, int most, double *top)
 {
-    for (int k = 0; k < FORWARD; k++) {
+    int count = 0;
+    for (int k = 0; k < most; k++) {
         int below;
-        double top = largest_value(x, 1, n, k, &below);
+        double v = largest_value(x, stride, n, k, &below);
         if (below < 3)
-            return;
-        double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
+            break;
+        top[count++] = v;
+    }
+    return count;
+}
+
+/* Forward chaining for one parameter from its origins (top[0..ntop)): the line c0 + c1 t
+ * fitted on the points below each origin, its SMAPE terms at the points at the origin
+ * appended to e (count in *ne). */
+static void holdout_line(const double *x, const double *t, const double *y, const double *w,
+                         int n, const double *top, int ntop, double *e, int *ne)
+{
+    for (int k = 0; k < ntop; k++) {
+        double tb[FIT_MAX_POINTS], yb[FIT_MAX_POINTS], wb[FIT_MAX_POINTS];
+        int m = 0;
         for (int i = 0; i < n; i++)
-            if (x[i] < top) {
-                sw += w[i];
-                tm += w[i] * t[i];
-                ym += w[i] * y[i];
+            if (x[i] < top[k]) {
+                tb[m] = t[i];
+                yb[m] = y[i];
+                wb[m++] = w[i];
             }
-        tm /= sw;
-        ym /= sw;
+        struct moments s = line_moments(tb, yb, wb, m);
+        double c1 = s.sxx > 0 ? s.sxy / s.sxx : 0, c0 = s.ym - c1 * s.tm;
         for (int i = 0; i < n; i++)
-            if (x[i] < top) {
-                sxx += w[i] * (t[i] - tm) * (t[i] - tm);
-                sxy += w[i] * (t[i] - tm) * (y[i] - ym);
-            }
-        double c1 = sxx > 0 ? sxy / sxx : 0, c0 = ym - c1 * tm;
-        for (int i = 0; i < n; i++)
-            if (x[i] == top) {
+            if (x[i] == top[k]) {
                 double p = c0 + c1 * t[i], a = y[i];
                 fit_smape_terms(&a, &p, 1, &e[(*ne)++]);
             }
@@ -242,6 +249,8 @@ static void score_terms(const double *x, const double *y, int n, const struct pm
     relative_weights(y, n, w);
     for (int i = 0; i < n; i++)
         lg[i] = log2(x[i]);
+    double top[FORWARD];
+    int ntop = origins(x, 1, n, FORWARD, top);
     for (int k = 0; k < nterms(opt); k++) {
         struct term tm = term_at(k);
         if (tm.l == 0) /* x^e once for the three powers of log2 x that follow (term_at) */
@@ -261,7 +270,7 @@ static void score_terms(const double *x, const double *y, int n, const struct pm
         }
         double loo = smape_se2(y, pred, n, NULL);
         int nh = 0;
-        holdout_line(x, t, y, w, n, h, &nh);
+        holdout_line(x, t, y, w, n, top, ntop, h, &nh);
         score[k] += nh ? (loo + mean_se2(h, nh, NULL)) / 2 : loo;
     }
 }
@@ -482,9 +491,27 @@ static int line_on(struct pmnf_model *m, const double *x, const double *y, int n
     return FIT_OK;
 }
 
-/* Fit m on all points; its fit, leave-one-out and forward-chaining SMAPE, its score and the
- * squared standard error of the score. */
-static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n, double *se2)
+/* The origins of forward chaining of each parameter (origins()): for one parameter FORWARD,
+ * for several one each (on a grid of two, the models already meet an origin along each, and
+ * second ones, slices fitted on three values of one, cost the corner of issue 13's kernels
+ * 2.2% -> 2.6%, Extra-P 2.3%). */
+struct chain {
+    double top[PMNF_MAX_PARAMS][FORWARD];
+    int ntop[PMNF_MAX_PARAMS];
+};
+
+static struct chain chain_of(const double *x, int np, int n)
+{
+    struct chain c;
+    for (int d = 0; d < np; d++)
+        c.ntop[d] = origins(&x[d], np, n, np == 1 ? FORWARD : 1, c.top[d]);
+    return c;
+}
+
+/* Fit m on all points; its fit, leave-one-out and forward-chaining SMAPE (from the origins in
+ * ch), its score and the squared standard error of the score. */
+static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n,
+                    const struct chain *ch, double *se2)
 {
     double X[FIT_MAX_POINTS * (PMNF_MAX_TERMS + 1)], h[FIT_MAX_POINTS];
     /* e: a term for each point at an origin; per parameter the origins' points are distinct */
@@ -528,20 +555,15 @@ static int evaluate(struct pmnf_model *m, const double *x, const double *y, int 
     m->loo_smape = smape_se2(y, loo, n, &v1);
     /* forward chaining: each parameter's largest value predicted from the smaller ones */
     int ne = 0;
-    /* the second origin for one parameter only: on a grid of two, the models already meet an
-     * origin along each, and the second ones (slices fitted on three values of one) cost the
-     * corner of issue 13's kernels 2.2% -> 2.6% (Extra-P 2.3%) */
     for (int d = 0; d < m->nparams; d++)
-        for (int k = 0; k < (m->nparams == 1 ? FORWARD : 1); k++) {
+        for (int k = 0; k < ch->ntop[d]; k++) {
             unsigned char use[FIT_MAX_POINTS];
-            int below;
-            double top = largest_value(&x[d], m->nparams, n, k, &below);
+            double top = ch->top[d][k];
             for (int i = 0; i < n; i++)
                 use[i] = x[i * m->nparams + d] < top;
             struct pmnf_model f = *m;
-            int rc = below < 3 ? FIT_EINPUT
-                     : m->nterms <= 1 ? line_on(&f, x, y, n, use)
-                                      : fit_coefficients(&f, x, y, n, use, NULL, NULL);
+            int rc = m->nterms <= 1 ? line_on(&f, x, y, n, use)
+                                    : fit_coefficients(&f, x, y, n, use, NULL, NULL);
             if (rc != FIT_OK)
                 continue;
             for (int i = 0; i < n; i++)
@@ -673,7 +695,8 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     int nc = 0;
     /* the constant model competes too (a metric that does not scale) */
     cand[nc] = (struct pmnf_model){.nparams = np};
-    if (evaluate(&cand[nc], x, y, n, &se2[nc]) == FIT_OK)
+    struct chain ch = chain_of(x, np, n);
+    if (evaluate(&cand[nc], x, y, n, &ch, &se2[nc]) == FIT_OK)
         nc++;
     for (int c = 0; c < combos; c++) {
         struct pmnf_model m = {.nparams = np};
@@ -697,7 +720,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
             m.nterms = flen[f];
             memcpy(m.mask, fm[f], sizeof m.mask);
             cand[nc] = m;
-            if (evaluate(&cand[nc], x, y, n, &se2[nc]) == FIT_OK)
+            if (evaluate(&cand[nc], x, y, n, &ch, &se2[nc]) == FIT_OK)
                 nc++;
         }
     }

@@ -229,15 +229,14 @@ end
 -- How the prediction at target moves when the runs move by their noise: the family refitted
 -- (its choice of form included) on DRAWS copies of the points, each scale's median multiplied
 -- by exp(noise * a standard normal draw), the noise of the medians pooled over the scales
--- (median_noise: noise of run times is a share of the value) or, without repetitions, the
--- model's leave-one-out error; the 10th and 90th percentile of the predictions.
--- Nil without noise or when fewer than half the copies give a positive value. The form a family chooses from
--- five noisy scales changes from one draw of the noise to the next, and with it the value 4x
--- beyond (p log p from p = 1..16 at 64: -18% to +19% over 20 draws); the forward-chaining
--- error, measured once, does not see that.
+-- (median_noise(pts), given: noise of run times is a share of the value) or, without
+-- repetitions, the model's leave-one-out error; the 10th and 90th percentile of the
+-- predictions. Nil without noise or when fewer than half the copies give a positive value.
+-- The form a family chooses from five noisy scales changes from one draw of the noise to the
+-- next, and with it the value 4x beyond (p log p from p = 1..16 at 64: -18% to +19% over 20
+-- draws); the forward-chaining error, measured once, does not see that.
 local DRAWS = 40
-local function spread(model, pts, target)
-  local noise = median_noise(pts)
+local function spread(model, pts, target, noise)
   if noise == 0 then noise = finite(model.uncertainty) and model.uncertainty / 100 or 0 end
   if noise == 0 then return nil end -- runs without noise: every copy would be the same
   math.randomseed(20261127) -- the same draws for every series and every run of tardy
@@ -281,8 +280,8 @@ end
 -- model.range). Returns low, high. No factor fitted on the corpus widens it (one of 1.3 did
 -- before the noise draws).
 local function interval(model, pts, target, v, drawn)
-  local loo = math.max(finite(model.uncertainty) and model.uncertainty / 100 or 0,
-                      median_noise(pts))
+  local noise = median_noise(pts)
+  local loo = math.max(finite(model.uncertainty) and model.uncertainty / 100 or 0, noise)
   local ext = model.extrap or loo
   local excess = math.max(ext ^ 2 - loo ^ 2, 0) * steps(model.info, target) ^ 2
   local sigma = 1.25 * math.sqrt(loo ^ 2 + excess)
@@ -294,7 +293,7 @@ local function interval(model, pts, target, v, drawn)
     lo, hi = v - w, v + w
   end
   if drawn and model.refit then
-    local l, h = spread(model, pts, target)
+    local l, h = spread(model, pts, target, noise)
     if l then lo, hi = math.min(lo, l), math.max(hi, h) end
   end
   for _, m in ipairs(model.near) do
