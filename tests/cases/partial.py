@@ -59,7 +59,27 @@ def cases(ns):
             p.kill()
             p.communicate()
             raise AssertionError("%s did not end in %d s" % (" ".join(cmd), ns.TIMEOUT))
+        wait_for_writers(d)
         return d, p.returncode, out, err
+
+    def wait_for_writers(d, limit=30):
+        """A rank's partial profile is written by a copy of it in a session of its own, so
+        that a launcher killing the rank meanwhile (Open MPI's mpirun and Hydra do, once
+        another rank has ended) does not end the writing too: the copy may outlive the
+        launcher by up to 25 s. Wait for every process still working in d."""
+        def left():
+            pids = []
+            for cwd in glob.glob("/proc/[0-9]*/cwd"):
+                try:
+                    if os.readlink(cwd) == d:
+                        pids.append(cwd.split("/")[2])
+                except OSError:
+                    pass
+            return pids
+        end = time.time() + limit
+        while left() and time.time() < end:
+            time.sleep(0.05)
+        expect(not left(), "processes %s still running in %s after %d s" % (left(), d, limit))
 
     def partials(d):
         files = sorted(glob.glob(os.path.join(d, "*.partial.json")))
@@ -228,7 +248,9 @@ def cases(ns):
             expect(len(profs) == ranks, "%d partial profiles of %d ranks" % (len(profs), ranks))
             sigs = [p["partial"]["stopped"][0] for p in profs
                     if p["partial"]["stopped"][0]["reason"] == "signal"]
-            expect(sigs and all(s["signal"] == "SIGTERM" for s in sigs), "stops %s" % sigs)
+            expect(sigs and all(s["signal"] == "SIGTERM" for s in sigs),
+                   "stops %s of %s: %s" % (sigs, [p["partial"]["stopped"][0]["reason"]
+                                                  for p in profs], err[-800:]))
             check_merge(d, ranks, list(range(ranks)))
         finally:
             shutil.rmtree(d, ignore_errors=True)
