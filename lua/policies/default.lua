@@ -513,16 +513,26 @@ tardy.policy("default", function(ctx)
   -- one prediction of a series; returns value, model, points, low, high (nil and the reason
   -- if omitted: no model, or data that cannot support a number at the target). least: the
   -- smallest value the metric can take, if it has one (the max over ranks over their mean
-  -- is at least 1: models of other families fitting the noise put its interval at 0.19..5.9)
+  -- is at least 1: models of other families fitting the noise put its interval at 0.19..5.9);
+  -- a series no run measured below 0 (times, counts, bytes) is not predicted below 0 either
+  -- (jacobi's point-to-point messages at one rank: -6.2 from 215 - 222/p, and a wait's time
+  -- -0.33..0.22 s from the near-best models), and a value within rounding of 0 is 0 (the
+  -- count 40 - 40/p at p=1 printed 7.1e-15)
   local function predict(target, metric, id, make, least)
     local pts, model, why = fitted(target, id, make)
     if not model then return nil, why end
     local v = model.predict(target)
     if not finite(v) then return nil, "the model gives no finite value" end
     local lo, hi = interval(model, pts, target, v, true)
+    local all_positive, none_negative, largest = true, true, 0
+    for _, pt in ipairs(pts) do
+      all_positive, none_negative = all_positive and pt.y > 0, none_negative and pt.y >= 0
+      largest = math.max(largest, math.abs(pt.y))
+    end
+    local function rounded(x) return math.abs(x) <= 1e-9 * largest and 0 or x end
+    v, lo, hi = rounded(v), rounded(lo), rounded(hi)
+    if none_negative then least = math.max(least or 0, 0) end
     if least then v, lo, hi = math.max(v, least), math.max(lo, least), math.max(hi, least) end
-    local all_positive = true
-    for _, pt in ipairs(pts) do all_positive = all_positive and pt.y > 0 end
     if all_positive and v <= 0 then
       return nil, "no prediction at " .. scale_key(target) .. ": the trend of the runs does " ..
         "not continue there (the best model falls to zero or below)"

@@ -98,6 +98,32 @@ def test_no_number():
         os.unlink(path)
 
 
+def test_never_negative():
+    """Counts no run measured below 0 are not predicted below 0, nor is their interval: a
+    neighbour count that is 0 at one rank and grows to 176 (its model, -237/p + 217, gives -20
+    at p=1), and a count 40 - 40/p measured exactly, whose fit leaves -7.1e-15 at p=1."""
+    path = extrap_file("PARAMETER p\nPOINTS 1 2 3 4 5 6\nREGION messages\nMETRIC count\n"
+                       "DATA 0 0\nDATA 80 84\nDATA 140 138\nDATA 160 158\nDATA 170 171\n"
+                       "DATA 176 177\n")
+    exact = extrap_file("PARAMETER p\nPOINTS 1 2 4 8 16\nREGION waits\nMETRIC count\n" +
+                        "".join("DATA %r %r\n" % (40 - 40 / p, 40 - 40 / p)
+                                for p in (1, 2, 4, 8, 16)))
+    try:
+        for f in (path, exact):
+            p = tardy(["predict", "--extrap", f, "--at", "p=1;p=12", "--json"])
+            expect(p.returncode == 0, p.stderr)
+            rows = json.loads(p.stdout)["predictions"]
+            expect(len(rows) == 2, "two rows: %s" % rows)
+            for q in rows:
+                expect(q["value"] >= 0 and q["low"] >= 0 and q["high"] >= q["value"],
+                       "%s at %s: %r (%r..%r)" % (q["metric"], q["target"], q["value"],
+                                                  q["low"], q["high"]))
+            at1 = [q for q in rows if q["target"] == "p=1"][0]
+            expect(at1["value"] == 0, "at p=1: %r" % at1["value"])
+    finally:
+        os.unlink(path)
+        os.unlink(exact)
+
 def test_two_values():
     """A parameter the runs hold at two values: jacobi-like runs at 1 and 2 ranks over five
     sizes, where the time at 2 ranks is 50x that at 1 (messages to itself, then to another
@@ -521,5 +547,6 @@ room.case("cli/a target takes what it leaves out from the newest run", test_newe
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
 room.case("lua/no number where the runs cannot support one", test_no_number)
+room.case("lua/counts never below 0, nor their intervals", test_never_negative)
 room.case("lua/pmnf_upper: the law beyond a node, from the upper regime", test_upper_regime)
 room.case("lua/constant: no change beyond the repetitions' noise, their median", test_constant)
