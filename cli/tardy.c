@@ -69,8 +69,8 @@ static const char predict_usage[] =
     "  --lua FILE       your families and policies (docs/lua-api.md)\n"
     "  --json           a \"tardy-predictions\" document instead of the table\n"
     "Each prediction has an interval that should hold the actual value 80% of the time\n"
-    "(low..high); where the runs cannot support a number (too few scales, a trend that\n"
-    "reverses) the note says so instead. TARDY_LUA_BUDGET and TARDY_LUA_MEMORY apply.\n";
+    "(low..high); where the runs cannot support a number (too few scales, noise, a trend\n"
+    "that reverses) the note says so instead. TARDY_LUA_BUDGET and TARDY_LUA_MEMORY apply.\n";
 
 static int cmd_report(int argc, char **argv)
 {

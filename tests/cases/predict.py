@@ -85,17 +85,24 @@ def test_scalaextrap_extrap():
 
 def test_no_number():
     """A trend that reverses: the runs rise, then fall steeply; no number is printed where
-    the models that fit disagree wildly or fall below zero, and the note says why."""
+    the models that fit disagree wildly or fall below zero, and the note says why. Nor for a
+    wait's time that is 0 at one rank and 0.02 s in one run, 0.9 s in its twin, at the other
+    rank counts (it got 0.04 s at p=12, "4.9e-06..328")."""
     path = extrap_file("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION r\nMETRIC time\n"
                        "DATA 10\nDATA 30\nDATA 40\nDATA 20\nDATA 2\n")
+    waits = extrap_file("PARAMETER p\nPOINTS 1 2 3 4 5 6\nREGION waits\nMETRIC time\n"
+                        "DATA 0 0\nDATA 0.02 0.9\nDATA 0.5 0.01\nDATA 0.03 0.6\n"
+                        "DATA 0.4 0.02\nDATA 0.05 0.7\n")
     try:
-        p = tardy(["predict", "--extrap", path, "--at", "p=4096", "--json"])
-        expect(p.returncode == 0, p.stderr)
-        doc = json.loads(p.stdout)
-        expect(not doc["predictions"] and "no prediction at p=4096" in doc.get("note", ""),
-               "reversing trend: %s" % doc)
+        for f, at in ((path, "p=4096"), (waits, "p=12")):
+            p = tardy(["predict", "--extrap", f, "--at", at, "--json"])
+            expect(p.returncode == 0, p.stderr)
+            doc = json.loads(p.stdout)
+            expect(not doc["predictions"] and "no prediction at " + at in doc.get("note", ""),
+                   "no number at %s: %s" % (at, doc))
     finally:
         os.unlink(path)
+        os.unlink(waits)
 
 
 def test_never_negative():
