@@ -59,7 +59,9 @@ ROWS = (("per-rank compute time, max (s)", "compute", "max"),
         ("per-rank compute time, mean (s)", "compute", "mean"),
         ("per-rank compute time, max, fitted directly (s)", "compute", "max"),
         ("MPI time per rank, max (s)", "mpi", "max"),
+        ("MPI time per rank, max, fitted directly (s)", "mpi", "max"),
         ("wall time per rank, max (s)", "wall", "max"),
+        ("wall time per rank, max, fitted directly (s)", "wall", "max"),
         ("MPI library memory per rank, peak, max (bytes)", "mpi_memory_high_water", "max"))
 
 

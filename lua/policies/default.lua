@@ -599,6 +599,146 @@ tardy.policy("default", function(ctx)
     end
   end
 
+  -- A sum at target of the models of its parts, each a series of its own (seed 000: parts
+  -- that scale differently break every single model of their sum). parts: {id, make, of},
+  -- of(i) the part's value in run i. The sum's interval adds the parts' half-widths in
+  -- quadrature (taken as independent); the noise draws for the parts of at least 5% of the sum
+  -- (at most 20: the cost stays that of a few series with a thousand parts), the others'
+  -- intervals hardly move the sum's. Returns {value, low, high, below and above (squared
+  -- half-widths), var (squared uncertainties), u (%), n (parts with a model), missing, why,
+  -- fit_error, fit (the fitted sum by run)}.
+  local function sum_of(target, parts)
+    local got, total = {}, 0
+    for j, part in ipairs(parts) do
+      local pts, model, why = fitted(target, part.id, part.make)
+      local v = model and model.predict(target)
+      got[j] = {pts = pts, model = model, v = v, why = why}
+      if finite(v) then total = total + math.max(v, 0) end
+    end
+    local s = {value = 0, below = 0, above = 0, var = 0, n = 0, missing = 0, fit = {}}
+    local models = {}
+    for j, g in ipairs(got) do
+      if finite(g.v) then
+        local lo, hi = interval(g.model, g.pts, target, g.v, g.v >= 0.05 * total)
+        local v = math.max(g.v, 0)
+        s.below, s.above = s.below + (v - math.max(lo, 0)) ^ 2, s.above + (math.max(hi, 0) - v) ^ 2
+        s.value, s.n = s.value + v, s.n + 1
+        s.var = s.var + (v * (finite(g.model.uncertainty) and g.model.uncertainty or 0) / 100) ^ 2
+        models[j] = g.model
+      else
+        s.missing, s.why = s.missing + 1, s.why or g.why
+      end
+    end
+    -- fit error: the parts' models against each run's parts, over the runs the target's points
+    -- come from (tardy.points_for: at 1 and 2 ranks, a target at 2 is fitted on the runs at
+    -- 2), in a fixed order: the same sum every time
+    local actual, fit, used = {}, {}, {}
+    for i, x in ipairs(params) do used[i] = {x = x, y = i} end
+    for _, pt in ipairs(tardy.points_for(used, target) or {}) do
+      local i, a, f = pt.y, 0, 0
+      for j, part in ipairs(parts) do
+        if models[j] then
+          a = a + (part.of(i) or 0)
+          f = f + math.max(models[j].predict(params[i]), 0)
+        end
+      end
+      actual[#actual + 1], fit[#fit + 1], s.fit[i] = a, f, f
+    end
+    s.fit_error = tardy.smape(actual, fit)
+    return s
+  end
+
+  -- the parts "time per rank, mean" of the rows keys
+  local function parts_of(keys)
+    local parts = {}
+    for j, key in ipairs(keys) do
+      local id, make = stat(key, "time", "mean")
+      parts[j] = {id = id, make = make, of = function(i)
+        local m = index[i][key]
+        return m and m.time and m.time.mean
+      end}
+    end
+    return parts
+  end
+
+  -- A sum's value, low, high and u, from its squared half-widths and uncertainties.
+  local function settle(s)
+    s.low, s.high = math.max(s.value - math.sqrt(s.below), 0), s.value + math.sqrt(s.above)
+    s.u = s.value > 0 and 100 * math.sqrt(s.var) / s.value or 0
+    return s
+  end
+
+  -- The wall time per rank as the sums compute and mpi plus the rest: each run's wall time
+  -- less its compute and MPI time per rank (MPI_Finalize until tardy collects, tardy's own
+  -- work), a series of its own; nil where it has no model.
+  local function with_rest(target, compute, mpi)
+    local function rest(i)
+      local r = index[i]
+      local w, c, m = r["rank:wall"], r["rank:compute"], r["rank:mpi"]
+      if not (w and c and m and w.value and c.value and m.value) then return nil end
+      return w.value.mean - c.value.mean - m.value.mean
+    end
+    local pts, model = fitted(target, "rest|wall", function()
+      local p = {}
+      for i, x in ipairs(params) do
+        local v = rest(i)
+        if finite(v) then p[#p + 1] = {x = x, y = v} end
+      end
+      return tardy.medians(p)
+    end)
+    local v = model and model.predict(target)
+    if not finite(v) then return nil end
+    local total = compute.value + mpi.value + math.max(v, 0)
+    local lo, hi = interval(model, pts, target, v, v >= 0.05 * total)
+    v = math.max(v, 0)
+    local s = {value = total, below = compute.below + mpi.below + (v - math.max(lo, 0)) ^ 2,
+      above = compute.above + mpi.above + (math.max(hi, 0) - v) ^ 2,
+      var = compute.var + mpi.var +
+            (v * (finite(model.uncertainty) and model.uncertainty or 0) / 100) ^ 2}
+    local actual, fit = {}, {}
+    for i = 1, #params do -- in a fixed order: the same sum every time
+      local f, w = compute.fit[i], index[i]["rank:wall"]
+      if f and mpi.fit[i] and w and w.value then
+        actual[#actual + 1] = w.value.mean
+        fit[#fit + 1] = f + mpi.fit[i] + math.max(model.predict(params[i]), 0)
+      end
+    end
+    s.fit_error = tardy.smape(actual, fit)
+    return settle(s)
+  end
+
+  -- A sum's row (name, mean), and for each statistic q of the ranks ({field, words, least})
+  -- the sum times the predicted ratio of that statistic to the mean over the ranks of the
+  -- rows rank (what: its name in the ratio's row); the ratio's interval and the sum's added
+  -- as relative half-widths.
+  local function report_sum(target, s, ext, name, what, rank, model, short_model, quantiles)
+    settle(s)
+    out[#out + 1] = {target = target, metric = name .. ", mean (s)", value = s.value,
+      family = "default", model = model, fit_error = s.fit_error, uncertainty = s.u,
+      extrapolated = ext, low = s.low, high = s.high, coverage = COVERAGE}
+    local rlo = s.value > 0 and math.sqrt(s.below) / s.value or 0
+    local rhi = s.value > 0 and math.sqrt(s.above) / s.value or 0
+    for _, q in ipairs(quantiles) do
+      local ratio, m, pts, rl, rh = predict(target, "spread of " .. what .. " (" .. q[2] ..
+        " / mean)", "spread|" .. rank .. "|" .. q[1], function()
+          return series(params, index, rank, function(r)
+            local v = r.value
+            return v and v.mean > 0 and v[q[1]] and v[q[1]] / v.mean or nil
+          end)
+        end, q[3])
+      if ratio then
+        local ur = finite(m.uncertainty) and m.uncertainty or 0
+        out[#out + 1] = {target = target, metric = name .. ", " .. q[2] .. " (s)",
+          value = s.value * ratio, family = "default", model = short_model .. " x spread",
+          fit_error = m.fit_error, uncertainty = math.sqrt(s.u * s.u + ur * ur),
+          extrapolated = ext or extrapolates(pts, target),
+          low = s.value * ratio * math.max(1 - math.sqrt(rlo ^ 2 + (1 - rl / ratio) ^ 2), 0),
+          high = s.value * ratio * (1 + math.sqrt(rhi ^ 2 + (rh / ratio - 1) ^ 2)),
+          coverage = COVERAGE}
+      end
+    end
+  end
+
   local function predict_target(target)
     target = complete(target)
     -- a parameter of the target that no run varies cannot be predicted
@@ -613,91 +753,44 @@ tardy.policy("default", function(ctx)
       return
     end
 
-    do -- compute: every interval separately, then the sum and the spread
-      local sum, var, parts, missing, models, first_why = 0, 0, 0, 0, {}, nil
-      local below, above = 0, 0 -- squared distances of the parts' interval ends
-      local part, total = {}, 0
-      for _, key in ipairs(intervals) do
-        local pts, model, why = fitted(target, stat(key, "time", "mean"))
-        local v = model and model.predict(target)
-        first_why = first_why or why
-        part[key] = {pts = pts, model = model, v = v}
-        if finite(v) then total = total + math.max(v, 0) end
-      end
-      for _, key in ipairs(intervals) do
-        local pts, model, v = part[key].pts, part[key].model, part[key].v
-        if finite(v) then
-          -- the noise draws for the parts of at least 5% of the sum (at most 20: the cost stays
-          -- that of a few series with a thousand intervals); the others' intervals, added in
-          -- quadrature, hardly move the sum's
-          local lo, hi = interval(model, pts, target, v, v >= 0.05 * total)
-          v = math.max(v, 0)
-          below, above = below + (v - math.max(lo, 0)) ^ 2, above + (math.max(hi, 0) - v) ^ 2
-          sum, parts = sum + v, parts + 1
-          var = var + (v * (finite(model.uncertainty) and model.uncertainty or 0) / 100) ^ 2
-          models[key] = model
-        else
-          missing = missing + 1
-        end
-      end
-      if missing > 0 then
-        note(string.format("%d of %d intervals have no model (%s)", missing, #intervals,
-                           first_why or "the model gives no finite value"))
-      end
-      if parts > 0 then
-        -- fit error of the sum: the sum of the interval models against each run's sum, over
-        -- the runs the target's points come from (tardy.points_for: at 1 and 2 ranks, a
-        -- target at 2 is fitted on the runs at 2)
-        local actual, fitted, used = {}, {}, {}
-        for i, x in ipairs(params) do used[i] = {x = x, y = i} end
-        for _, pt in ipairs(tardy.points_for(used, target) or {}) do
-          local i, a, f = pt.y, 0, 0
-          for _, key in ipairs(intervals) do -- in a fixed order: the same sum every time
-            local model = models[key]
-            if model then
-              local m = index[i][key]
-              if m and m.time then a = a + m.time.mean end
-              f = f + math.max(model.predict(params[i]), 0)
-            end
-          end
-          actual[#actual + 1], fitted[#fitted + 1] = a, f
-        end
-        local u = sum > 0 and 100 * math.sqrt(var) / sum or 0
-        local all = {}
-        for i, x in ipairs(params) do all[i] = {x = x} end
-        local ext = extrapolates(all, target)
-        out[#out + 1] = {target = target, metric = "per-rank compute time, mean (s)",
-          value = sum, family = "default", model = "sum of " .. parts .. " interval models",
-          fit_error = tardy.smape(actual, fitted), uncertainty = u, extrapolated = ext,
-          low = math.max(sum - math.sqrt(below), 0), high = sum + math.sqrt(above),
-          coverage = COVERAGE}
-        -- the parts' errors taken as independent: relative half-widths of the sum
-        local rlo = sum > 0 and math.sqrt(below) / sum or 0
-        local rhi = sum > 0 and math.sqrt(above) / sum or 0
-        for _, q in ipairs({{"max", "max", 1}, {"p90", "90th percentile"}, {"p50", "median"}}) do
-          local ratio, model, pts, rl, rh = predict(target,
-            "spread of per-rank compute (" .. q[2] .. " / mean)", "spread|" .. q[1], function()
-              return series(params, index, "rank:compute", function(m)
-                local s = m.value
-                return s and s.mean > 0 and s[q[1]] and s[q[1]] / s.mean or nil
-              end)
-            end, q[3])
-          if ratio then
-            local ur = finite(model.uncertainty) and model.uncertainty or 0
-            out[#out + 1] = {target = target, metric = "per-rank compute time, " .. q[2] .. " (s)",
-              value = sum * ratio, family = "default", model = "interval sum x spread",
-              fit_error = model.fit_error, uncertainty = math.sqrt(u * u + ur * ur),
-              extrapolated = ext or extrapolates(pts, target),
-              low = sum * ratio * math.max(1 - math.sqrt(rlo ^ 2 + (1 - rl / ratio) ^ 2), 0),
-              high = sum * ratio * (1 + math.sqrt(rhi ^ 2 + (rh / ratio - 1) ^ 2)),
-              coverage = COVERAGE}
-          end
-        end
-      end
+    local all = {}
+    for i, x in ipairs(params) do all[i] = {x = x} end
+    local ext = extrapolates(all, target)
+
+    -- compute: every interval separately, then the sum and the spread
+    local compute = sum_of(target, parts_of(intervals))
+    if compute.missing > 0 then
+      note(string.format("%d of %d intervals have no model (%s)", compute.missing, #intervals,
+                         compute.why or "the model gives no finite value"))
+    end
+    if compute.n > 0 then
+      report_sum(target, compute, ext, "per-rank compute time", "per-rank compute",
+                 "rank:compute", "sum of " .. compute.n .. " interval models", "interval sum",
+                 {{"max", "max", 1}, {"p90", "90th percentile"}, {"p50", "median"}})
     end
     if reference(index)["rank:compute"] then -- not in an Extra-P file of another tool
       each(target, "per-rank compute time, max, fitted directly (s)",
            stat("rank:compute", "value", "max"))
+    end
+
+    -- MPI time the same way, every call path separately (jacobi's MPI_Init, a constant 27 ms,
+    -- and its Allreduce growing with n, fitted as one series: 33% low at twice the size), and
+    -- the wall time as compute + MPI + the rest (each rank's wall time less both: fitted as
+    -- one series, MPI_Init's noise hid the compute growing 4x, 65% low)
+    local composed = {}
+    local mpi = reference(index)["rank:mpi"] and #calls > 0 and sum_of(target, parts_of(calls))
+    if mpi and mpi.n > 0 and mpi.missing == 0 then
+      composed.mpi = true
+      report_sum(target, mpi, ext, "MPI time per rank", "MPI time per rank", "rank:mpi",
+                 "sum of " .. mpi.n .. " call path models", "call path sum", {{"max", "max", 1}})
+      local wall = reference(index)["rank:wall"] and compute.n > 0 and compute.missing == 0 and
+                   with_rest(target, compute, mpi)
+      if wall then
+        composed.wall = true
+        report_sum(target, wall, ext, "wall time per rank", "wall time per rank", "rank:wall",
+                   "compute + MPI + the rest: " .. (compute.n + mpi.n + 1) .. " models",
+                   "wall sum", {{"max", "max", 1}})
+      end
     end
 
     for i = 1, math.min(TOP, #intervals) do
@@ -741,8 +834,9 @@ tardy.policy("default", function(ctx)
       local name = key:gsub("^rank:", "")
       local known = RANK_NAMES[name]
       if key ~= "rank:compute" and not setting(name) then
-        each(target, known and known .. ", max" .. UNITS[name] or name .. ", max per rank",
-             stat(key, "value", "max"))
+        local direct = composed[name] and ", fitted directly" or ""
+        each(target, known and known .. ", max" .. direct .. UNITS[name] or
+             name .. ", max per rank", stat(key, "value", "max"))
       end
       if name:find("^mpi_memory") and known then
         each(target, known .. ", mean" .. UNITS[name], stat(key, "value", "mean"))
