@@ -160,6 +160,14 @@ def cost(work, template):
           "(default policy, %d predictions; chosen families %s)" % (npred, ", ".join(used)))
     print("  tardy predict: %.3f s CPU, %.3f s wall (best of 3; target <= 1 s: %s)" % (
         cpu, wall, "PASS" if wall <= 1.0 else "MISS (wall)" if cpu <= 1.0 else "MISS"))
+    # the MPI time is the sum of every call path's model: as many MPI call paths as well
+    both = os.path.join(work, "synth-callpaths")
+    subprocess.run(["python3", os.path.join(here, "synth_store.py"), template, both, "10",
+                    "1000", "1000"], check=True)
+    cpu2, wall2 = cpu_and_wall([TARDY, "predict", "--store", both, "--at", "p=64"])
+    print("  with 1,000 MPI call paths as well: %.3f s CPU, %.3f s wall (best of 3)" % (
+        cpu2, wall2))
+    shutil.rmtree(both)
     # at finalize: a 1-rank jacobi whose store is a fresh copy of the synthetic one, with and
     # without TARDY_PREDICT, in alternating pairs
     added = []

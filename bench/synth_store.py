@@ -2,7 +2,9 @@
 """Write a synthetic run store for the prediction benchmark: RUNS profiles of one program, each
 with INTERVALS compute intervals whose mean time per rank follows one of a few scaling laws
 (with 3% noise), made from a real profile of the same program (its MPI rows and metadata), so
-the store matches that program. Usage: synth_store.py TEMPLATE.json DIR RUNS INTERVALS"""
+the store matches that program; with CALLPATHS, as many MPI call paths of their own (the MPI
+time is predicted as the sum of every call path's model). Usage: synth_store.py
+TEMPLATE.json DIR RUNS INTERVALS [CALLPATHS]"""
 import copy
 import json
 import math
@@ -21,6 +23,7 @@ def stat(per_rank, ranks):
 
 def main():
     template, out, runs, intervals = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    callpaths = int(sys.argv[5]) if len(sys.argv) > 5 else 0
     base = json.load(open(template))
     os.makedirs(out, exist_ok=True)
     rng = random.Random(1)
@@ -45,6 +48,15 @@ def main():
                          "count": stat(10.0, p), "time": stat(t, p), "sumsq": 0.0,
                          "call_min": 0.0, "call_max": t, "histogram": [], "ranks_histogram": []})
         prof["intervals"] = rows
+        mpi = 0.0
+        for i in range(callpaths):  # on the intervals' call paths, one MPI_Send each
+            t = LAWS[i % len(LAWS)](p) * (1 + 0.03 * (2 * rng.random() - 1)) * 1e-4
+            mpi += t
+            prof["mpi"].append({"function": "MPI_Send", "callpath": first + i,
+                                "count": stat(10.0, p), "time": stat(t, p), "call_min": 0.0,
+                                "call_max": t})
+        if callpaths:
+            prof["ranks"]["mpi"] = stat(mpi, p)
         prof["ranks"]["compute"] = stat(total, p)
         prof["ranks"]["compute_histogram"] = {"lo": total * 0.9, "hi": total * 1.1,
                                               "counts": [p if b == 10 else 0 for b in range(20)]}
