@@ -604,11 +604,12 @@ tardy.policy("default", function(ctx)
   -- of(i) the part's value in run i. The sum's interval adds the parts' half-widths in
   -- quadrature (taken as independent); the noise draws for the parts of at least 5% of the sum
   -- (at most 20: the cost stays that of a few series with a thousand parts), the others'
-  -- intervals hardly move the sum's. Returns {value, low, high, below and above (squared
-  -- half-widths), var (squared uncertainties), u (%), n (parts with a model), missing, why,
-  -- fit_error, fit (the fitted sum by run)}.
-  local function sum_of(target, parts)
-    local got, total = {}, 0
+  -- intervals hardly move the sum's; beyond: what the sum is part of adds to it for that
+  -- share. Returns {value, below and above (squared half-widths), var (squared
+  -- uncertainties), n (parts with a model), missing, why, fit_error, fit (the fitted sum by
+  -- run)}.
+  local function sum_of(target, parts, beyond)
+    local got, total = {}, beyond or 0
     for j, part in ipairs(parts) do
       local pts, model, why = fitted(target, part.id, part.make)
       local v = model and model.predict(target)
@@ -661,16 +662,9 @@ tardy.policy("default", function(ctx)
     return parts
   end
 
-  -- A sum's value, low, high and u, from its squared half-widths and uncertainties.
-  local function settle(s)
-    s.low, s.high = math.max(s.value - math.sqrt(s.below), 0), s.value + math.sqrt(s.above)
-    s.u = s.value > 0 and 100 * math.sqrt(s.var) / s.value or 0
-    return s
-  end
-
   -- The wall time per rank as the sums compute and mpi plus the rest: each run's wall time
   -- less its compute and MPI time per rank (MPI_Finalize until tardy collects, tardy's own
-  -- work), a series of its own; nil where it has no model.
+  -- work), a part of its own; nil where it has no model.
   local function with_rest(target, compute, mpi)
     local function rest(i)
       local r = index[i]
@@ -678,33 +672,27 @@ tardy.policy("default", function(ctx)
       if not (w and c and m and w.value and c.value and m.value) then return nil end
       return w.value.mean - c.value.mean - m.value.mean
     end
-    local pts, model = fitted(target, "rest|wall", function()
+    local r = sum_of(target, {{id = "rest|wall", of = rest, make = function()
       local p = {}
       for i, x in ipairs(params) do
         local v = rest(i)
         if finite(v) then p[#p + 1] = {x = x, y = v} end
       end
       return tardy.medians(p)
-    end)
-    local v = model and model.predict(target)
-    if not finite(v) then return nil end
-    local total = compute.value + mpi.value + math.max(v, 0)
-    local lo, hi = interval(model, pts, target, v, v >= 0.05 * total)
-    v = math.max(v, 0)
-    local s = {value = total, below = compute.below + mpi.below + (v - math.max(lo, 0)) ^ 2,
-      above = compute.above + mpi.above + (math.max(hi, 0) - v) ^ 2,
-      var = compute.var + mpi.var +
-            (v * (finite(model.uncertainty) and model.uncertainty or 0) / 100) ^ 2}
+    end}}, compute.value + mpi.value)
+    if r.n == 0 then return nil end
+    local s = {value = compute.value + mpi.value + r.value}
+    for _, k in ipairs({"below", "above", "var"}) do s[k] = compute[k] + mpi[k] + r[k] end
     local actual, fit = {}, {}
     for i = 1, #params do -- in a fixed order: the same sum every time
-      local f, w = compute.fit[i], index[i]["rank:wall"]
-      if f and mpi.fit[i] and w and w.value then
+      local w = index[i]["rank:wall"]
+      if compute.fit[i] and mpi.fit[i] and r.fit[i] and w and w.value then
         actual[#actual + 1] = w.value.mean
-        fit[#fit + 1] = f + mpi.fit[i] + math.max(model.predict(params[i]), 0)
+        fit[#fit + 1] = compute.fit[i] + mpi.fit[i] + r.fit[i]
       end
     end
     s.fit_error = tardy.smape(actual, fit)
-    return settle(s)
+    return s
   end
 
   -- A sum's row (name, mean), and for each statistic q of the ranks ({field, words, least})
@@ -712,10 +700,11 @@ tardy.policy("default", function(ctx)
   -- rows rank (what: its name in the ratio's row); the ratio's interval and the sum's added
   -- as relative half-widths.
   local function report_sum(target, s, ext, name, what, rank, model, short_model, quantiles)
-    settle(s)
+    local u = s.value > 0 and 100 * math.sqrt(s.var) / s.value or 0
     out[#out + 1] = {target = target, metric = name .. ", mean (s)", value = s.value,
-      family = "default", model = model, fit_error = s.fit_error, uncertainty = s.u,
-      extrapolated = ext, low = s.low, high = s.high, coverage = COVERAGE}
+      family = "default", model = model, fit_error = s.fit_error, uncertainty = u,
+      extrapolated = ext, low = math.max(s.value - math.sqrt(s.below), 0),
+      high = s.value + math.sqrt(s.above), coverage = COVERAGE}
     local rlo = s.value > 0 and math.sqrt(s.below) / s.value or 0
     local rhi = s.value > 0 and math.sqrt(s.above) / s.value or 0
     for _, q in ipairs(quantiles) do
@@ -730,7 +719,7 @@ tardy.policy("default", function(ctx)
         local ur = finite(m.uncertainty) and m.uncertainty or 0
         out[#out + 1] = {target = target, metric = name .. ", " .. q[2] .. " (s)",
           value = s.value * ratio, family = "default", model = short_model .. " x spread",
-          fit_error = m.fit_error, uncertainty = math.sqrt(s.u * s.u + ur * ur),
+          fit_error = m.fit_error, uncertainty = math.sqrt(u * u + ur * ur),
           extrapolated = ext or extrapolates(pts, target),
           low = s.value * ratio * math.max(1 - math.sqrt(rlo ^ 2 + (1 - rl / ratio) ^ 2), 0),
           high = s.value * ratio * (1 + math.sqrt(rhi ^ 2 + (rh / ratio - 1) ^ 2)),

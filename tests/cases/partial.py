@@ -77,9 +77,11 @@ def cases(ns):
                     pass
             return pids
         end = time.time() + limit
-        while left() and time.time() < end:
+        running = left()
+        while running and time.time() < end:
             time.sleep(0.05)
-        expect(not left(), "processes %s still running in %s after %d s" % (left(), d, limit))
+            running = left()
+        expect(not running, "processes %s still running in %s after %d s" % (running, d, limit))
 
     def partials(d):
         files = sorted(glob.glob(os.path.join(d, "*.partial.json")))

@@ -131,6 +131,7 @@ def test_never_negative():
         os.unlink(path)
         os.unlink(exact)
 
+
 def test_wall_time_of_parts():
     """The wall time per rank as compute + MPI + the rest, each from its own parts: runs of a
     halo-like code at n = 16..48 (2 repetitions), compute 1.5 ms + 6e-8 n^3 s, MPI_Init 32 ms
@@ -168,6 +169,7 @@ def test_wall_time_of_parts():
                "rows: %s" % sorted(q))
     finally:
         os.unlink(path)
+
 
 def test_two_values():
     """A parameter the runs hold at two values: jacobi-like runs at 1 and 2 ranks over five
