@@ -59,7 +59,8 @@ GEN_HDR   = $(B)/gen/fn_table.h $(B)/gen/own_calls.h $(B)/gen/ws_patterns.h
 REPORT_SRC = $(wildcard tool/base/*.c tool/profile/*.c predict/*.c lua/*.c)
 LIB_SRC   = $(filter-out $(REPORT_SRC),$(wildcard tool/*/*.c mpit/*/*.c))
 CLI_SRC   = $(wildcard cli/*.c)
-LUA_SCRIPTS = $(patsubst lua/%,$(B)/share/tardy/lua/%,$(wildcard lua/families/*.lua lua/policies/*.lua))
+LUA_SCRIPTS = $(patsubst lua/%,$(B)/share/tardy/lua/%,$(wildcard lua/families/*.lua lua/policies/*.lua \
+              lua/lib/*.lua))
 
 # The HTML report's scripts, styles and the charting libraries with their licenses, embedded
 # into C strings (tool/profile/html.c writes pages around them). d3 is Debian's node-d3.
@@ -185,9 +186,11 @@ install: all
 	install -m 755 $(B)/bin/tardy $(B)/bin/tardy-run $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/tardy.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 docs/profile-schema.md docs/design.md $(DESTDIR)$(PREFIX)/share/tardy/
-	install -d $(DESTDIR)$(PREFIX)/share/tardy/lua/families $(DESTDIR)$(PREFIX)/share/tardy/lua/policies
+	install -d $(DESTDIR)$(PREFIX)/share/tardy/lua/families $(DESTDIR)$(PREFIX)/share/tardy/lua/policies \
+	  $(DESTDIR)$(PREFIX)/share/tardy/lua/lib
 	install -m 644 lua/families/*.lua $(DESTDIR)$(PREFIX)/share/tardy/lua/families/
 	install -m 644 $(wildcard lua/policies/*.lua) $(DESTDIR)$(PREFIX)/share/tardy/lua/policies/
+	install -m 644 lua/lib/*.lua $(DESTDIR)$(PREFIX)/share/tardy/lua/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/tardy.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tardy.pc
 

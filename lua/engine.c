@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "require.h"
 #include "sandbox.h"
 #include "tool/base/base.h"
 
@@ -78,7 +79,8 @@ static int load_dir(struct sandbox *s, const char *dir, char *err, size_t errlen
     return rc;
 }
 
-/* A sandbox with the API, the shipped families and policies and the user's script. */
+/* A sandbox with the API, the shipped families and policies (and their libraries, loaded on
+ * demand) and the user's script. */
 static struct sandbox *load_all(const struct engine_opts *o, const struct profile *runs,
                                 int nruns, int current_last, char *err, size_t errlen)
 {
@@ -87,10 +89,12 @@ static struct sandbox *load_all(const struct engine_opts *o, const struct profil
         snprintf(err, errlen, "cannot create the Lua state (out of memory)");
         return NULL;
     }
-    api_open(lsb_state(s), runs, nruns, current_last);
-    lsb_seal(s);
     char dir[PATH_MAX + 16];
-    const char *base = o->script_dir ? o->script_dir : engine_script_dir();
+    const char *base = engine_script_dir();
+    api_open(lsb_state(s), runs, nruns, current_last);
+    snprintf(dir, sizeof dir, "%s/lib", base);
+    require_open(lsb_state(s), dir);
+    lsb_seal(s);
     snprintf(dir, sizeof dir, "%s/families", base);
     int rc = load_dir(s, dir, err, errlen);
     snprintf(dir, sizeof dir, "%s/policies", base);

@@ -10,7 +10,6 @@
 #include "tool/profile/profile.h"
 
 struct engine_opts {
-    const char *script_dir;  /* directory with families/ and policies/ (shipped scripts) */
     const char *user_script; /* the user's Lua file, or NULL */
     const char *policy;      /* policy name, NULL for "default" */
     const char *targets;     /* "p=1024;p=4096,n=8192" */
@@ -18,8 +17,9 @@ struct engine_opts {
     size_t mem_cap;          /* bytes */
 };
 
-/* The directory of shipped scripts next to the object containing this code
- * (<prefix>/share/tardy/lua for <prefix>/lib or <prefix>/bin). Static storage. */
+/* The directory of shipped scripts (families/, policies/, lib/) next to the object
+ * containing this code (<prefix>/share/tardy/lua for <prefix>/lib or <prefix>/bin). Static
+ * storage. */
 const char *engine_script_dir(void);
 
 /* Scripts loaded at MPI_Init: checked, and the init hook run when there is one. */

@@ -40,7 +40,7 @@ def test_install():
         expect(p.returncode == 0, "make install: %s" % p.stderr[-800:])
         for f in ("lib/libtardy.so", "lib/libtardy.a", "bin/tardy", "bin/tardy-run",
                   "include/tardy.h", "lib/pkgconfig/tardy.pc",
-                  "share/tardy/lua/policies/default.lua"):
+                  "share/tardy/lua/policies/default.lua", "share/tardy/lua/lib/series.lua"):
             expect(os.path.exists(os.path.join(prefix, f)), "not installed: %s" % f)
         out = os.path.join(prefix, "profiles")
         os.mkdir(out)
@@ -55,6 +55,12 @@ def test_install():
         p = subprocess.run([os.path.join(prefix, "bin/tardy"), "report", files[0]],
                            capture_output=True, text=True)
         expect(p.returncode == 0 and "== tardy summary" in p.stdout, "installed tardy report")
+        # the installed policies find their libraries (tardy.require) in the prefix
+        p = subprocess.run([os.path.join(prefix, "bin/tardy"), "predict", "--extrap",
+                            "bench/predict/synth_p.txt", "--at", "p=256"],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0 and "amdahl" in p.stdout, "installed tardy predict: %s" % (
+            p.stderr[-500:]))
         e["PKG_CONFIG_PATH"] = os.path.join(prefix, "lib/pkgconfig")
         p = subprocess.run(["pkg-config", "--cflags", "--libs", "tardy"], env=e,
                            capture_output=True, text=True)

@@ -124,6 +124,28 @@ def test_docs_example():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def test_libraries():
+    """A user's policy built on the shipped libraries (tardy.require) picks the law of an
+    Extra-P file's series and states its interval as the default policy does; the default
+    policy itself runs on them."""
+    work = tempfile.mkdtemp(prefix="tardy-libs-")
+    try:
+        data = os.path.join(work, "app.extrap")
+        with open(data, "w") as f:
+            f.write("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION ranks/mpi\nMETRIC max\n" + "".join(
+                "DATA %r %r\n" % (0.5 + 8.0 / p * 0.98, 0.5 + 8.0 / p * 1.02)
+                for p in (2, 4, 8, 16, 32)))
+        out, _err = predict_json(["--extrap", data, "--at", "p=128", "--lua",
+                                  "tests/lua/libraries.lua", "--policy", "library_user"])
+        got = by_metric(out["predictions"]).get(("p=128", "MPI time per rank, max (s)"))
+        want = 0.5 + 8.0 / 128
+        expect(got and abs(got["value"] - want) <= 0.02 * want, "library_user: %s" % got)
+        expect(got["low"] < got["value"] < got["high"] and got["coverage"] == 80,
+               "interval: %s" % got)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def test_api_metrics():
     """Every statistic the profile holds reaches Lua under its name (memory included), with
     the same value, for MPI rows, intervals and per-rank metrics."""
@@ -395,6 +417,8 @@ room.case("lua/pmnf recovers laws 4x beyond the data", test_recovery)
 for _policy, _needle in (("runtime_error", None), ("endless", None), ("memory_bomb", None),
                          ("garbage", None), ("nan_value", None),
                          ("undefined_global", "no_such_variable"),
+                         ("no_such_library", "no library 'no_such_library'"),
+                         ("library_path", "'../policies/default' is not a library name"),
                          ("no_such_policy", "no policy named 'no_such_policy'")):
     room.case("lua/broken script: %s" % _policy,
               lambda p=_policy, n=_needle: test_broken_script(p, n))
@@ -410,6 +434,7 @@ room.case("lua/store: repeated runs by their median, from the store as from its 
 room.case("lua/Extra-P file as input", test_extrap_foreign)
 room.case("lua/Extra-P export carries counters and wait states", test_extrap_counters)
 room.case("lua/docs example", test_docs_example)
+room.case("lua/a user's policy on the shipped libraries", test_libraries)
 room.case("lua/API: every statistic of every row", test_api_metrics)
 room.case("lua/API: PAPI counters of every row", test_api_counters)
 room.case("lua/API: quantiles within the extremes despite rounding", test_api_quantile_rounding)

@@ -31,3 +31,11 @@ end)
 tardy.policy("undefined_global", function(ctx)
   return no_such_variable
 end)
+
+tardy.policy("no_such_library", function(ctx)
+  return tardy.require("no_such_library") -- @site no_such_library
+end)
+
+tardy.policy("library_path", function(ctx) -- only the shipped directory, only plain names:
+  return tardy.require("../policies/default") -- @site library_path
+end)

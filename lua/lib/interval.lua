@@ -1,0 +1,136 @@
+-- The 80% prediction interval of a model at a target: its cross-validated errors, the
+-- noise between repetitions, the spread of the family refitted on noise draws and the
+-- near-best models (tardy.require("interval")).
+
+local finite = tardy.require("series").finite
+
+local COVERAGE = 80     -- nominal coverage of the prediction intervals, percent
+local Z = 1.2816       -- the standard normal quantile of 90%: a central 80% interval
+
+-- How many steps beyond the data the target lies: per parameter the log distance from the
+-- largest value to the target over the log distance between the two largest values (the
+-- step the forward-chaining error was measured on); at least 1 (also inside the range).
+local function steps(info, target)
+  local most = 1
+  for _, k in ipairs(info.names) do
+    local v, hi, prev = target[k], info.hi[k], info.prev[k]
+    if type(v) == "number" and v > hi and prev > 0 and hi > prev then
+      most = math.max(most, math.log(v / hi) / math.log(hi / prev))
+    end
+  end
+  return most
+end
+
+-- The noise of a scale's median, from its repetitions: their spread as the median absolute
+-- deviation of their logs from the median's (robust: with one run of three ten times slower
+-- the mean deviation made the noise 55%), scaled to a standard deviation for normal
+-- noise with the factor for that many runs (MAD_SCALE, from simulation; 1.4826 for many), and
+-- the median's standard deviation from it (x 1.2533 over the square root of their number); nil
+-- without repetitions.
+local MAD_SCALE = {[2] = 1.771, [3] = 2.208, [4] = 2.018, [5] = 1.805, [6] = 1.768,
+                   [7] = 1.687, [8] = 1.672, [9] = 1.632, [10] = 1.625}
+local function rep_noise(pt)
+  local r = pt.reps
+  if not (r and #r >= 2 and pt.y > 0) then return nil end
+  local d = {}
+  for i, v in ipairs(r) do d[i] = v > 0 and math.abs(math.log(v / pt.y)) or 0 end
+  table.sort(d)
+  local n = #d
+  local mad = n % 2 == 1 and d[(n + 1) // 2] or (d[n // 2] + d[n // 2 + 1]) / 2
+  local sd = mad * (MAD_SCALE[n] or 1.4826 * n / (n - 1))
+  return 1.2533 * sd / math.sqrt(n)
+end
+
+-- The noise of the medians: the median over the scales of rep_noise; 0 without repetitions.
+local function median_noise(pts)
+  local per = {}
+  for _, pt in ipairs(pts) do per[#per + 1] = rep_noise(pt) end
+  if #per == 0 then return 0 end
+  table.sort(per)
+  return per[(#per + 1) // 2]
+end
+
+-- How the prediction at target moves when the runs move by their noise: the family refitted
+-- (its choice of form included) on DRAWS copies of the points, each scale's median multiplied
+-- by exp(noise * a standard normal draw), the noise of the medians pooled over the scales
+-- (median_noise(pts), given: noise of run times is a share of the value) or, without
+-- repetitions, the model's leave-one-out error (a mean absolute error: x 1.25 for the
+-- standard deviation, as in interval; without it one run per scale held 76-79% in
+-- bench/predict_draws.py, with it 79-82%); the 10th and 90th percentile of the
+-- predictions. Nil without noise or when fewer than half the copies give a positive value.
+-- The form a family chooses from five noisy scales changes from one draw of the noise to the
+-- next, and with it the value 4x beyond (p log p from p = 1..16 at 64: -18% to +19% over 20
+-- draws); the forward-chaining error, measured once, does not see that.
+local DRAWS = 40
+local function spread(model, pts, target, noise)
+  if noise == 0 then noise = finite(model.uncertainty) and 1.25 * model.uncertainty / 100 or 0 end
+  if noise == 0 then return nil end -- runs without noise: every copy would be the same
+  math.randomseed(20261127) -- the same draws for every series and every run of tardy
+  local logs = {}
+  for _ = 1, DRAWS do
+    local copy = {}
+    for i, pt in ipairs(pts) do
+      local g = math.sqrt(-2 * math.log(1 - math.random())) * math.cos(2 * math.pi * math.random())
+      local f, reps = math.exp(noise * g), nil
+      if pt.reps then -- moved with their median
+        reps = {}
+        for j, r in ipairs(pt.reps) do reps[j] = r * f end
+      end
+      copy[i] = {x = pt.x, y = pt.y * f, reps = reps}
+    end
+    local ok, m = pcall(model.refit, copy)
+    if ok and type(m) == "table" and type(m.predict) == "function" then
+      local okp, a = pcall(m.predict, target)
+      if okp and finite(a) and a > 0 then logs[#logs + 1] = math.log(a) end
+    end
+  end
+  if #logs < DRAWS / 2 then return nil end
+  table.sort(logs)
+  local function at(q) return math.exp(logs[math.max(1, math.floor(q * #logs + 0.5))]) end
+  return at(0.1), at(0.9)
+end
+
+-- The prediction interval of model at target (of the median run there), with nominal
+-- coverage COVERAGE: in log space, the value ± Z · sigma. The leave-one-out error is the floor
+-- (repetition noise and misfit inside the range), and at least the noise of a scale's median
+-- measured by the repetitions (a family that fits few points closely, as pmnf_upper does its
+-- four, can have a leave-one-out error below it: jacobi's Sendrecv time at nine sizes got an
+-- interval 0.7% wide and missed by 6.9%). The forward-chaining error measured one step beyond
+-- the data already holds that noise, so only its excess over the floor is the error of
+-- extrapolating, which grows with the steps to the target: sigma² = loo² + (ext² − loo²) ·
+-- steps² (adding ext and loo in quadrature counted the noise twice: intervals of noisy series
+-- twice as wide as their errors, and then refused as "models disagree"); the errors are mean
+-- absolute ones, x 1.25 a standard deviation. Stretched to hold the spread of the refitted
+-- family over noise draws (unless drawn is false: the small parts of a sum) and the values of
+-- the near-best models (of every family, and the near-best hypotheses of a family that offers
+-- model.range). Returns low, high. No factor fitted on the corpus widens it (one of 1.3 did
+-- before the noise draws).
+local function interval(model, pts, target, v, drawn)
+  local noise = median_noise(pts)
+  local loo = math.max(finite(model.uncertainty) and model.uncertainty / 100 or 0, noise)
+  local ext = model.extrap or loo
+  local excess = math.max(ext ^ 2 - loo ^ 2, 0) * steps(model.info, target) ^ 2
+  local sigma = 1.25 * math.sqrt(loo ^ 2 + excess)
+  local lo, hi
+  if v > 0 then
+    lo, hi = v * math.exp(-Z * sigma), v * math.exp(Z * sigma)
+  else
+    local w = math.abs(v) * (math.exp(Z * sigma) - 1)
+    lo, hi = v - w, v + w
+  end
+  if drawn and model.refit then
+    local l, h = spread(model, pts, target, noise)
+    if l then lo, hi = math.min(lo, l), math.max(hi, h) end
+  end
+  for _, m in ipairs(model.near) do
+    local ok, a = pcall(m.predict, target)
+    if ok and finite(a) then lo, hi = math.min(lo, a), math.max(hi, a) end
+    if type(m.range) == "function" then
+      local okr, l, h = pcall(m.range, target)
+      if okr and finite(l) and finite(h) then lo, hi = math.min(lo, l), math.max(hi, h) end
+    end
+  end
+  return lo, hi
+end
+
+return {COVERAGE = COVERAGE, interval = interval}

@@ -1,0 +1,169 @@
+-- The runs of a store as series to fit: scales, the runs indexed by row, the points of one
+-- statistic over the scales (a median per scale), the rows reported one by one, and the
+-- runs in the order that makes predictions reproducible. Shared by the shipped policies
+-- (tardy.require("series")).
+
+local function finite(v)
+  return type(v) == "number" and v == v and v > -math.huge and v < math.huge
+end
+
+-- The scale of a run as text ("n=256,p=4"): to order runs and count their scales.
+local function scale_key(params)
+  local parts = {}
+  for k, v in pairs(params) do
+    -- 48, not 48.0: a target's values are floats, a run's integers
+    parts[#parts + 1] = k .. "=" .. (type(v) == "number" and math.tointeger(v) and
+      string.format("%d", v) or tostring(v))
+  end
+  table.sort(parts)
+  return table.concat(parts, ",")
+end
+
+local function distinct(pts)
+  local seen, n = {}, 0
+  for _, pt in ipairs(pts) do
+    local key = scale_key(pt.x)
+    if not seen[key] then seen[key], n = true, n + 1 end
+  end
+  return n
+end
+
+-- Smallest and largest number among values[i][k] (math.huge, -math.huge when there is none).
+local function range(values, k)
+  local lo, hi = math.huge, -math.huge
+  for _, t in ipairs(values) do
+    local x = t[k]
+    if type(x) == "number" then lo, hi = math.min(lo, x), math.max(hi, x) end
+  end
+  return lo, hi
+end
+
+-- The target lies outside the range of the fitted points in some parameter it sets.
+local function extrapolates(pts, target)
+  local xs = {}
+  for i, pt in ipairs(pts) do xs[i] = pt.x end
+  for k, v in pairs(target) do
+    local lo, hi = range(xs, k)
+    if lo <= hi and (v < lo or v > hi) then return true end
+  end
+  return false
+end
+
+-- index[i]["kind:key"] = metric table of run i
+local function index_runs(runs)
+  local index = {}
+  for i, run in ipairs(runs) do
+    index[i] = {}
+    for _, m in ipairs(run:metrics()) do index[i][m.kind .. ":" .. m.key] = m end
+  end
+  return index
+end
+
+-- points {x = params[i], y, reps} over the scales of the runs: y the median of the values of
+-- get(metric) in the runs at that scale (repetitions: one slow run does not move it), reps
+-- those values (tardy.medians); runs without the value are skipped
+local function series(params, index, key, get)
+  local pts = {}
+  for i, x in ipairs(params) do
+    local m = index[i][key]
+    local ok, v = m ~= nil, nil
+    if ok then v = get(m) end
+    if finite(v) then pts[#pts + 1] = {x = x, y = v} end
+  end
+  return tardy.medians(pts)
+end
+
+-- A field of a stat: get("time", "mean")(metric). A row without the stat had it zero on
+-- every rank (no bytes, no memory): 0.
+local function get(stat, field)
+  return function(m)
+    if not m[stat] then return 0 end
+    return m[stat][field]
+  end
+end
+
+-- The run with the most wall time (summed over ranks).
+local function reference(index)
+  local best, most = #index, -1
+  for i, rows in ipairs(index) do
+    local wall = rows["rank:wall"]
+    local t = wall and wall.value and wall.value.sum or 0
+    if t > most then best, most = i, t end
+  end
+  return index[best]
+end
+
+-- Keys of the reference run's rows of one kind, by decreasing order(metric).
+local function keys_of(index, kind, order)
+  local last, keys = reference(index), {}
+  for key, m in pairs(last) do
+    if m.kind == kind then keys[#keys + 1] = key end
+  end
+  table.sort(keys, function(a, b)
+    local x, y = order(last[a]) or 0, order(last[b]) or 0
+    if x ~= y then return x > y end
+    return a < b
+  end)
+  return keys
+end
+
+-- Other kinds than the three the policy knows (wait patterns, counters, ...).
+local function other_kinds(index)
+  local kinds, seen = {}, {}
+  for _, m in pairs(reference(index)) do
+    if m.kind ~= "mpi" and m.kind ~= "interval" and m.kind ~= "rank" and not seen[m.kind] then
+      seen[m.kind] = true
+      kinds[#kinds + 1] = m.kind
+    end
+  end
+  table.sort(kinds)
+  return kinds
+end
+
+-- Statistics of a row worth predicting, in a fixed order: every stat the row has.
+local function stats_of(m)
+  local names = {}
+  for k, v in pairs(m) do
+    if type(v) == "table" and v.sum then names[#names + 1] = k end
+  end
+  table.sort(names)
+  return names
+end
+
+-- The runs in a canonical order (scale, then start time), so that the same runs give the same
+-- predictions bit for bit at finalize and offline; the reference run (the one whose rows are
+-- reported one by one) is the one with the most wall time.
+local function canonical(list)
+  local runs = {}
+  for i, run in ipairs(list) do
+    runs[i] = {run = run, key = scale_key(run.params), start = run.start}
+  end
+  table.sort(runs, function(a, b)
+    if a.key ~= b.key then return a.key < b.key end
+    return a.start < b.start
+  end)
+  for i, r in ipairs(runs) do runs[i] = r.run end
+  return runs
+end
+
+-- At most tardy.max_points runs, the newest (and always the current one); among runs of the
+-- same start (an Extra-P file's: repetition by repetition) the first, so that every point
+-- keeps its first repetitions.
+local function newest(list)
+  if #list <= tardy.max_points then return list end
+  local order = {}
+  for i, run in ipairs(list) do order[i] = {run = run, i = i} end
+  table.sort(order, function(a, b)
+    if a.run.current ~= b.run.current then return a.run.current end
+    if a.run.start ~= b.run.start then return a.run.start > b.run.start end
+    return a.i < b.i
+  end)
+  local kept = {}
+  for i = 1, tardy.max_points do kept[i] = order[i].run end
+  return kept
+end
+
+return {finite = finite, scale_key = scale_key, distinct = distinct, range = range,
+  extrapolates = extrapolates, index_runs = index_runs, series = series, get = get,
+  reference = reference, keys_of = keys_of, other_kinds = other_kinds, stats_of = stats_of,
+  canonical = canonical, newest = newest}
