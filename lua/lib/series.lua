@@ -82,14 +82,21 @@ local function get(stat, field)
   end
 end
 
--- The run with the most wall time (summed over ranks).
+-- The run with the most wall time (summed over ranks), among those the run with the most rows
+-- (an Extra-P file has no wall time, and a metric with fewer repetitions than another is
+-- absent from the later repetitions' runs: taking one of those lost the metric). Kept per
+-- index: the policy asks for every row it reports.
+local chosen = setmetatable({}, {__mode = "k"})
 local function reference(index)
-  local best, most = #index, -1
+  if chosen[index] then return chosen[index] end
+  local best, most, widest = #index, -1, -1
   for i, rows in ipairs(index) do
     local wall = rows["rank:wall"]
-    local t = wall and wall.value and wall.value.sum or 0
-    if t > most then best, most = i, t end
+    local t, n = wall and wall.value and wall.value.sum or 0, 0
+    for _ in pairs(rows) do n = n + 1 end
+    if t > most or (t == most and n > widest) then best, most, widest = i, t, n end
   end
+  chosen[index] = index[best]
   return index[best]
 end
 

@@ -363,17 +363,26 @@ def test_store_repetitions():
 
 
 def test_extrap_foreign():
-    """An Extra-P file not written by tardy: every region/metric is predicted."""
+    """An Extra-P file not written by tardy: every region/metric is predicted, also one with
+    fewer repetitions than another (absent from the later repetitions' runs)."""
     path = tempfile.mktemp(suffix=".txt", prefix="extrap-")
     try:
         with open(path, "w") as f:
-            f.write("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION solve\nMETRIC time\n")
+            f.write("PARAMETER p\nPOINTS 2 4 8 16 32\nMETRIC visits\nREGION solve\n")
             for p in (2, 4, 8, 16, 32):
-                f.write("DATA %r %r\n" % (1 + 64.0 / p, 1.01 * (1 + 64.0 / p)))
+                f.write("DATA %d\n" % (100 * p))
+            f.write("METRIC time\nREGION solve\n")
+            for p in (2, 4, 8, 16, 32):
+                f.write("DATA %r %r %r\n" % (1 + 64.0 / p, 1.01 * (1 + 64.0 / p),
+                                              1.005 * (1 + 64.0 / p)))
         out, _err = predict_json(["--extrap", path, "--at", "p=128"])
-        got = by_metric(out["predictions"]).get(("p=128", "solve/time, max per rank"))
+        got = by_metric(out["predictions"])
+        time = got.get(("p=128", "solve/time, max per rank"))
         want = 1.005 * (1 + 64 / 128.0)
-        expect(got and abs(got["value"] - want) <= 0.01 * want, "solve/time at p=128: %s" % got)
+        expect(time and abs(time["value"] - want) <= 0.01 * want, "solve/time at p=128: %s" % time)
+        visits = got.get(("p=128", "solve/visits, max per rank"))
+        expect(visits and abs(visits["value"] - 12800) <= 1e-6 * 12800,
+               "solve/visits at p=128 (one repetition where time has three): %s" % visits)
         open(path, "w").write("PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA x\n")
         p = subprocess.run([TARDY, "predict", "--extrap", path, "--at", "p=8"],
                            capture_output=True, text=True)
