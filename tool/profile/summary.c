@@ -478,26 +478,43 @@ static void mpit_section(const struct profile *p, int top, struct strbuf *out)
     sb_free(&label);
 }
 
+/* A prediction's fit error and interval as the table shows them. */
+static void prediction_cells(const struct prof_prediction *q, char fe[16], char iv[64])
+{
+    snprintf(fe, 16, "-");
+    snprintf(iv, 64, "-");
+    if (isfinite(q->fit_error))
+        snprintf(fe, 16, "%.1f%%", q->fit_error);
+    if (isfinite(q->low) && isfinite(q->high))
+        snprintf(iv, 64, "%.3g..%.3g(%.0f%%)", q->low, q->high, q->coverage);
+    else if (isfinite(q->uncertainty))
+        snprintf(iv, 64, "+/-%.1f%%", q->uncertainty);
+}
+
 void summary_predictions(const struct profile *p, struct strbuf *out)
 {
     if (!p->npredictions && !p->prediction_note)
         return;
     txt_heading(out, "predictions");
+    /* columns as wide as their widest cell (targets of four parameters, intervals of large
+     * counts in exponent notation), so that every line's columns stay aligned */
+    int wt = 18, wi = 21;
+    char fe[16], iv[64];
+    for (int i = 0; i < p->npredictions; i++) {
+        prediction_cells(&p->predictions[i], fe, iv);
+        int t = (int)strlen(p->predictions[i].target), v = (int)strlen(iv);
+        wt = t > wt ? t : wt;
+        wi = v > wi ? v : wi;
+    }
     if (p->npredictions)
-        sb_printf(out, "%-18s %12s %8s %21s  %-12s %s\n", "target", "predicted", "fit err",
+        sb_printf(out, "%-*s %12s %8s %*s  %-12s %s\n", wt, "target", "predicted", "fit err", wi,
                   "interval (coverage)", "family", "metric (model)");
     for (int i = 0; i < p->npredictions; i++) {
         const struct prof_prediction *q = &p->predictions[i];
-        char fe[16] = "-", iv[64] = "-";
-        if (isfinite(q->fit_error))
-            snprintf(fe, sizeof fe, "%.1f%%", q->fit_error);
-        if (isfinite(q->low) && isfinite(q->high))
-            snprintf(iv, sizeof iv, "%.3g..%.3g(%.0f%%)", q->low, q->high, q->coverage);
-        else if (isfinite(q->uncertainty))
-            snprintf(iv, sizeof iv, "+/-%.1f%%", q->uncertainty);
+        prediction_cells(q, fe, iv);
         /* the metric and model in full: a name cut at the width cannot be found again */
-        sb_printf(out, "%-18s %12.6g %8s %21s  %-12s %s (%s)%s\n", q->target, q->value, fe, iv,
-                  q->family, q->metric, q->model, q->extrapolated ? " [extrapolated]" : "");
+        sb_printf(out, "%-*s %12.6g %8s %*s  %-12s %s (%s)%s\n", wt, q->target, q->value, fe, wi,
+                  iv, q->family, q->metric, q->model, q->extrapolated ? " [extrapolated]" : "");
     }
     /* after the numbers, why some are missing: a line per note (the default policy gives one
      * per reason) */
