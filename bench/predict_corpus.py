@@ -8,6 +8,8 @@ point where every parameter is largest, from all the others).
   synth_pn.txt      laws of p and n, the largest p row held out
   synth_pn_corner.txt  the same, the corner (largest p, largest n) held out
   synth_weak.txt    the same laws along n = 16·p (weak scaling: p and n change together)
+  synth_strong.txt  strong scaling: work / p plus an overhead growing with p (log2 p, p^(1/2),
+                    p, p·log2 p)
   kernels_pn_*.txt  14 kernels of p and n shaped like a brain simulation's (issue 13's public
                     set: the form c0 + c1·n·log2²n + c2·log2 p·n·log2²n among them), 3 to 20%
                     noise, 5 repetitions, three draws of the noise, three splits: the largest
@@ -94,6 +96,26 @@ def synthetic():
     kernels_pn()
     collectives()
     weak()
+    strong()
+
+
+def strong():
+    """Strong scaling: work divided over p plus an overhead growing with p (a tree's log2 p, a
+    2-D surface's p^(1/2), a gather's p, a sort's p log2 p), large enough at the held-out p
+    that the time stops falling near there; three draws of the noise."""
+    rng = random.Random(31)
+    lg = math.log2
+    laws = {"work_plus_log": lambda p: 1 + 100 / p + 0.8 * lg(p),
+            "work_plus_sqrt": lambda p: 2 + 200 / p + 0.3 * p ** 0.5,
+            "work_plus_linear": lambda p: 1 + 100 / p + 0.05 * p,
+            "work_plus_p_log_p": lambda p: 1 + 500 / p + 0.005 * p * lg(p)}
+    ps = (2, 4, 8, 16, 32, 64, 128)
+    data = {("%s.%d" % (law, draw), "time"):
+            [[f(p) * math.exp(rng.gauss(0, 0.03)) for _ in range(3)] for p in ps]
+            for law, f in laws.items() for draw in (1, 2, 3)}
+    write("synth_strong.txt", ["p"], [(p,) for p in ps], data, "p",
+          "work / p plus an overhead growing with p, 3% log-normal noise, 3 repetitions, "
+          "3 draws of the noise")
 
 
 def weak():

@@ -77,14 +77,12 @@ static int l_lsq(lua_State *L)
     int has_w = !lua_isnoneornil(L, 3);
     if (has_w && numbers(L, 3, w, MAX_POINTS, "w") != n)
         return luaL_error(L, "lsq: one weight per point");
-    int rc = fit_lsq(X, n, k, y, has_w ? w : NULL, coef, &rss);
+    double h[MAX_POINTS];
+    int rc = fit_lsq_leverage(X, n, k, y, has_w ? w : NULL, coef, &rss, h);
     if (rc)
         return fail(L, rc);
     push_numbers(L, coef, k);
     lua_pushnumber(L, rss);
-    double h[MAX_POINTS];
-    if (fit_leverage(X, n, k, has_w ? w : NULL, h) != FIT_OK)
-        return 2;
     push_numbers(L, h, n);
     return 3;
 }

@@ -1,15 +1,11 @@
-/* Linear least squares through LAPACK's SVD solver. */
+/* Linear least squares and leverages through LAPACK's SVD. */
 #include "predict.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* LAPACK (Fortran): minimum-norm least squares by divide-and-conquer SVD. */
-void dgelsd_(const int *m, const int *n, const int *nrhs, double *a, const int *lda, double *b,
-             const int *ldb, double *s, const double *rcond, int *rank, double *work,
-             const int *lwork, int *iwork, int *info);
-
+/* LAPACK (Fortran): the singular value decomposition. */
 void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
              const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
              double *work, const int *lwork, int *info);
@@ -26,10 +22,14 @@ const char *fit_strerror(int code)
     return "unknown error";
 }
 
-int fit_lsq(const double *X, int n, int k, const double *y, const double *w, double *coef,
-            double *rss)
+/* Weighted least squares by one SVD of the weighted design matrix, A = U S V^T: the
+ * coefficients V S^-1 U^T b, the residual sum of squares and, unless h is NULL, the
+ * leverages (the squared rows of U). One decomposition gives both: the model search fits
+ * and cross-validates hundreds of hypotheses a series. */
+static int svd_fit(const double *X, int n, int k, const double *y, const double *w,
+                   double *coef, double *rss, double *h)
 {
-    if (n < k || k < 1)
+    if (n < k || k < 1 || k > 64)
         return FIT_EINPUT;
     for (int i = 0; i < n; i++) {
         if (!isfinite(y[i]) || (w && !(w[i] >= 0 && isfinite(w[i]))))
@@ -38,45 +38,57 @@ int fit_lsq(const double *X, int n, int k, const double *y, const double *w, dou
             if (!isfinite(X[i * k + j]))
                 return FIT_EINPUT;
     }
-    int ldb = n, nrhs = 1, rank, info, lwork = -1;
-    double *a = malloc((size_t)n * k * sizeof *a), *b = malloc((size_t)n * sizeof *b);
-    double *s = malloc((size_t)k * sizeof *s), query;
-    int *iwork = malloc((size_t)(3 * k * 12 + 11 * k + 64) * sizeof *iwork);
-    int rc = FIT_ENOMEM;
-    if (!a || !b || !s || !iwork)
-        goto out;
-    for (int i = 0; i < n; i++) {
-        double wi = w ? sqrt(w[i]) : 1.0;
-        b[i] = y[i] * wi;
+    int lwork = 5 * (n + k) + 64, info;
+    double *a = malloc((2 * (size_t)n * k + (size_t)lwork) * sizeof *a);
+    if (!a)
+        return FIT_ENOMEM;
+    double *u = a + (size_t)n * k, *work = u + (size_t)n * k, s[64], vt[64 * 64];
+    for (int i = 0; i < n; i++)
         for (int j = 0; j < k; j++)
-            a[j * n + i] = X[i * k + j] * wi; /* column-major */
-    }
-    double rcond = 1e-12;
-    dgelsd_(&n, &k, &nrhs, a, &n, b, &ldb, s, &rcond, &rank, &query, &lwork, iwork, &info);
-    lwork = (int)query + 1;
-    double *work = malloc((size_t)lwork * sizeof *work);
-    if (!work)
-        goto out;
-    dgelsd_(&n, &k, &nrhs, a, &n, b, &ldb, s, &rcond, &rank, work, &lwork, iwork, &info);
-    free(work);
-    rc = info != 0 ? FIT_ESINGULAR : rank < k ? FIT_ESINGULAR : FIT_OK;
+            a[j * n + i] = X[i * k + j] * (w ? sqrt(w[i]) : 1.0); /* column-major */
+    dgesvd_("S", "S", &n, &k, a, &n, s, u, &n, vt, &k, work, &lwork, &info);
+    int rc = info != 0 || !(s[k - 1] > 1e-12 * s[0]) ? FIT_ESINGULAR : FIT_OK;
     if (rc == FIT_OK) {
-        memcpy(coef, b, (size_t)k * sizeof *coef);
+        double ub[64];
+        for (int j = 0; j < k; j++) {
+            ub[j] = 0;
+            for (int i = 0; i < n; i++)
+                ub[j] += u[j * n + i] * y[i] * (w ? sqrt(w[i]) : 1.0);
+            ub[j] /= s[j];
+        }
+        for (int c = 0; c < k; c++) { /* V = vt^T; vt is k x k, column-major */
+            coef[c] = 0;
+            for (int j = 0; j < k; j++)
+                coef[c] += vt[c * k + j] * ub[j];
+        }
         double sum = 0;
         for (int i = 0; i < n; i++) {
             double p = 0;
             for (int j = 0; j < k; j++)
                 p += X[i * k + j] * coef[j];
             sum += (w ? w[i] : 1.0) * (y[i] - p) * (y[i] - p);
+            if (h) {
+                h[i] = 0;
+                for (int j = 0; j < k; j++)
+                    h[i] += u[j * n + i] * u[j * n + i];
+            }
         }
         *rss = sum;
     }
-out:
     free(a);
-    free(b);
-    free(s);
-    free(iwork);
     return rc;
+}
+
+int fit_lsq(const double *X, int n, int k, const double *y, const double *w, double *coef,
+            double *rss)
+{
+    return svd_fit(X, n, k, y, w, coef, rss, NULL);
+}
+
+int fit_lsq_leverage(const double *X, int n, int k, const double *y, const double *w,
+                     double *coef, double *rss, double *h)
+{
+    return svd_fit(X, n, k, y, w, coef, rss, h);
 }
 
 int fit_leverage(const double *X, int n, int k, const double *w, double *h)

@@ -425,6 +425,8 @@ static int best_terms(const double *x, int np, int d, const double *y, int n,
 /* The value of product `mask` of m's terms at point x. */
 static double product(const struct pmnf_model *m, unsigned mask, const double *x)
 {
+    if (mask == PMNF_SECOND)
+        return term_value((struct term){m->e2, m->l2}, x[m->d2]);
     double v = 1;
     for (int d = 0; d < m->nparams; d++)
         if (mask >> d & 1)
@@ -458,14 +460,13 @@ static int fit_coefficients(struct pmnf_model *m, const double *x, const double 
         return FIT_EINPUT;
     relative_weights(yy, rows, w);
     double coef[PMNF_MAX_TERMS + 1], rss;
-    int rc = fit_lsq(Xs, rows, k, yy, w, coef, &rss);
+    int rc = X ? fit_lsq_leverage(Xs, rows, k, yy, w, coef, &rss, lev)
+               : fit_lsq(Xs, rows, k, yy, w, coef, &rss);
     if (rc)
         return rc;
     memcpy(m->c, coef, (size_t)k * sizeof *coef);
-    if (X) {
+    if (X)
         memcpy(X, Xs, (size_t)rows * k * sizeof *X);
-        rc = fit_leverage(Xs, rows, k, w, lev);
-    }
     return rc;
 }
 
@@ -584,14 +585,14 @@ static int evaluate(struct pmnf_model *m, const double *x, const double *y, int 
     return isfinite(m->score) ? FIT_OK : FIT_ESINGULAR;
 }
 
-static void term_text(const struct pmnf_model *m, int d, const char *name, char *t, size_t len)
+static void term_text(struct term tm, const char *name, char *t, size_t len)
 {
     int n = 0;
     t[0] = '\0';
-    if (m->e[d] != 0)
-        n += snprintf(t + n, len - (size_t)n, "%s^(%.4g)", name, m->e[d]);
-    if (m->l[d])
-        snprintf(t + n, len - (size_t)n, "%slog2(%s)^%d", n ? " * " : "", name, m->l[d]);
+    if (tm.e != 0)
+        n += snprintf(t + n, len - (size_t)n, "%s^(%.4g)", name, tm.e);
+    if (tm.l)
+        snprintf(t + n, len - (size_t)n, "%slog2(%s)^%d", n ? " * " : "", name, tm.l);
 }
 
 static void describe(struct pmnf_model *m, const char *const *names)
@@ -603,8 +604,10 @@ static void describe(struct pmnf_model *m, const char *const *names)
         int any = 0;
         for (int d = 0; d < m->nparams && n < (int)len; d++) {
             char term[96];
-            term_text(m, d, names[d], term, sizeof term);
-            if (!(m->mask[t] >> d & 1) || !term[0])
+            int second = m->mask[t] == PMNF_SECOND;
+            term_text(second ? (struct term){m->e2, m->l2} : (struct term){m->e[d], m->l[d]},
+                      names[d], term, sizeof term);
+            if (!(second ? d == m->d2 : m->mask[t] >> d & 1) || !term[0])
                 continue;
             n += snprintf(m->formula + n, len - (size_t)n, " * %s", term);
             any = 1;
@@ -625,8 +628,44 @@ static int model_complexity(const struct pmnf_model *m)
         if (used)
             c += complexity((struct term){m->e[d], m->l[d]});
     }
+    for (int t = 0; t < m->nterms; t++)
+        if (m->mask[t] == PMNF_SECOND)
+            c += complexity((struct term){m->e2, m->l2});
     return c;
 }
+
+/* A form (products fm[0..len)) uses a parameter whose term in m is the constant: the form
+ * without that parameter covers it. */
+static int uses_constant(const struct pmnf_model *m, const unsigned char *fm, int len)
+{
+    int uses = 0;
+    for (int t = 0; t < len; t++)
+        for (int d = 0; d < m->nparams; d++)
+            uses |= (fm[t] >> d & 1) && m->e[d] == 0 && m->l[d] == 0;
+    return uses;
+}
+
+/* The growing second terms of a parameter whose term falls: the overheads that grow with the
+ * ranks (a tree's log2 p, a 2-D surface's p^(1/2), a gather's p, a sort's p·log2 p) beside the
+ * work that shrinks as work / p. One term of p cannot hold both: 1 + 100/p + 0.8·log2 p from
+ * p = 1..32 was predicted 21% low at 128 as 5 + 90/p (bench/predict_corpus.py, synth_p). */
+static const struct term growing[] = {{0, 1}, {0.5, 0}, {1, 0}, {1, 1}};
+#define NGROWING (int)(sizeof growing / sizeof growing[0])
+/* A model with a second term is work that falls and an overhead that grows: the products of
+ * its parameter have positive coefficients (fitted to noise, an overhead that shrinks or
+ * work that grows won where one term is the law: laws of p from single runs with 10% noise
+ * erred more at 8x, bench/predict_draws.py). */
+static int work_and_overhead(const struct pmnf_model *m)
+{
+    for (int t = 0; t < m->nterms; t++)
+        if ((m->mask[t] == PMNF_SECOND || m->mask[t] >> m->d2 & 1) && !(m->c[t + 1] > 0))
+            return 0;
+    return 1;
+}
+
+/* Three coefficients, fitted on the values below the second largest in forward chaining,
+ * need four of them: six values of the parameter. */
+#define SECOND_VALUES 6
 
 /* The sets of products to try for np parameters: every set of 1 to min(np, 3) distinct
  * non-empty subsets of the parameters, in which no product contains another unless it is
@@ -681,10 +720,25 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
             return FIT_ESINGULAR;
     unsigned char fm[128][PMNF_MAX_TERMS];
     int flen[128], nforms = forms(np, fm, flen);
-    int combos = 1;
-    for (int d = 0; d < np; d++)
+    int combos = 1, values[PMNF_MAX_PARAMS];
+    for (int d = 0; d < np; d++) {
         combos *= nt[d];
-    int cap = 1 + combos * nforms; /* the constant model and every combination */
+        largest_value(&x[d], np, n, 0, &values[d]);
+        values[d]++; /* those below the largest, and the largest */
+    }
+    /* the falling terms that get a growing second term, where the best term of a parameter
+     * falls (the work shrinks with it; a series that grows from the start, 1 + 0.5·p^(1/2),
+     * took 0.3/p as "work" fitted to its noise): work / p, and the best term if another (one
+     * term of p fitted to work and overhead together bends to p^(-4/3), above p^(-1)) */
+    struct term falling[PMNF_MAX_PARAMS][2];
+    int nfalling[PMNF_MAX_PARAMS];
+    for (int d = 0; d < np; d++) {
+        falling[d][0] = (struct term){-1, 0};
+        falling[d][1] = terms[d][0];
+        nfalling[d] = !(terms[d][0].e < 0) ? 0 : terms[d][0].e == -1 && terms[d][0].l == 0 ? 1 : 2;
+    }
+    /* the constant model, every combination, and those with a second term */
+    int cap = 1 + combos * nforms * (1 + np * 2 * NGROWING);
     struct pmnf_model *cand = malloc((size_t)cap * sizeof *cand);
     double *se2 = malloc((size_t)cap * sizeof *se2);
     if (!cand || !se2) {
@@ -700,28 +754,49 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
         nc++;
     for (int c = 0; c < combos; c++) {
         struct pmnf_model m = {.nparams = np};
-        int rest = c, constant_term = 0;
+        int rest = c, constant_term = 0, first[PMNF_MAX_PARAMS];
         for (int d = 0; d < np; d++) {
             struct term t = terms[d][rest % nt[d]];
+            first[d] = rest % nt[d] == 0;
             rest /= nt[d];
             m.e[d] = t.e;
             m.l[d] = t.l;
             constant_term |= t.e == 0 && t.l == 0;
         }
         for (int f = 0; f < nforms && nc < cap; f++) {
-            /* a product of constant terms only is the constant model; skip forms that use
-             * a parameter whose term is constant (the form without it covers them) */
-            int skip = 0;
-            for (int t = 0; t < flen[f]; t++)
-                for (int d = 0; d < np; d++)
-                    skip |= (fm[f][t] >> d & 1) && m.e[d] == 0 && m.l[d] == 0;
-            if (skip || (np == 1 && constant_term))
+            /* a product of constant terms only is the constant model */
+            if (uses_constant(&m, fm[f], flen[f]) || (np == 1 && constant_term))
                 continue;
             m.nterms = flen[f];
-            memcpy(m.mask, fm[f], sizeof m.mask);
+            memset(m.mask, 0, sizeof m.mask);
+            memcpy(m.mask, fm[f], (size_t)flen[f]);
             cand[nc] = m;
             if (evaluate(&cand[nc], x, y, n, &ch, &se2[nc]) == FIT_OK)
                 nc++;
+            /* the form with a falling term of a parameter it uses and a growing second term
+             * of it: once per combination of the other parameters' terms */
+            for (int d = 0; d < np && flen[f] < PMNF_MAX_TERMS; d++) {
+                int uses = 0;
+                for (int t = 0; t < flen[f]; t++)
+                    uses |= fm[f][t] >> d & 1;
+                if (!uses || !first[d] || values[d] < SECOND_VALUES)
+                    continue;
+                for (int k = 0; k < nfalling[d]; k++)
+                    for (int g = 0; g < NGROWING && nc < cap; g++) {
+                        struct pmnf_model s2 = m;
+                        s2.e[d] = falling[d][k].e;
+                        s2.l[d] = falling[d][k].l;
+                        s2.nterms = flen[f] + 1;
+                        s2.mask[flen[f]] = PMNF_SECOND;
+                        s2.d2 = d;
+                        s2.e2 = growing[g].e;
+                        s2.l2 = growing[g].l;
+                        cand[nc] = s2;
+                        if (evaluate(&cand[nc], x, y, n, &ch, &se2[nc]) == FIT_OK &&
+                            work_and_overhead(&cand[nc]))
+                            nc++;
+                    }
+            }
         }
     }
     if (!nc) {
@@ -761,7 +836,9 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
                 used = !memcmp(cand[i].e, out[j].e, sizeof cand[i].e) &&
                        !memcmp(cand[i].l, out[j].l, sizeof cand[i].l) &&
                        cand[i].nterms == out[j].nterms &&
-                       !memcmp(cand[i].mask, out[j].mask, sizeof cand[i].mask);
+                       !memcmp(cand[i].mask, out[j].mask, sizeof cand[i].mask) &&
+                       cand[i].d2 == out[j].d2 && cand[i].e2 == out[j].e2 &&
+                       cand[i].l2 == out[j].l2;
             if (!used && (next < 0 || cand[i].score < cand[next].score))
                 next = i;
         }

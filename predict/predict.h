@@ -25,10 +25,14 @@ enum {
 
 const char *fit_strerror(int code);
 
-/* Least squares X b ≈ y by SVD (LAPACK dgelsd). w (may be NULL) weights each point. On
- * success coef[k] and *rss (residual sum of squares) are set. */
+/* Least squares X b ≈ y by SVD (LAPACK dgesvd). w (may be NULL) weights each point. On
+ * success coef[k] and *rss (residual sum of squares) are set; FIT_ESINGULAR when X has not
+ * full rank (a singular value below 1e-12 of the largest). */
 int fit_lsq(const double *X, int n, int k, const double *y, const double *w, double *coef,
             double *rss);
+/* The same and the leverages h[n] (fit_leverage) from the same decomposition. */
+int fit_lsq_leverage(const double *X, int n, int k, const double *y, const double *w,
+                     double *coef, double *rss, double *h);
 
 /* Leverages h[n] of the points in the (weighted) least squares fit with design X (n × k):
  * the diagonal of the hat matrix. A left-out point's residual is e_i / (1 - h_i), exactly for
@@ -63,15 +67,22 @@ int fit_decay(const double *x, const double *y, int n, double *a, double *r, dou
 /* PMNF: f(x) = c0 + sum over terms t of c_t · prod over the parameters d in term t of
  * x_d^e_d · log2(x_d)^l_d: one term per parameter (e_d, l_d), combined additively
  * (c0 + c1·f + c2·g), multiplicatively (c0 + c1·f·g) or mixed (c0 + c1·f + c2·f·g, ...),
- * for one to three parameters (docs/design.md 3.4). */
+ * for one to three parameters (docs/design.md 3.4); and for a parameter whose term falls
+ * (strong scaling: work / p), one more product of a second, growing term of it (the
+ * overhead: c0 + c1/p + c2·log2 p), mask bit PMNF_SECOND. */
 #define PMNF_MAX_PARAMS 3
-#define PMNF_MAX_TERMS 3
+#define PMNF_MAX_TERMS 4
+#define PMNF_SECOND 0x80
 struct pmnf_model {
     int nparams;                      /* 1 to 3 */
     int nterms;                       /* products after c0; 0 is the constant model */
-    unsigned char mask[PMNF_MAX_TERMS]; /* the parameters of each product (bit d) */
+    unsigned char mask[PMNF_MAX_TERMS]; /* the parameters of each product (bit d), or
+                                           PMNF_SECOND: x_d2^e2 · log2(x_d2)^l2 */
     double e[PMNF_MAX_PARAMS];        /* exponent per parameter */
     int l[PMNF_MAX_PARAMS];           /* power of log2 per parameter */
+    int d2;                           /* the parameter of the second term, its exponent */
+    double e2;                        /* and power of log2 */
+    int l2;
     double c[PMNF_MAX_TERMS + 1];
     double fit_smape;                 /* on the fitted points, percent */
     double loo_smape;                 /* leave-one-out cross-validated, percent */

@@ -12,6 +12,8 @@ local laws = {
   {name = "c+k/p", f = function(x) return 2.0 + 300 / x.p end},
   {name = "c+k*p*log2(p)", f = function(x) return 5 + 0.2 * x.p * math.log(x.p, 2) end},
   {name = "c+k*p", f = function(x) return 40 + 3 * x.p end},
+  -- strong scaling: work / p and an overhead growing with p, the time turning up near p = 64
+  {name = "c+k/p+m*log2(p)", f = function(x) return 1 + 200 / x.p + 2 * math.log(x.p, 2) end},
   {name = "n^2/p", two = true, f = function(x) return x.n * x.n / x.p end},
 }
 
