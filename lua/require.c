@@ -26,7 +26,8 @@ static int api_require(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
     if (!valid(name))
-        return luaL_error(L, "tardy.require: '%s' is not a library name (letters, digits, _)", name);
+        return luaL_error(L, "tardy.require: '%s' is not a library name (letters, digits, _)",
+                          name);
     lua_getfield(L, LUA_REGISTRYINDEX, LIBS);
     int libs = lua_gettop(L);
     lua_getfield(L, libs, name);

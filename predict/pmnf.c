@@ -648,7 +648,7 @@ static int uses_constant(const struct pmnf_model *m, const unsigned char *fm, in
 /* The growing second terms of a parameter whose term falls: the overheads that grow with the
  * ranks (a tree's log2 p, a 2-D surface's p^(1/2), a gather's p, a sort's p·log2 p) beside the
  * work that shrinks as work / p. One term of p cannot hold both: 1 + 100/p + 0.8·log2 p from
- * p = 1..32 was predicted 21% low at 128 as 5 + 90/p (bench/predict_corpus.py, synth_p). */
+ * p = 1..32 with 1% noise was predicted 20% low at 128 as 5 + 90/p (docs/design.md 3.4). */
 static const struct term growing[] = {{0, 1}, {0.5, 0}, {1, 0}, {1, 1}};
 #define NGROWING (int)(sizeof growing / sizeof growing[0])
 /* A model with a second term is work that falls and an overhead that grows: the products of
