@@ -294,11 +294,20 @@ tardy.policy("default", function(ctx)
 
   local function predict_target(target)
     target = complete(target)
-    -- a parameter of the target that no run varies cannot be predicted
-    local fixed = nil
+    -- a parameter of the target that no run varies cannot be predicted; one that no run has
+    -- is most likely misspelt: name the runs' parameters
+    local fixed, absent = nil, nil
     for k, v in pairs(target) do
       local lo, hi = range(params, k)
-      if lo > hi or (lo == hi and v ~= lo) then fixed = k end
+      if lo > hi then absent = k elseif lo == hi and v ~= lo then fixed = k end
+    end
+    if absent then
+      local names = {}
+      for k in pairs(latest.params) do names[#names + 1] = k end
+      table.sort(names)
+      note(string.format("target %s: no run has the parameter %s (the runs have %s)",
+        scale_key(target), absent, table.concat(names, ", ")))
+      return
     end
     if fixed then
       note(string.format("target %s: no run varies %s, so nothing can be predicted for it",

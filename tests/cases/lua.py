@@ -383,6 +383,9 @@ def test_extrap_foreign():
         visits = got.get(("p=128", "solve/visits, max per rank"))
         expect(visits and abs(visits["value"] - 12800) <= 1e-6 * 12800,
                "solve/visits at p=128 (one repetition where time has three): %s" % visits)
+        out, _err = predict_json(["--extrap", path, "--at", "procs=128"])
+        expect("no run has the parameter procs (the runs have p)" in out.get("note", ""),
+               "a misspelt parameter: %s" % out.get("note"))
         open(path, "w").write("PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA x\n")
         p = subprocess.run([TARDY, "predict", "--extrap", path, "--at", "p=8"],
                            capture_output=True, text=True)
