@@ -36,8 +36,14 @@ void api_policy_names(lua_State *L, char *buf, size_t len);
 void api_fit_register(lua_State *L);
 
 /* The parameters that vary over the n points of the table at index pts (numbers in their x
- * tables), "p" first, at most PMNF_MAX_PARAMS names of fewer than 32 bytes; returns the count. */
+ * tables), their names (of fewer than 32 bytes) into names[API_MAX_VARYING], "p" first, then
+ * by name; returns how many. */
+#define API_MAX_VARYING 8
 int api_varying(lua_State *L, int pts, int n, char names[][32]);
+
+/* When np > max: pushes and returns the reason a model of at most max parameters cannot
+ * stand for the np varying ones; else NULL and nothing pushed. */
+const char *api_too_many(lua_State *L, int np, char names[][32], int max);
 
 /* tardy.medians and tardy.trend (lua/api_scales.c): adds them to the table at the top of the
  * stack. */

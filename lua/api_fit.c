@@ -324,6 +324,14 @@ static int pmnf_predict(lua_State *L)
 }
 
 /* (api.h) */
+static int by_name_p_first(const void *a, const void *b)
+{
+    const char *x = a, *y = b;
+    if (strcmp(x, y) && (!strcmp(x, "p") || !strcmp(y, "p")))
+        return !strcmp(x, "p") ? -1 : 1;
+    return strcmp(x, y);
+}
+
 int api_varying(lua_State *L, int pts, int n, char names[][32])
 {
     int count = 0;
@@ -343,27 +351,45 @@ int api_varying(lua_State *L, int pts, int n, char names[][32])
                 varies = lua_tonumber(L, -1) != first;
                 lua_pop(L, 3);
             }
-            if (varies && count < PMNF_MAX_PARAMS && strlen(key) < 32) {
-                int at = !strcmp(key, "p") ? 0 : count;
-                if (at == 0 && count)
-                    memcpy(names[count], names[0], 32);
-                snprintf(names[at], 32, "%s", key);
-                count++;
-            }
+            if (varies && count < API_MAX_VARYING && strlen(key) < 32)
+                snprintf(names[count++], 32, "%s", key);
         }
         lua_pop(L, 1);
     }
     lua_pop(L, 2);
+    /* in a fixed order, not the hash table's: which three a caller gets must not vary */
+    qsort(names, (size_t)count, 32, by_name_p_first);
     return count;
 }
 
+/* The reason a model of at most max parameters cannot stand for the np that vary (names as
+ * api_varying gave them); NULL when it can. Pushed. */
+const char *api_too_many(lua_State *L, int np, char names[][32], int max)
+{
+    if (np <= max)
+        return NULL;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "%d parameters vary (", np);
+    luaL_addvalue(&b);
+    for (int d = 0; d < np; d++) {
+        luaL_addstring(&b, names[d]);
+        luaL_addstring(&b, d + 1 < np ? ", " : "");
+    }
+    lua_pushfstring(L, ") and a model takes at most %d: give the runs where the others are "
+                       "fixed", max);
+    luaL_addvalue(&b);
+    luaL_pushresult(&b);
+    return lua_tostring(L, -1);
+}
+
 /* tardy.varying(points) → the names of the parameters that vary over the points ("p" first,
- * at most three): what tardy.pmnf models, and how a family of one parameter finds it. */
+ * then by name): what tardy.pmnf models, and how a family of one parameter finds it. */
 static int l_varying(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     int n = (int)luaL_len(L, 1);
-    char names[PMNF_MAX_PARAMS][32];
+    char names[API_MAX_VARYING][32];
     int np = n ? api_varying(L, 1, n, names) : 0;
     lua_createtable(L, np, 0);
     for (int d = 0; d < np; d++) {
@@ -396,7 +422,14 @@ static int l_pmnf(lua_State *L)
     memset(u, 0, sizeof *u);
     luaL_setmetatable(L, MODEL_META);
     int ud = lua_gettop(L);
-    int np = api_varying(L, 1, n, u->names);
+    char all[API_MAX_VARYING][32];
+    int np = api_varying(L, 1, n, all);
+    if (api_too_many(L, np, all, PMNF_MAX_PARAMS)) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    memcpy(u->names, all, sizeof u->names);
     if (np == 0) {
         np = 1; /* nothing varies: a constant in p */
         snprintf(u->names[0], 32, "p");

@@ -138,9 +138,14 @@ static int l_trend(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     int n = (int)luaL_len(L, 1);
-    char names[PMNF_MAX_PARAMS][32];
+    char names[API_MAX_VARYING][32];
     const char *nm[PMNF_MAX_PARAMS];
     int np = n ? api_varying(L, 1, n, names) : 0;
+    if (api_too_many(L, np, names, PMNF_MAX_PARAMS)) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
     for (int d = 0; d < np; d++)
         nm[d] = names[d];
     if (np < 1) {

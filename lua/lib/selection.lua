@@ -73,7 +73,8 @@ end
 -- with .score, .extrap (mean held-out log error), .near (the models of every family within
 -- NEAR of the best score); nil and the reason when no family can.
 local function best_model(families, pts)
-  local n, fits, why, info, prevailing = #pts, {}, nil, scale_info(pts), nil
+  local n, fits, info, prevailing = #pts, {}, scale_info(pts), nil
+  local said, few = {}, nil
   for _, f in ipairs(families) do
     if n >= (f.spec.min_points or 3) then
       local m, reason = f.spec.fit(pts)
@@ -97,11 +98,14 @@ local function best_model(families, pts)
         m.extrap = own or ext
         fits[#fits + 1] = m
         if f.spec.prevails and not prevailing then prevailing = m end
-      else
-        why = why or reason
+      elseif reason then -- families that give the same reason named together
+        local same = nil
+        for _, r in ipairs(said) do if r.reason == reason then same = r end end
+        if same then same.names = same.names .. ", " .. f.name
+        else said[#said + 1] = {names = f.name, reason = reason} end
       end
     else
-      why = why or string.format("too few runs: needs runs at %d different scales, has %d",
+      few = few or string.format("too few runs: needs runs at %d different scales, has %d",
                                  f.spec.min_points or 3, n)
     end
   end
@@ -112,7 +116,12 @@ local function best_model(families, pts)
   -- a family that offers a model only where the runs rule out the others (constant: no
   -- change beyond the noise between repetitions) prevails over the scores
   if prevailing then best = prevailing end
-  if not best then return nil, why or "no family can model it" end
+  -- every family's reason (a file of four varying parameters named only cacheprofile's: one
+  -- parameter at a time, not PMNF's: at most three)
+  if not best then
+    for i, r in ipairs(said) do said[i] = r.names .. ": " .. r.reason end
+    return nil, #said > 0 and table.concat(said, "; ") or few or "no family can model it"
+  end
   best.info = info
   best.near = {}
   for _, m in ipairs(fits) do

@@ -2,6 +2,7 @@
 the run store), broken scripts offline and in a job, the API's metrics."""
 import glob
 import json
+import math
 import os
 import re
 import shutil
@@ -386,6 +387,17 @@ def test_extrap_foreign():
         out, _err = predict_json(["--extrap", path, "--at", "procs=128"])
         expect("no run has the parameter procs (the runs have p)" in out.get("note", ""),
                "a misspelt parameter: %s" % out.get("note"))
+        # four parameters that vary: no model stands for them (one ignoring p missed 4x)
+        with open(path, "w") as f:
+            pts = [(p, n, a, b) for p in (2, 4, 8, 16, 32) for n in (10, 20, 30, 40, 50)
+                   for a in (1, 2, 3) for b in (5, 6, 7)]
+            f.write("PARAMETER p n a b\nPOINTS %s\nREGION k\nMETRIC time\n" % " ".join(
+                "(%d %d %d %d)" % t for t in pts))
+            f.writelines("DATA %r\n" % (n * a * math.log2(p) + b) for p, n, a, b in pts)
+        out, _err = predict_json(["--extrap", path, "--at", "p=64,n=50,a=3,b=7"])
+        expect(not out["predictions"] and "4 parameters vary (p, a, b, n) and a model takes at "
+               "most 3" in out.get("note", ""), "four parameters: %s %s" % (
+                   out["predictions"][:1], out.get("note")))
         open(path, "w").write("PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA x\n")
         p = subprocess.run([TARDY, "predict", "--extrap", path, "--at", "p=8"],
                            capture_output=True, text=True)
