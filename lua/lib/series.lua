@@ -139,7 +139,7 @@ end
 
 -- The runs in a canonical order (scale, then start time), so that the same runs give the same
 -- predictions bit for bit at finalize and offline; the reference run (the one whose rows are
--- reported one by one) is the one with the most wall time.
+-- reported one by one) is chosen by reference() whatever the order.
 local function canonical(list)
   local runs = {}
   for i, run in ipairs(list) do
