@@ -119,7 +119,10 @@ local function best_model(families, pts)
   -- every family's reason (a file of four varying parameters named only cacheprofile's: one
   -- parameter at a time, not PMNF's: at most three)
   if not best then
-    for i, r in ipairs(said) do said[i] = r.names .. ": " .. r.reason end
+    for i, r in ipairs(said) do -- "cacheprofile models one parameter ..." names itself
+      said[i] = r.reason:sub(1, #r.names + 1) == r.names .. " " and r.reason or
+        r.names .. ": " .. r.reason
+    end
     return nil, #said > 0 and table.concat(said, "; ") or few or "no family can model it"
   end
   best.info = info
