@@ -41,9 +41,10 @@ void api_fit_register(lua_State *L);
 #define API_MAX_VARYING 8
 int api_varying(lua_State *L, int pts, int n, char names[][32]);
 
-/* When np > max: pushes and returns the reason a model of at most max parameters cannot
- * stand for the np varying ones; else NULL and nothing pushed. */
-const char *api_too_many(lua_State *L, int np, char names[][32], int max);
+/* When np > max: pushes nil and the reason a model of at most max parameters cannot stand
+ * for the np varying ones (a Lua function's two results) and returns 2; else 0, nothing
+ * pushed. */
+int api_too_many(lua_State *L, int np, char names[][32], int max);
 
 /* tardy.medians and tardy.trend (lua/api_scales.c): adds them to the table at the top of the
  * stack. */

@@ -362,12 +362,14 @@ int api_varying(lua_State *L, int pts, int n, char names[][32])
     return count;
 }
 
-/* The reason a model of at most max parameters cannot stand for the np that vary (names as
- * api_varying gave them); NULL when it can. Pushed. */
-const char *api_too_many(lua_State *L, int np, char names[][32], int max)
+/* When more than max parameters vary (np, names as api_varying gave them): pushes nil and the
+ * reason a model of at most max cannot stand for them, a Lua function's two results, and
+ * returns 2; else 0 and nothing pushed. */
+int api_too_many(lua_State *L, int np, char names[][32], int max)
 {
     if (np <= max)
-        return NULL;
+        return 0;
+    lua_pushnil(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     lua_pushfstring(L, "%d parameters vary (", np);
@@ -380,7 +382,7 @@ const char *api_too_many(lua_State *L, int np, char names[][32], int max)
                        "fixed", max);
     luaL_addvalue(&b);
     luaL_pushresult(&b);
-    return lua_tostring(L, -1);
+    return 2;
 }
 
 /* tardy.varying(points) → the names of the parameters that vary over the points ("p" first,
@@ -424,11 +426,8 @@ static int l_pmnf(lua_State *L)
     int ud = lua_gettop(L);
     char all[API_MAX_VARYING][32];
     int np = api_varying(L, 1, n, all);
-    if (api_too_many(L, np, all, PMNF_MAX_PARAMS)) {
-        lua_pushnil(L);
-        lua_insert(L, -2);
+    if (api_too_many(L, np, all, PMNF_MAX_PARAMS))
         return 2;
-    }
     memcpy(u->names, all, sizeof u->names);
     if (np == 0) {
         np = 1; /* nothing varies: a constant in p */

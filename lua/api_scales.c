@@ -141,11 +141,8 @@ static int l_trend(lua_State *L)
     char names[API_MAX_VARYING][32];
     const char *nm[PMNF_MAX_PARAMS];
     int np = n ? api_varying(L, 1, n, names) : 0;
-    if (api_too_many(L, np, names, PMNF_MAX_PARAMS)) {
-        lua_pushnil(L);
-        lua_insert(L, -2);
+    if (api_too_many(L, np, names, PMNF_MAX_PARAMS))
         return 2;
-    }
     for (int d = 0; d < np; d++)
         nm[d] = names[d];
     if (np < 1) {

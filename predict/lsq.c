@@ -22,10 +22,41 @@ const char *fit_strerror(int code)
     return "unknown error";
 }
 
-/* Weighted least squares by one SVD of the weighted design matrix, A = U S V^T: the
- * coefficients V S^-1 U^T b, the residual sum of squares and, unless h is NULL, the
- * leverages (the squared rows of U). One decomposition gives both: the model search fits
- * and cross-validates hundreds of hypotheses a series. */
+/* The thin SVD of the weighted design matrix A (X's rows times sqrt(w_i)), A = U S V^T:
+ * U (n x k, column-major) into u, the singular values into s and, unless vt is NULL, V^T
+ * (k x k) into vt. a holds n x k + 5 (n + k) + 64 doubles of work space. */
+static int weighted_svd(const double *X, int n, int k, const double *w, double *a, double *u,
+                        double *s, double *vt)
+{
+    int lwork = 5 * (n + k) + 64, info, one = 1;
+    double *work = a + (size_t)n * k, none;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++)
+            a[j * n + i] = X[i * k + j] * (w ? sqrt(w[i]) : 1.0); /* column-major */
+    dgesvd_("S", vt ? "S" : "N", &n, &k, a, &n, s, u, &n, vt ? vt : &none, vt ? &k : &one,
+            work, &lwork, &info);
+    return info;
+}
+
+/* The leverages h[n]: the squared rows of U over the singular values that are not zero. */
+static void leverages(const double *u, const double *s, int n, int k, double *h)
+{
+    for (int i = 0; i < n; i++) {
+        h[i] = 0;
+        for (int j = 0; j < k; j++)
+            if (s[j] > 1e-12 * s[0])
+                h[i] += u[j * n + i] * u[j * n + i];
+    }
+}
+
+static double *svd_space(int n, int k)
+{
+    return malloc((2 * (size_t)n * k + 5 * ((size_t)n + k) + 64) * sizeof(double));
+}
+
+/* Weighted least squares by one SVD: the coefficients V S^-1 U^T b, the residual sum of
+ * squares and, unless h is NULL, the leverages. One decomposition gives both: the model
+ * search fits and cross-validates hundreds of hypotheses a series. */
 static int svd_fit(const double *X, int n, int k, const double *y, const double *w,
                    double *coef, double *rss, double *h)
 {
@@ -38,15 +69,10 @@ static int svd_fit(const double *X, int n, int k, const double *y, const double 
             if (!isfinite(X[i * k + j]))
                 return FIT_EINPUT;
     }
-    int lwork = 5 * (n + k) + 64, info;
-    double *a = malloc((2 * (size_t)n * k + (size_t)lwork) * sizeof *a);
-    if (!a)
+    double *u = svd_space(n, k), s[64], vt[64 * 64];
+    if (!u)
         return FIT_ENOMEM;
-    double *u = a + (size_t)n * k, *work = u + (size_t)n * k, s[64], vt[64 * 64];
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < k; j++)
-            a[j * n + i] = X[i * k + j] * (w ? sqrt(w[i]) : 1.0); /* column-major */
-    dgesvd_("S", "S", &n, &k, a, &n, s, u, &n, vt, &k, work, &lwork, &info);
+    int info = weighted_svd(X, n, k, w, u + (size_t)n * k, u, s, vt);
     int rc = info != 0 || !(s[k - 1] > 1e-12 * s[0]) ? FIT_ESINGULAR : FIT_OK;
     if (rc == FIT_OK) {
         double ub[64];
@@ -67,15 +93,12 @@ static int svd_fit(const double *X, int n, int k, const double *y, const double 
             for (int j = 0; j < k; j++)
                 p += X[i * k + j] * coef[j];
             sum += (w ? w[i] : 1.0) * (y[i] - p) * (y[i] - p);
-            if (h) {
-                h[i] = 0;
-                for (int j = 0; j < k; j++)
-                    h[i] += u[j * n + i] * u[j * n + i];
-            }
         }
         *rss = sum;
+        if (h)
+            leverages(u, s, n, k, h);
     }
-    free(a);
+    free(u);
     return rc;
 }
 
@@ -93,31 +116,14 @@ int fit_lsq_leverage(const double *X, int n, int k, const double *y, const doubl
 
 int fit_leverage(const double *X, int n, int k, const double *w, double *h)
 {
-    if (n < 1 || k < 1 || k > n)
+    if (n < 1 || k < 1 || k > n || k > 64)
         return FIT_EINPUT;
-    int lwork = 5 * (n + k) + 64, info, one = 1;
-    double *a = malloc((size_t)n * k * sizeof *a), *u = malloc((size_t)n * k * sizeof *u);
-    double *work = malloc((size_t)lwork * sizeof *work), s[64], vt;
-    int rc = FIT_ENOMEM;
-    if (!a || !u || !work || k > 64)
-        goto out;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < k; j++)
-            a[j * n + i] = X[i * k + j] * (w ? sqrt(w[i]) : 1.0); /* column-major */
-    dgesvd_("S", "N", &n, &k, a, &n, s, u, &n, &vt, &one, work, &lwork, &info);
-    rc = FIT_ESINGULAR;
-    if (info != 0)
-        goto out;
-    for (int i = 0; i < n; i++) {
-        h[i] = 0;
-        for (int j = 0; j < k; j++)
-            if (s[j] > 1e-12 * s[0])
-                h[i] += u[j * n + i] * u[j * n + i];
-    }
-    rc = FIT_OK;
-out:
-    free(a);
+    double *u = svd_space(n, k), s[64];
+    if (!u)
+        return FIT_ENOMEM;
+    int info = weighted_svd(X, n, k, w, u + (size_t)n * k, u, s, NULL);
+    if (info == 0)
+        leverages(u, s, n, k, h);
     free(u);
-    free(work);
-    return rc;
+    return info == 0 ? FIT_OK : FIT_ESINGULAR;
 }
