@@ -1,4 +1,5 @@
-/* Linear least squares and leverages through LAPACK's SVD. */
+/* Linear least squares and leverages through LAPACK: a QR factorization, or the SVD where
+ * the columns may be nearly dependent and for leverages alone (which allow them). */
 #include "predict.h"
 
 #include <math.h>
@@ -9,6 +10,12 @@
 void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
              const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
              double *work, const int *lwork, int *info);
+/* LAPACK's unblocked QR factorization and the forming of its Q (no workspace query, no
+ * tuning look-up). */
+void dgeqr2_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
+             int *info);
+void dorg2r_(const int *m, const int *n, const int *k, double *a, const int *lda,
+             const double *tau, double *work, int *info);
 
 const char *fit_strerror(int code)
 {
@@ -22,17 +29,23 @@ const char *fit_strerror(int code)
     return "unknown error";
 }
 
-/* The thin SVD of the weighted design matrix A (X's rows times sqrt(w_i)), A = U S V^T:
- * U (n x k, column-major) into u, the singular values into s and, unless vt is NULL, V^T
- * (k x k) into vt. a holds n x k + 5 (n + k) + 64 doubles of work space. */
+/* The weighted design matrix A (X's rows times sqrt(w_i)) into a, column-major. */
+static void weighted_design(const double *X, int n, int k, const double *w, double *a)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < k; j++)
+            a[j * n + i] = X[i * k + j] * (w ? sqrt(w[i]) : 1.0);
+}
+
+/* The thin SVD of the weighted design matrix A = U S V^T: U (n x k, column-major) into u,
+ * the singular values into s and, unless vt is NULL, V^T (k x k) into vt. a holds
+ * n x k + 5 (n + k) + 64 doubles of work space. */
 static int weighted_svd(const double *X, int n, int k, const double *w, double *a, double *u,
                         double *s, double *vt)
 {
     int lwork = 5 * (n + k) + 64, info, one = 1;
     double *work = a + (size_t)n * k, none;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < k; j++)
-            a[j * n + i] = X[i * k + j] * (w ? sqrt(w[i]) : 1.0); /* column-major */
+    weighted_design(X, n, k, w, a);
     dgesvd_("S", vt ? "S" : "N", &n, &k, a, &n, s, u, &n, vt ? vt : &none, vt ? &k : &one,
             work, &lwork, &info);
     return info;
@@ -49,15 +62,84 @@ static void leverages(const double *u, const double *s, int n, int k, double *h)
     }
 }
 
-static double *svd_space(int n, int k)
+static double *lsq_space(int n, int k)
 {
     return malloc((2 * (size_t)n * k + 5 * ((size_t)n + k) + 64) * sizeof(double));
 }
 
-/* Weighted least squares by one SVD: the coefficients V S^-1 U^T b, the residual sum of
- * squares and, unless h is NULL, the leverages. One decomposition gives both: the model
- * search fits and cross-validates hundreds of hypotheses a series. */
-static int svd_fit(const double *X, int n, int k, const double *y, const double *w,
+/* The weighted right-hand side sqrt(w_i) y_i projected on the k orthonormal columns of q
+ * (n x k, column-major), into qb. */
+static void project(const double *q, int n, int k, const double *y, const double *w,
+                    double *qb)
+{
+    for (int j = 0; j < k; j++) {
+        qb[j] = 0;
+        for (int i = 0; i < n; i++)
+            qb[j] += q[j * n + i] * y[i] * (w ? sqrt(w[i]) : 1.0);
+    }
+}
+
+/* Least squares by the SVD: coef = V S^-1 U^T b; FIT_ESINGULAR when a singular value is
+ * below 1e-12 of the largest. */
+static int svd_solve(const double *X, int n, int k, const double *y, const double *w,
+                     double *space, double *coef, double *h)
+{
+    double *u = space, s[64], vt[64 * 64], ub[64];
+    if (weighted_svd(X, n, k, w, u + (size_t)n * k, u, s, vt) != 0 || !(s[k - 1] > 1e-12 * s[0]))
+        return FIT_ESINGULAR;
+    project(u, n, k, y, w, ub);
+    for (int c = 0; c < k; c++) { /* V = vt^T; vt is k x k, column-major */
+        coef[c] = 0;
+        for (int j = 0; j < k; j++)
+            coef[c] += vt[c * k + j] * ub[j] / s[j];
+    }
+    if (h)
+        leverages(u, s, n, k, h);
+    return FIT_OK;
+}
+
+/* Least squares by QR, A = Q R: R coef = Q^T b, the leverages the squared rows of Q. 1 when
+ * R's diagonal spans more than 1e9 (the columns may be nearly dependent: the SVD decides, as
+ * the smallest singular value is at most R's smallest diagonal element and the largest at
+ * least its largest). A model search fits hundreds of hypotheses of a few columns a series,
+ * and on ten rows dgesvd costs five times dgeqr2 and dorg2r. */
+static int qr_solve(const double *X, int n, int k, const double *y, const double *w,
+                    double *space, double *coef, double *h)
+{
+    double *q = space, *work = space + (size_t)n * k, tau[64], r[64 * 64], qb[64];
+    int info;
+    weighted_design(X, n, k, w, q);
+    dgeqr2_(&n, &k, q, &n, tau, work, &info);
+    double lo = INFINITY, hi = 0;
+    for (int j = 0; j < k; j++) {
+        for (int i = 0; i <= j; i++)
+            r[j * k + i] = q[j * n + i];
+        lo = fmin(lo, fabs(r[j * k + j]));
+        hi = fmax(hi, fabs(r[j * k + j]));
+    }
+    if (info != 0 || !(lo > 1e-9 * hi))
+        return 1;
+    dorg2r_(&n, &k, &k, q, &n, tau, work, &info);
+    if (info != 0)
+        return 1;
+    project(q, n, k, y, w, qb);
+    for (int j = k - 1; j >= 0; j--) { /* back substitution */
+        double v = qb[j];
+        for (int c = j + 1; c < k; c++)
+            v -= r[c * k + j] * coef[c];
+        coef[j] = v / r[j * k + j];
+    }
+    for (int i = 0; h && i < n; i++) {
+        h[i] = 0;
+        for (int j = 0; j < k; j++)
+            h[i] += q[j * n + i] * q[j * n + i];
+    }
+    return FIT_OK;
+}
+
+/* Weighted least squares: the coefficients, the residual sum of squares and, unless h is
+ * NULL, the leverages, all from one decomposition. */
+static int lsq_fit(const double *X, int n, int k, const double *y, const double *w,
                    double *coef, double *rss, double *h)
 {
     if (n < k || k < 1 || k > 64)
@@ -69,56 +151,43 @@ static int svd_fit(const double *X, int n, int k, const double *y, const double 
             if (!isfinite(X[i * k + j]))
                 return FIT_EINPUT;
     }
-    double *u = svd_space(n, k), s[64], vt[64 * 64];
-    if (!u)
+    double *space = lsq_space(n, k);
+    if (!space)
         return FIT_ENOMEM;
-    int info = weighted_svd(X, n, k, w, u + (size_t)n * k, u, s, vt);
-    int rc = info != 0 || !(s[k - 1] > 1e-12 * s[0]) ? FIT_ESINGULAR : FIT_OK;
-    if (rc == FIT_OK) {
-        double ub[64];
-        for (int j = 0; j < k; j++) {
-            ub[j] = 0;
-            for (int i = 0; i < n; i++)
-                ub[j] += u[j * n + i] * y[i] * (w ? sqrt(w[i]) : 1.0);
-            ub[j] /= s[j];
-        }
-        for (int c = 0; c < k; c++) { /* V = vt^T; vt is k x k, column-major */
-            coef[c] = 0;
-            for (int j = 0; j < k; j++)
-                coef[c] += vt[c * k + j] * ub[j];
-        }
-        double sum = 0;
-        for (int i = 0; i < n; i++) {
-            double p = 0;
-            for (int j = 0; j < k; j++)
-                p += X[i * k + j] * coef[j];
-            sum += (w ? w[i] : 1.0) * (y[i] - p) * (y[i] - p);
-        }
-        *rss = sum;
-        if (h)
-            leverages(u, s, n, k, h);
+    int rc = qr_solve(X, n, k, y, w, space, coef, h);
+    if (rc == 1)
+        rc = svd_solve(X, n, k, y, w, space, coef, h);
+    free(space);
+    if (rc != FIT_OK)
+        return rc;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        double p = 0;
+        for (int j = 0; j < k; j++)
+            p += X[i * k + j] * coef[j];
+        sum += (w ? w[i] : 1.0) * (y[i] - p) * (y[i] - p);
     }
-    free(u);
-    return rc;
+    *rss = sum;
+    return FIT_OK;
 }
 
 int fit_lsq(const double *X, int n, int k, const double *y, const double *w, double *coef,
             double *rss)
 {
-    return svd_fit(X, n, k, y, w, coef, rss, NULL);
+    return lsq_fit(X, n, k, y, w, coef, rss, NULL);
 }
 
 int fit_lsq_leverage(const double *X, int n, int k, const double *y, const double *w,
                      double *coef, double *rss, double *h)
 {
-    return svd_fit(X, n, k, y, w, coef, rss, h);
+    return lsq_fit(X, n, k, y, w, coef, rss, h);
 }
 
 int fit_leverage(const double *X, int n, int k, const double *w, double *h)
 {
     if (n < 1 || k < 1 || k > n || k > 64)
         return FIT_EINPUT;
-    double *u = svd_space(n, k), s[64];
+    double *u = lsq_space(n, k), s[64];
     if (!u)
         return FIT_ENOMEM;
     int info = weighted_svd(X, n, k, w, u + (size_t)n * k, u, s, NULL);

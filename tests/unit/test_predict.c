@@ -150,6 +150,18 @@ static void least_squares(void)
     CHECK_NEAR(h[0], 0.75, 1e-12);
     CHECK_NEAR(h[1], 0.25, 1e-12);
     CHECK(fit_leverage(X, 1, 2, NULL, h) == FIT_EINPUT);
+    /* the same leverages from the QR of fit_lsq_leverage */
+    CHECK(fit_lsq_leverage(X, 4, 2, y, NULL, c, &rss, h) == FIT_OK);
+    CHECK_NEAR(h[0], 0.7, 1e-12);
+    CHECK_NEAR(h[1], 0.3, 1e-12);
+    CHECK_NEAR(h[3], 0.7, 1e-12);
+    /* columns 1e11 apart in scale: R's diagonal spans more than 1e9, the SVD decides (its
+     * singular values span less than 1e12) and the line 1 + 2x is found */
+    double S[] = {1, 1e11, 1, 2e11, 1, 3e11, 1, 4e11};
+    CHECK(fit_lsq_leverage(S, 4, 2, y, NULL, c, &rss, h) == FIT_OK);
+    CHECK_NEAR(c[0], 1, 1e-6);
+    CHECK_NEAR(c[1] * 1e11, 2, 1e-6);
+    CHECK_NEAR(h[0], 0.7, 1e-6);
 
     /* the Jacobian of q0 + q1 x - y is (1, x) in every row */
     double jx[] = {1, 2, 3}, jy[] = {0, 0, 0}, J[6], q0[2] = {0.5, 2};
