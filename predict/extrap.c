@@ -1,5 +1,7 @@
-/* Extra-P text format: export of the run store and import as runs. */
+/* Extra-P's data: the run store exported in its text format, and its data (read by
+ * extrap_text.c and extrap_json.c) as runs. */
 #include "predict.h"
+#include "extrap_reader.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -320,73 +322,74 @@ int extrap_write(const struct profile *runs, int nruns, FILE *out)
     return regions;
 }
 
-/* ---- import ------------------------------------------------------------------------------ */
+/* ---- import: Extra-P data as runs (the parsers: extrap_text.c, extrap_json.c) ------------ */
 
-struct reader {
-    const char *path;
-    int line;
-    char *err;
-    size_t errlen;
-    char *params[8];
-    int nparams;
-    double *points;   /* npoints × nparams */
-    int npoints, point;
-    char *region, *metric;
-    /* Repetition j of every point is block j: its runs (one per point) and, per point,
-     * whether that run lacks the current region's row. Blocks rather than runs per point so
-     * that the first repetitions of every point come first (a policy keeping the first runs
-     * keeps every point). */
-    struct repetition {
-        struct profile *runs;
-        unsigned char *absent;
-    } *reps;
-    int nreps;
-};
-
-static int fail(struct reader *rd, const char *what)
+int extrap_fail(struct extrap_reader *rd, const char *what)
 {
-    snprintf(rd->err, rd->errlen, "%s:%d: %s", rd->path, rd->line, what);
+    if (rd->line)
+        snprintf(rd->err, rd->errlen, "%s:%d: %s", rd->path, rd->line, what);
+    else
+        snprintf(rd->err, rd->errlen, "%s: %s", rd->path, what);
     return -1;
 }
 
-static int read_points(struct reader *rd, char *s)
+int extrap_add_param(struct extrap_reader *rd, const char *name)
 {
-    for (char *tok = strtok(s, " ()"); tok; tok = strtok(NULL, " ()")) {
-        char *end;
-        double v = strtod(tok, &end);
-        if (*end || !isfinite(v))
-            return fail(rd, "POINTS holds something that is not a number");
-        if (!strcmp(rd->params[rd->point % rd->nparams], "p") &&
-            !(v >= 1 && v <= 1e9 && v == floor(v)))
-            return fail(rd, "POINTS has a value of p that is not a rank count (1, 2, ...)");
-        double *more = realloc(rd->points, (size_t)(rd->npoints + 1) * rd->nparams * sizeof *more);
-        if (!more)
-            return fail(rd, "out of memory");
-        rd->points = more;
-        rd->points[rd->npoints * rd->nparams + (rd->point++ % rd->nparams)] = v;
-        if (rd->point % rd->nparams == 0)
-            rd->npoints++;
-    }
-    if (rd->point % rd->nparams)
-        return fail(rd, "a point has fewer coordinates than there are parameters");
-    rd->point = 0;
+    if (rd->npoints)
+        return extrap_fail(rd, "a parameter after the points");
+    if (rd->nparams == EXTRAP_MAX_PARAMS)
+        return extrap_fail(rd, "more than 8 parameters");
+    for (int i = 0; i < rd->nparams; i++)
+        if (!strcmp(rd->params[i], name))
+            return extrap_fail(rd, "a parameter named twice");
+    if (!(rd->params[rd->nparams] = strdup(name)))
+        return extrap_fail(rd, "out of memory");
+    rd->nparams++;
     return 0;
 }
 
-/* Add the block of repetition nreps: a run per point, with its parameters. */
-static int add_repetition(struct reader *rd)
+int extrap_check_point(struct extrap_reader *rd, const double *v)
 {
-    struct repetition *more = realloc(rd->reps, (size_t)(rd->nreps + 1) * sizeof *more);
+    for (int i = 0; i < rd->nparams; i++) {
+        if (!isfinite(v[i]))
+            return extrap_fail(rd, "a point has a value that is not a finite number");
+        if (!strcmp(rd->params[i], "p") && !(v[i] >= 1 && v[i] <= 1e9 && v[i] == floor(v[i]))) {
+            char what[96];
+            snprintf(what, sizeof what, "p = %g is not a rank count (1, 2, ...)", v[i]);
+            return extrap_fail(rd, what);
+        }
+    }
+    return 0;
+}
+
+int extrap_add_point(struct extrap_reader *rd, const double *v)
+{
+    if (rd->nreps)
+        return extrap_fail(rd, "a point after the data");
+    if (extrap_check_point(rd, v) < 0)
+        return -1;
+    double *more = realloc(rd->points, (size_t)(rd->npoints + 1) * rd->nparams * sizeof *more);
     if (!more)
-        return fail(rd, "out of memory");
+        return extrap_fail(rd, "out of memory");
+    rd->points = more;
+    memcpy(&rd->points[rd->npoints * rd->nparams], v, (size_t)rd->nparams * sizeof *v);
+    return rd->npoints++;
+}
+
+/* Add the block of repetition nreps: a run per point, with its parameters. */
+static int add_repetition(struct extrap_reader *rd)
+{
+    struct extrap_repetition *more = realloc(rd->reps, (size_t)(rd->nreps + 1) * sizeof *more);
+    if (!more)
+        return extrap_fail(rd, "out of memory");
     rd->reps = more;
-    struct repetition *b = &rd->reps[rd->nreps];
+    struct extrap_repetition *b = &rd->reps[rd->nreps];
     b->runs = calloc((size_t)rd->npoints, sizeof *b->runs);
     b->absent = calloc((size_t)rd->npoints, 1);
     if (!b->runs || !b->absent) {
         free(b->runs);
         free(b->absent);
-        return fail(rd, "out of memory");
+        return extrap_fail(rd, "out of memory");
     }
     rd->nreps++;
     for (int k = 0; k < rd->npoints; k++) {
@@ -499,135 +502,73 @@ static int place(struct profile *r, const char *region, const char *metric, doub
     return 0;
 }
 
-static int read_data(struct reader *rd, char *s)
+int extrap_region(struct extrap_reader *rd, const char *region, const char *metric)
 {
-    if (!rd->region || !rd->metric)
-        return fail(rd, "DATA before REGION and METRIC");
+    char **slot = region ? &rd->region : &rd->metric, *v = strdup(region ? region : metric);
+    if (!v)
+        return extrap_fail(rd, "out of memory");
+    free(*slot);
+    *slot = v;
+    for (int j = 0; region && j < rd->nreps; j++)
+        memset(rd->reps[j].absent, 0, (size_t)rd->npoints);
+    return 0;
+}
+
+int extrap_values(struct extrap_reader *rd, int point, const double *vals, int n)
+{
     if (!rd->nreps && add_repetition(rd) < 0)
         return -1;
-    if (rd->point >= rd->npoints)
-        return fail(rd, "more DATA lines than POINTS");
-    double vals[4096];
-    int n = 0;
-    for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
-        char *end;
-        double v = strtod(tok, &end);
-        if (*end || !isfinite(v))
-            return fail(rd, "DATA holds something that is not a number");
-        if (n == (int)(sizeof vals / sizeof *vals))
-            return fail(rd, "DATA holds more than 4096 values");
-        vals[n++] = v;
-    }
-    if (!n)
-        return fail(rd, "DATA without values");
+    for (int j = 0; j < n; j++)
+        if (!isfinite(vals[j]))
+            return extrap_fail(rd, "a value that is not a finite number");
     while (rd->nreps < n)
         if (add_repetition(rd) < 0)
             return -1;
     /* each value is a run of its own: the policies take the median of a scale's runs and
      * tell a trend from the noise between them */
     const char *a;
-    int k = rd->point++, tardys = region_kind(rd->region, &a) != 0;
+    int tardys = region_kind(rd->region, &a) != 0;
     for (int j = 0; j < n; j++) {
-        struct repetition *b = &rd->reps[j];
+        struct extrap_repetition *b = &rd->reps[j];
         if (tardys && !strcmp(rd->metric, PRESENT))
-            b->absent[k] = vals[j] == 0;
-        else if (!(tardys && b->absent[k]) && place(&b->runs[k], rd->region, rd->metric,
-                                                    vals[j]) < 0)
-            return fail(rd, "out of memory");
+            b->absent[point] = vals[j] == 0;
+        else if (!(tardys && b->absent[point]) && place(&b->runs[point], rd->region,
+                                                        rd->metric, vals[j]) < 0)
+            return extrap_fail(rd, "out of memory");
     }
     return 0;
 }
 
-static int read_line(struct reader *rd, char *line)
+int extrap_finish(struct extrap_reader *rd, int rc, struct profile **runs)
 {
-    line[strcspn(line, "\r\n")] = '\0';
-    char *s = line + strspn(line, " \t");
-    if (!*s || *s == '#')
-        return 0;
-    char *value = s + strcspn(s, " \t");
-    if (*value)
-        *value++ = '\0';
-    value += strspn(value, " \t");
-    /* the points' layout is fixed by the parameters, the runs' by the points */
-    if (!strcmp(s, "PARAMETER")) {
-        if (rd->npoints)
-            return fail(rd, "PARAMETER after POINTS");
-        for (char *tok = strtok(value, " \t"); tok; tok = strtok(NULL, " \t")) {
-            if (rd->nparams == 8)
-                return fail(rd, "more than 8 parameters");
-            for (int i = 0; i < rd->nparams; i++)
-                if (!strcmp(rd->params[i], tok))
-                    return fail(rd, "a parameter named twice");
-            if (!(rd->params[rd->nparams++] = strdup(tok)))
-                return fail(rd, "out of memory");
-        }
-        return 0;
-    }
-    if (!strcmp(s, "POINTS")) {
-        if (rd->nreps)
-            return fail(rd, "POINTS after DATA");
-        return rd->nparams ? read_points(rd, value) : fail(rd, "POINTS before PARAMETER");
-    }
-    if (!strcmp(s, "REGION") || !strcmp(s, "METRIC")) {
-        char **slot = s[0] == 'R' ? &rd->region : &rd->metric;
-        free(*slot);
-        *slot = strdup(value);
-        rd->point = 0;
-        for (int j = 0; s[0] == 'R' && j < rd->nreps; j++)
-            memset(rd->reps[j].absent, 0, (size_t)rd->npoints);
-        return 0;
-    }
-    if (!strcmp(s, "DATA"))
-        return read_data(rd, value);
-    return fail(rd, "unknown field (expected PARAMETER, POINTS, REGION, METRIC or DATA)");
-}
-
-int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen)
-{
-    struct reader rd = {.path = path, .err = err, .errlen = errlen};
-    FILE *f = fopen(path, "r");
     *runs = NULL;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open", path);
-        return -1;
+    if (rc == 0 && !rd->nreps) {
+        rd->line = 0;
+        rc = extrap_fail(rd, "no data");
     }
-    char line[65536];
-    int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        rd.line++;
-        if (!strchr(line, '\n') && !feof(f))
-            rc = fail(&rd, "line longer than 65535 characters");
-        else
-            rc = read_line(&rd, line);
-    }
-    fclose(f);
-    if (rc == 0 && !rd.nreps) {
-        rd.line = 0;
-        rc = fail(&rd, "no DATA");
-    }
-    for (int i = 0; i < rd.nparams; i++)
-        free(rd.params[i]);
-    free(rd.points);
-    free(rd.region);
-    free(rd.metric);
+    for (int i = 0; i < rd->nparams; i++)
+        free(rd->params[i]);
+    free(rd->points);
+    free(rd->region);
+    free(rd->metric);
     /* the runs, repetition by repetition; a later repetition's run without a row (its point
      * has fewer values than another) is no run */
     int n = 0;
-    struct profile *out = rc == 0 ? calloc((size_t)rd.nreps * rd.npoints, sizeof *out) : NULL;
+    struct profile *out = rc == 0 ? calloc((size_t)rd->nreps * rd->npoints, sizeof *out) : NULL;
     if (rc == 0 && !out)
-        rc = fail(&rd, "out of memory");
-    for (int j = 0; j < rd.nreps; j++) {
-        for (int k = 0; k < rd.npoints; k++) {
-            struct profile *r = &rd.reps[j].runs[k];
+        rc = extrap_fail(rd, "out of memory");
+    for (int j = 0; j < rd->nreps; j++) {
+        for (int k = 0; k < rd->npoints; k++) {
+            struct profile *r = &rd->reps[j].runs[k];
             if (rc == 0 && (j == 0 || r->rows.n))
                 out[n++] = *r;
             else
                 profile_free(r);
         }
-        free(rd.reps[j].runs);
-        free(rd.reps[j].absent);
+        free(rd->reps[j].runs);
+        free(rd->reps[j].absent);
     }
-    free(rd.reps);
+    free(rd->reps);
     if (rc < 0) {
         store_free(out, n);
         return -1;

@@ -1,5 +1,5 @@
 /* The prediction engine in plain C (no MPI, no Lua): least-squares fitting and model
- * selection, the run store, the Extra-P text format. */
+ * selection, the run store, Extra-P's inputs. */
 #ifndef TARDY_PREDICT_H
 #define TARDY_PREDICT_H
 
@@ -159,9 +159,9 @@ int store_load(const char *dir, const struct profile *like, const char *program,
                void *arg, char *err, size_t errlen);
 void store_free(struct profile *runs, int n);
 
-/* ---- extrap.c ----
- * Extra-P's text input format (PARAMETER / POINTS / REGION / METRIC / DATA), so the store's
- * data can be modelled by Extra-P and Extra-P's inputs by tardy. */
+/* ---- extrap.c, extrap_text.c, extrap_json.c ----
+ * Extra-P's inputs: the store's data written in its text format (PARAMETER / POINTS / REGION /
+ * METRIC / DATA) to be modelled by Extra-P, and Extra-P's inputs read by tardy. */
 /* Write the metrics of runs (one program) to out: parameters p and every user parameter
  * all runs have; one point per distinct parameter tuple (runs at the same point are
  * repetitions); regions are call sites ("MPI_Send@main x.c:88;..."), intervals ("SITE => SITE"),
@@ -175,15 +175,16 @@ void store_free(struct profile *runs, int n);
  * Returns the number of regions written. */
 int extrap_write(const struct profile *runs, int nruns, FILE *out);
 
-/* Read an Extra-P text file as runs: one run per value of a DATA line (p taken from a
- * parameter named p, else 1; the other parameters become run parameters): the first value at
- * every point is a run, the second another (repetitions, as the runs of a store; a policy takes
- * their median), so runs come repetition by repetition. Regions and
- * metrics written by extrap_write go back to their rows, and a run gets no row where present
- * is 0 at its point (so predictions from an export equal those from the store); any other
- * pair becomes the per-rank metric "region/metric".
- * Returns the number of runs (array in *runs, free with store_free), or -1 with
- * "file:line: problem" in err. */
+/* Read an Extra-P input file as runs: its text format, or (a file that starts with '{') its
+ * JSON input, the legacy JSON with ids, JSON Lines or Talpas's lines. One run per value of a
+ * point (p taken from a parameter named p, else 1; the other parameters become run
+ * parameters): the first value at every point is a run, the second another (repetitions, as
+ * the runs of a store; a policy takes their median), so runs come repetition by repetition.
+ * Regions and metrics written by extrap_write go back to their rows, and a run gets no row
+ * where present is 0 at its point (so predictions from an export equal those from the
+ * store); any other pair becomes the per-rank metric "region/metric". Returns the number of
+ * runs (array in *runs, free with store_free), or -1 with "file:line: problem" (or "file:
+ * problem") in err. */
 int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen);
 
 #endif

@@ -59,8 +59,9 @@ $(B)/tests/qmpi/libqtool.so: tests/qmpi/qtool.c
 	@$(MPICC) -std=gnu11 -g -O2 -Wall -Werror -shared -fPIC -o $@ $<
 
 # make fuzz (needs clang's libFuzzer): the readers of the files a user hands tardy (Extra-P
-# text, a stored profile, a profile's head; tests/fuzz/fuzz_inputs.c) with AddressSanitizer
-# and UBSan for FUZZ_TIME seconds, from the prediction corpus and the profiles in FUZZ_SEEDS;
+# inputs, a stored profile, a profile's head; tests/fuzz/fuzz_inputs.c) with AddressSanitizer
+# and UBSan for FUZZ_TIME seconds, from the prediction corpus, Extra-P's JSON inputs in
+# tests/fuzz/seeds and the profiles in FUZZ_SEEDS;
 # an input that crashes is left in $(B)/fuzz/ as crash-*.
 FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 300
@@ -69,7 +70,7 @@ FUZZ_SRC    = $(wildcard tool/base/*.c tool/profile/*.c predict/*.c lua/*.c) $(B
 FUZZ_PKGS   = jansson lua5.4 libdw libunwind
 fuzz: $(B)/fuzz/fuzz_inputs
 	@rm -rf $(B)/fuzz/seeds && mkdir -p $(B)/fuzz/seeds $(B)/fuzz/corpus
-	@for f in bench/predict/*.txt; do \
+	@for f in bench/predict/*.txt tests/fuzz/seeds/extrap-*; do \
 	  { printf '\000'; cat $$f; } > $(B)/fuzz/seeds/extrap-$$(basename $$f); done
 	@for f in $(FUZZ_SEEDS); do \
 	  { printf '\001'; cat $$f; } > $(B)/fuzz/seeds/profile-$$(basename $$f); \

@@ -12,7 +12,7 @@ import statistics
 import subprocess
 import tempfile
 
-from run import B, Room, Run, expect
+from run import B, Room, Run, Skip, expect
 
 room = Room("predict")
 TARDY = os.path.abspath(os.path.join(B, "bin", "tardy"))
@@ -284,9 +284,9 @@ BROKEN_EXTRAP = (  # (file, what the message must say): the first found by fuzzi
      ":1: a parameter named twice"),
     ("PARAMETER a b c d e f g h i\n", ":1: more than 8 parameters"),
     ("PARAMETER p\nPOINTS 1 2 1e300\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
-     ":2: POINTS has a value of p that is not a rank count"),
+     ":2: p = 1e+300 is not a rank count"),
     ("PARAMETER p\nPOINTS 0 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
-     ":2: POINTS has a value of p that is not a rank count"),
+     ":2: p = 0 is not a rank count"),
 )
 
 
@@ -323,6 +323,147 @@ def test_broken_extrap():
                    "%r: exit %d, %s (want %r)" % (text, p.returncode, p.stderr.strip(), want))
         finally:
             os.unlink(path)
+
+
+def extrap_formats(work):
+    """One measurement set (a law of p and n, two call paths, two metrics, three repetitions)
+    in Extra-P's text format and in its four JSON inputs: {path: format}."""
+    params, points = ["p", "n"], [(p, n) for p in (2, 4, 8, 16, 32) for n in (64, 128, 256)]
+    series = {}
+    for region in ("solve", "main->halo"):
+        for metric in ("time", "bytes"):
+            series[(region, metric)] = [
+                [(3 + n * n / p / 100 + (region == "solve") * math.log2(p)) *
+                 (1 + 0.02 * ((k * 7 + r * 3) % 5 - 2)) * (1 if metric == "time" else 64)
+                 for r in range(3)] for k, (p, n) in enumerate(points)]
+    files = {}
+    text = "PARAMETER p n\nPOINTS %s\n" % " ".join("(%d %d)" % pt for pt in points)
+    for (region, metric), rows in series.items():
+        text += "REGION %s\nMETRIC %s\n" % (region, metric) + "".join(
+            "DATA %s\n" % " ".join(repr(v) for v in row) for row in rows)
+    files["text"] = text
+    layout = {}
+    for (region, metric), rows in series.items():
+        layout.setdefault(region, {})[metric] = [{"point": list(pt), "values": row}
+                                                 for pt, row in zip(points, rows)]
+    files["json"] = json.dumps({"parameters": params, "measurements": layout}, indent=1)
+    regions, metrics = sorted({r for r, _ in series}), sorted({m for _, m in series})
+    files["legacy"] = json.dumps({
+        "parameters": [{"id": 2 - i, "name": p} for i, p in enumerate(reversed(params))],
+        "callpaths": [{"id": i + 1, "name": r} for i, r in enumerate(regions)],
+        "metrics": [{"id": i + 1, "name": m} for i, m in enumerate(metrics)],
+        "coordinates": [{"id": k + 1, "parameter_value_pairs": [
+            {"parameter_id": i + 1, "parameter_value": v} for i, v in enumerate(pt)]}
+            for k, pt in enumerate(points)],
+        "measurements": [{"coordinate_id": k + 1, "callpath_id": regions.index(r) + 1,
+                          "metric_id": metrics.index(m) + 1, "value": v}
+                         for (r, m), rows in series.items() for k, row in enumerate(rows)
+                         for v in row]})
+    lines = [{"params": dict(zip(params, pt)), "callpath": r, "metric": m, "value": v}
+             for (r, m), rows in series.items() for pt, row in zip(points, rows) for v in row]
+    # in the order runs write them: each repetition's run appends its lines
+    lines.sort(key=lambda d: next(r for r, row in enumerate(
+        series[(d["callpath"], d["metric"])][points.index(tuple(d["params"].values()))])
+        if row == d["value"]))
+    files["jsonl"] = "".join(json.dumps(d) + "\n" for d in lines)
+    files["talpas"] = "".join(json.dumps({"parameters": d["params"], "callpath": d["callpath"],
+                                          "metric": d["metric"], "value": d["value"]})
+                              .replace(",", ";") + "\n" for d in lines)
+    paths = {}
+    for fmt, body in files.items():
+        path = os.path.join(work, "set." + fmt)
+        with open(path, "w") as f:
+            f.write(body)
+        paths[path] = fmt
+    return paths
+
+
+def test_extrap_json_formats():
+    """Extra-P's JSON inputs (its layout, the legacy one with ids, JSON Lines, Talpas) give the
+    predictions its text format gives; a broken one names the line, or the call path and
+    metric, and what is wrong."""
+    work = tempfile.mkdtemp(prefix="tardy-formats-")
+    try:
+        paths = extrap_formats(work)
+        docs = {}
+        for path, fmt in paths.items():
+            p = tardy(["predict", "--extrap", path, "--at", "p=64,n=256;p=128,n=512", "--json"])
+            expect(p.returncode == 0, "%s: %s" % (fmt, p.stderr))
+            doc = json.loads(p.stdout)
+            expect(doc["source"]["runs"] == 45, "%s: %s" % (fmt, doc["source"]))
+            docs[fmt] = doc["predictions"]
+        expect(len(docs["text"]) == 8, docs["text"])
+        for fmt, preds in docs.items():
+            expect(preds == docs["text"], "%s differs from the text format: %s" % (fmt, preds))
+        for body, want in (
+                ('{"parameters": ["p"], "measurements": {"a": {"t": [{"point": [2], '
+                 '"values": [1, "x"]}]}}}',
+                 ": a value that is not a number (call path a, metric t)"),
+                ('{"params": {"p": 2}, "value": 1}\n{"params": {"p": 4}, "value": 2}\nfoo\n',
+                 ":3: not a JSON object"),
+                ('{"params": {"p": 2}, "value": 1}\n{"params": {"p": 0}, "value": 2}\n',
+                 ":2: p = 0 is not a rank count"),
+                ('{"params": {"p": 2}, "value": 1}\n{"params": {"p": 4}}\n', ':2: no "value"'),
+                ('{"parameters": ["p"], "measurements": {}}', ": no data"),
+                ('{\n"parameters": ["p"],\n"measurements": {\n', ":4: not JSON"),
+                ('{"parameters": [{"id": 1, "name": "p"}], "callpaths": [{"id": 1, "name": "a"}],'
+                 ' "metrics": [{"id": 1, "name": "t"}], "coordinates": [], "measurements": '
+                 '[{"coordinate_id": 1, "callpath_id": 1, "metric_id": 1, "value": 1}]}',
+                 ": a measurement whose callpath_id, metric_id or coordinate_id names nothing")):
+            path = os.path.join(work, "broken.json")
+            with open(path, "w") as f:
+                f.write(body)
+            p = tardy(["predict", "--extrap", path, "--at", "p=64"])
+            expect(p.returncode == 1 and path + want in p.stderr,
+                   "%r: exit %d, %s (want %r)" % (body, p.returncode, p.stderr.strip(), want))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# Reads each file with Extra-P 4.2.5's own reader (the format by its name's end), prints per
+# file its parameters, points, call paths, metrics and the median of every measurement.
+EXTRAP_READ = """
+import json, sys, warnings
+warnings.filterwarnings("ignore")
+from extrap.fileio.file_reader.json_file_reader import JsonFileReader
+from extrap.fileio.file_reader.talpas_file_reader import TalpasFileReader
+from extrap.fileio.file_reader.text_file_reader import TextFileReader
+out = {}
+for path in sys.argv[1:]:
+    kind = path.rsplit(".", 1)[1]
+    reader = {"text": TextFileReader, "talpas": TalpasFileReader}.get(kind, JsonFileReader)
+    e = reader().read_experiment(path)
+    out[kind] = [[p.name for p in e.parameters], len(e.coordinates),
+                 sorted(c.name for c in e.callpaths), sorted(m.name for m in e.metrics),
+                 sorted((c.name, m.name, tuple(x.coordinate), x.median)
+                        for (c, m), ms in e.measurements.items() for x in ms)]
+print(json.dumps(out))
+"""
+
+
+def test_extrap_reads_them():
+    """The files of the case above are Extra-P's inputs: Extra-P 4.2.5's own readers take each
+    and find the same parameters, points, call paths, metrics and medians in all five."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    src = os.environ.get("EXTRAP", os.path.join(top, "..", "shared", "vendor", "extrap"))
+    if not os.path.isdir(os.path.join(src, "extrap")):
+        raise Skip("Extra-P is not here (%s; set EXTRAP to its source)" % src)
+    env = dict(os.environ, PYTHONPATH="%s:%s" % (src, os.path.join(src, "_stubs")))
+    work = tempfile.mkdtemp(prefix="tardy-formats-")
+    try:
+        paths = extrap_formats(work)
+        p = subprocess.run(["timeout", "300", "/usr/bin/python3", "-c", EXTRAP_READ] + list(paths),
+                           env=env, capture_output=True, text=True)
+        if p.returncode and "ModuleNotFoundError" in p.stderr:
+            raise Skip("Extra-P needs Python modules (ci/deps --extrap): %s" %
+                       p.stderr.strip().splitlines()[-1])
+        expect(p.returncode == 0, p.stderr[-800:])
+        seen = json.loads(p.stdout)
+        expect(sorted(seen) == sorted(paths.values()) and seen["text"][1] == 15, seen)
+        for fmt, what in seen.items():
+            expect(what == seen["text"], "%s: %s, text: %s" % (fmt, what[:4], seen["text"][:4]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def node_law(p, wobble):
@@ -582,6 +723,9 @@ room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", t
 room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
+room.case("cli/tardy predict --extrap: a file in Extra-P's JSON inputs, as its text",
+          test_extrap_json_formats)
+room.case("cli/Extra-P's own readers take those JSON inputs", test_extrap_reads_them)
 room.case("cli/tardy predict --extrap: a file of three parameters, each point at two largest",
           test_extrap_three_parameters_at_their_largest)
 room.case("lua/the runs' setting (hosts, clocks) is not predicted", test_setting_metrics)

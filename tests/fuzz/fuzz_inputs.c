@@ -1,8 +1,8 @@
 /* libFuzzer harness for the files tardy reads that a user hands it (`make fuzz`): the Extra-P
- * text reader (tardy predict --extrap), a stored profile (tardy summary/html/diff/merge, the
- * run store) and a profile's head (the store's index). The first byte of the input chooses
- * the reader, the rest is the file. Each must return an error or a result: no crash, no
- * sanitizer report, no leak. */
+ * input reader (tardy predict --extrap: text and JSON), a stored profile (tardy
+ * summary/html/diff/merge, the run store) and a profile's head (the store's index). The first
+ * byte of the input chooses the reader, the rest is the file. Each must return an error or a
+ * result: no crash, no sanitizer report, no leak. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
