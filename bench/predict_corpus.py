@@ -10,6 +10,8 @@ point where every parameter is largest, from all the others).
   synth_weak.txt    the same laws along n = 16·p (weak scaling: p and n change together)
   synth_strong.txt  strong scaling: work / p plus an overhead growing with p (log2 p, p^(1/2),
                     p, p·log2 p)
+  synth_cross.txt   the laws of p and n measured one parameter at a time (a cross), the
+                    corner held out
   kernels_pn_*.txt  14 kernels of p and n shaped like a brain simulation's (issue 13's public
                     set: the form c0 + c1·n·log2²n + c2·log2 p·n·log2²n among them), 3 to 20%
                     noise, 5 repetitions, three draws of the noise, three splits: the largest
@@ -97,6 +99,7 @@ def synthetic():
     collectives()
     weak()
     strong()
+    cross()
 
 
 def strong():
@@ -116,6 +119,22 @@ def strong():
     write("synth_strong.txt", ["p"], [(p,) for p in ps], data, "p",
           "work / p plus an overhead growing with p, 3% log-normal noise, 3 repetitions, "
           "3 draws of the noise")
+
+
+def cross():
+    """The laws of p and n measured one parameter at a time, as a user scales the ranks at one
+    size and the size at one rank count (a cross: p = 2..64 at n = 64, n = 64..1024 at p = 2),
+    the corner (64, 1024) held out: how p and n combine there is not measured. Three draws of
+    the noise."""
+    rng = random.Random(37)
+    pts = [(p, 64) for p in (2, 4, 8, 16, 32, 64)] + [(2, n) for n in (128, 256, 512, 1024)]
+    pts.append((64, 1024))
+    data = {("%s.%d" % (law, draw), "time"):
+            [[f(p, n) * math.exp(rng.gauss(0, 0.03)) for _ in range(3)] for p, n in pts]
+            for law, f in LAWS_PN.items() for draw in (1, 2, 3)}
+    write("synth_cross.txt", ["p", "n"], pts, data, "corner",
+          "laws of p and n measured as a cross (p at the smallest n, n at the smallest p), "
+          "3% log-normal noise, 3 repetitions, 3 draws of the noise; the corner held out")
 
 
 def weak():

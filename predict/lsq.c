@@ -196,3 +196,32 @@ int fit_leverage(const double *X, int n, int k, const double *w, double *h)
     free(u);
     return info == 0 ? FIT_OK : FIT_ESINGULAR;
 }
+
+int fit_rank(const double *X, int n, int k)
+{
+    if (n < 1 || k < 1 || k > 64)
+        return -1;
+    double *a = lsq_space(n, k), s[64], u, vt;
+    if (!a)
+        return -1;
+    int lwork = 5 * (n + k) + 64, info, one = 1, rank = 0, m = n < k ? n : k;
+    for (int j = 0; j < k; j++) { /* column-major, each column of unit length */
+        double norm = 0;
+        for (int i = 0; i < n; i++)
+            norm += X[i * k + j] * X[i * k + j];
+        norm = sqrt(norm);
+        for (int i = 0; i < n; i++)
+            a[j * n + i] = norm > 0 ? X[i * k + j] / norm : 0;
+    }
+    info = 0;
+    for (int i = 0; i < n * k; i++)
+        if (!isfinite(a[i]))
+            info = -1;
+    if (info == 0)
+        dgesvd_("N", "N", &n, &k, a, &n, s, &u, &one, &vt, &one, a + (size_t)n * k, &lwork,
+                &info);
+    for (int j = 0; info == 0 && j < m; j++)
+        rank += s[j] > 1e-8 * s[0];
+    free(a);
+    return info == 0 ? rank : -1;
+}

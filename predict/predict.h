@@ -40,6 +40,10 @@ int fit_lsq_leverage(const double *X, int n, int k, const double *y, const doubl
  * linear models and to first order (X = the Jacobian at the optimum) for nonlinear ones. */
 int fit_leverage(const double *X, int n, int k, const double *w, double *h);
 
+/* The rank of X (n × k, row-major) with its columns scaled to unit length: the singular values
+ * above 1e-8 of the largest; -1 on bad sizes or values that are not finite. */
+int fit_rank(const double *X, int n, int k);
+
 /* Statistics of predictions p against actual values a (n points). */
 double fit_rss(const double *a, const double *p, int n);
 double fit_smape(const double *a, const double *p, int n);  /* percent, 0..200 */

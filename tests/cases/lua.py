@@ -49,7 +49,8 @@ def test_recovery():
     p = tardy_predict(["--at", "p=1", "--lua", "tests/lua/recovery.lua", "--policy", "recovery"])
     expect(p.returncode == 0, p.stderr)
     got = predictions(p.stdout)
-    for law in ("c+k/p", "c+k*p*log2(p)", "c+k*p", "c+k/p+m*log2(p)", "n^2/p"):
+    for law in ("c+k/p", "c+k*p*log2(p)", "c+k*p", "c+k/p+m*log2(p)", "n^2/p",
+                "cross: c+k*log2(p)+m*n*log2(n)", "cross: c+k*n^2/p"):
         pred, true = got.get(law), got.get(law + " actual")
         expect(pred is not None and true, "law %s missing: %s" % (law, p.stdout))
         expect(abs(pred - true) <= 0.10 * true, "%s: predicted %g, actual %g" % (law, pred, true))
