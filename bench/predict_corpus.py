@@ -121,6 +121,13 @@ def strong():
           "3 draws of the noise")
 
 
+def pn_draws(rng, pts):
+    """The laws of p and n at pts, 3% log-normal noise, 3 repetitions, 3 draws of the noise."""
+    return {("%s.%d" % (law, draw), "time"):
+            [[f(p, n) * math.exp(rng.gauss(0, 0.03)) for _ in range(3)] for p, n in pts]
+            for law, f in LAWS_PN.items() for draw in (1, 2, 3)}
+
+
 def cross():
     """The laws of p and n measured one parameter at a time, as a user scales the ranks at one
     size and the size at one rank count (a cross: p = 2..64 at n = 64, n = 64..1024 at p = 2),
@@ -129,9 +136,7 @@ def cross():
     rng = random.Random(37)
     pts = [(p, 64) for p in (2, 4, 8, 16, 32, 64)] + [(2, n) for n in (128, 256, 512, 1024)]
     pts.append((64, 1024))
-    data = {("%s.%d" % (law, draw), "time"):
-            [[f(p, n) * math.exp(rng.gauss(0, 0.03)) for _ in range(3)] for p, n in pts]
-            for law, f in LAWS_PN.items() for draw in (1, 2, 3)}
+    data = pn_draws(rng, pts)
     write("synth_cross.txt", ["p", "n"], pts, data, "corner",
           "laws of p and n measured as a cross (p at the smallest n, n at the smallest p), "
           "3% log-normal noise, 3 repetitions, 3 draws of the noise; the corner held out")
@@ -144,9 +149,7 @@ def weak():
     rng = random.Random(29)
     ps = (2, 4, 8, 16, 32, 64)
     pts = [(p, 16 * p) for p in ps]
-    data = {("%s.%d" % (law, draw), "time"):
-            [[f(p, n) * math.exp(rng.gauss(0, 0.03)) for _ in range(3)] for p, n in pts]
-            for law, f in LAWS_PN.items() for draw in (1, 2, 3)}
+    data = pn_draws(rng, pts)
     write("synth_weak.txt", ["p", "n"], pts, data, "p",
           "laws of p and n along n = 16 p (weak scaling), 3% log-normal noise, 3 repetitions, "
           "3 draws of the noise")
