@@ -9,7 +9,9 @@
  * then every combination of their products competes: for two parameters c0 + c1·f + c2·g,
  * c0 + c1·f·g, c0 + c1·f + c2·f·g, c0 + c1·g + c2·f·g (and f or g alone); for three every
  * set of at most three products. Fewer than five values of a parameter allow only the
- * simpler terms. */
+ * simpler terms. Where the points do not measure how the parameters combine (each varied
+ * alone), the additive form is chosen over the mixed ones that fit alike
+ * (reexpresses_additive). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -668,8 +670,9 @@ static int work_and_overhead(const struct pmnf_model *m)
  * the same span, so the same fit, scores alike, and no run tells which one holds off the
  * points. Runs that vary one parameter at a time (a cross: p at one n, n at one p) cannot
  * measure how the parameters combine; there c0 + c1·g + c2·f·g fits as well as
- * c0 + c1·f + c2·g, and the noise chose among them: 2 + 2·log2 p + 1e-4·n·log2 n from a cross
- * of p = 4..64 and n = 1000..16000 was predicted 11.6x too high at p = 256, n = 64000.
+ * c0 + c1·f + c2·g, and the noise chose among them: 2 + 2·log2 p + 1e-4·n·log2 n from p =
+ * 2..64 at n = 64 and n = 64..1024 at p = 2 with 5% noise was predicted 323x too high at
+ * (128, 2048) (the test `lua/pmnf recovers laws 4x beyond the data`).
  * Without the runs' evidence of an interaction, the additive form (no interaction) is the
  * model; the others stay among the near-best, so the interval keeps their spread. A single
  * product (c0 + c1·f·g) spans less than the additive form: where it fits, that is evidence. */
