@@ -49,6 +49,47 @@ local function extrapolates(pts, target)
   return false
 end
 
+-- Do the runs measure how parameters a and b combine: two values of a at each of two values
+-- of b (then PMNF tells c0 + c1·f·g, c0 + c1·f + c2·g and the mixed forms apart)?
+local function combined(params, a, b)
+  local at, rows = {}, 0
+  for _, x in ipairs(params) do
+    if type(x[a]) == "number" and type(x[b]) == "number" then
+      at[x[b]] = at[x[b]] or {}
+      at[x[b]][x[a]] = true
+    end
+  end
+  for _, values in pairs(at) do
+    if next(values, next(values)) then rows = rows + 1 end
+  end
+  return rows >= 2
+end
+
+-- Two parameters that the runs vary one at a time (not combined) where the target lies off
+-- every line through the runs (each run differs from it in two parameters or more): how they
+-- combine at the target is not measured. Returns their names, or nil.
+local function uncombined(params, target)
+  for _, x in ipairs(params) do
+    local off = 0
+    for k, v in pairs(target) do
+      if x[k] ~= v then off = off + 1 end
+    end
+    if off <= 1 then return nil end
+  end
+  local names = {}
+  for k in pairs(target) do
+    local lo, hi = range(params, k)
+    if lo < hi then names[#names + 1] = k end
+  end
+  table.sort(names)
+  for i = 1, #names do
+    for j = i + 1, #names do
+      if not combined(params, names[i], names[j]) then return names[i], names[j] end
+    end
+  end
+  return nil
+end
+
 -- index[i]["kind:key"] = metric table of run i
 local function index_runs(runs)
   local index = {}
@@ -171,6 +212,6 @@ local function newest(list)
 end
 
 return {finite = finite, scale_key = scale_key, distinct = distinct, range = range,
-  extrapolates = extrapolates, index_runs = index_runs, series = series, get = get,
+  extrapolates = extrapolates, uncombined = uncombined, index_runs = index_runs, series = series, get = get,
   reference = reference, keys_of = keys_of, other_kinds = other_kinds, stats_of = stats_of,
   canonical = canonical, newest = newest}

@@ -20,8 +20,8 @@
 local TOP = 3     -- intervals, call paths and rows of other kinds reported one by one
 
 local S = tardy.require("series")
-local finite, scale_key, distinct, range, extrapolates = S.finite, S.scale_key, S.distinct,
-  S.range, S.extrapolates
+local finite, scale_key, distinct, range, extrapolates, uncombined = S.finite, S.scale_key,
+  S.distinct, S.range, S.extrapolates, S.uncombined
 local index_runs, series, get, reference, keys_of = S.index_runs, S.series, S.get, S.reference,
   S.keys_of
 local other_kinds, stats_of, canonical, newest = S.other_kinds, S.stats_of, S.canonical, S.newest
@@ -313,6 +313,13 @@ tardy.policy("default", function(ctx)
       note(string.format("target %s: no run varies %s, so nothing can be predicted for it",
         scale_key(target), fixed))
       return
+    end
+
+    local a, b = uncombined(params, target)
+    if a then
+      note(string.format("target %s: the runs vary %s and %s one at a time, so how the two " ..
+        "combine there is not measured: models add their effects up unless a product of " ..
+        "both fits the runs (the intervals hold the other forms)", scale_key(target), a, b))
     end
 
     local all = {}

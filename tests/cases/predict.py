@@ -466,6 +466,32 @@ def test_extrap_reads_them():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def test_cross():
+    """Runs that vary p at one n and n at one p: at a target off both lines the note says how
+    p and n combine is not measured there, and an additive law is predicted as additive
+    within its interval (lua/pmnf recovers... holds one the noise used to turn into a mixed
+    form); on a line, no note."""
+    pts = [(p, 64) for p in (2, 4, 8, 16, 32, 64)] + [(2, n) for n in (128, 256, 512, 1024)]
+    law = lambda p, n: 2 + 2 * math.log2(p) + 0.01 * n  # noqa: E731
+    path = extrap_file("PARAMETER p n\nPOINTS %s\nREGION solve\nMETRIC time\n" % " ".join(
+        "(%d %d)" % pt for pt in pts) + "".join("DATA %s\n" % " ".join(
+            repr(law(p, n) * (1 + 0.02 * ((i * 5 + r * 3) % 5 - 2))) for r in range(3))
+            for i, (p, n) in enumerate(pts)))
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=128,n=2048;p=128,n=64", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        doc = json.loads(p.stdout)
+        got = {q["target"]: q for q in doc["predictions"]}
+        off = got.get("n=2048,p=128")
+        expect(off and abs(off["value"] - law(128, 2048)) <= 0.1 * law(128, 2048) and
+               off["low"] <= law(128, 2048) <= off["high"], "off the lines: %s" % off)
+        note = doc.get("note", "")
+        expect("target n=2048,p=128: the runs vary n and p one at a time" in note and
+               "n=64,p=128" not in note, note)
+    finally:
+        os.unlink(path)
+
+
 def node_law(p, wobble):
     """A collective's latency: 0.5 + 0.6 log2 p within a 16-core node, 1.3x the log term
     beyond, times 1 ± wobble by turns (deterministic noise no law follows)."""
@@ -726,6 +752,8 @@ room.case("cli/tardy predict --extrap: a file out of order or with no rank count
 room.case("cli/tardy predict --extrap: a file in Extra-P's JSON inputs, as its text",
           test_extrap_json_formats)
 room.case("cli/Extra-P's own readers take those JSON inputs", test_extrap_reads_them)
+room.case("lua/runs that vary p and n one at a time: additive, and a note off the lines",
+          test_cross)
 room.case("cli/tardy predict --extrap: a file of three parameters, each point at two largest",
           test_extrap_three_parameters_at_their_largest)
 room.case("lua/the runs' setting (hosts, clocks) is not predicted", test_setting_metrics)
