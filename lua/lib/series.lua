@@ -49,10 +49,9 @@ local function extrapolates(pts, target)
   return false
 end
 
--- Do the runs measure how parameters a and b combine: two values of a at each of two values
--- of b (then PMNF tells c0 + c1·f·g, c0 + c1·f + c2·g and the mixed forms apart)?
-local function combined(params, a, b)
-  local at, rows = {}, 0
+-- At how many values of parameter b the runs have two values of a or more (a varied alone).
+local function varied_alone(params, a, b)
+  local at, count = {}, 0
   for _, x in ipairs(params) do
     if type(x[a]) == "number" and type(x[b]) == "number" then
       at[x[b]] = at[x[b]] or {}
@@ -60,14 +59,23 @@ local function combined(params, a, b)
     end
   end
   for _, values in pairs(at) do
-    if next(values, next(values)) then rows = rows + 1 end
+    if next(values, next(values)) then count = count + 1 end
   end
-  return rows >= 2
+  return count
 end
 
--- Two parameters that the runs vary one at a time (not combined) where the target lies off
--- every line through the runs (each run differs from it in two parameters or more): how they
--- combine at the target is not measured. Returns their names, or nil.
+-- The runs vary a and b one at a time: each alone somewhere, and neither at two values of the
+-- other (which would measure how they combine: PMNF then tells c0 + c1·f·g, c0 + c1·f + c2·g
+-- and the mixed forms apart). Runs along a line where both change together (weak scaling) do
+-- not vary them one at a time.
+local function one_at_a_time(params, a, b)
+  local ab, ba = varied_alone(params, a, b), varied_alone(params, b, a)
+  return ab == 1 and ba == 1
+end
+
+-- Two parameters that the runs vary one at a time where the target lies off every line
+-- through the runs (each run differs from it in two parameters or more): how they combine at
+-- the target is not measured. Returns their names, or nil.
 local function uncombined(params, target)
   for _, x in ipairs(params) do
     local off = 0
@@ -84,7 +92,7 @@ local function uncombined(params, target)
   table.sort(names)
   for i = 1, #names do
     for j = i + 1, #names do
-      if not combined(params, names[i], names[j]) then return names[i], names[j] end
+      if one_at_a_time(params, names[i], names[j]) then return names[i], names[j] end
     end
   end
   return nil
