@@ -333,6 +333,20 @@ int extrap_fail(struct extrap_reader *rd, const char *what)
     return -1;
 }
 
+int extrap_lines(struct extrap_reader *rd, FILE *f, int (*fn)(void *ctx, char *line), void *ctx)
+{
+    char line[65536];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        rd->line++;
+        if (!strchr(line, '\n') && !feof(f))
+            rc = extrap_fail(rd, "line longer than 65535 characters");
+        else
+            rc = fn(ctx, line);
+    }
+    return rc;
+}
+
 int extrap_add_param(struct extrap_reader *rd, const char *name)
 {
     if (rd->npoints)

@@ -345,33 +345,27 @@ static int read_line(struct gather *g, const json_t *o)
     return add_values(g, series_of(g, callpath, metric), point_of(g, v), value);
 }
 
-static int read_lines(struct gather *g, FILE *f)
+/* One line of JSON Lines or Talpas as text (extrap_lines). */
+static int read_text_line(void *ctx, char *line)
 {
-    char line[65536];
-    while (fgets(line, sizeof line, f)) {
-        g->rd->line++;
-        if (!strchr(line, '\n') && !feof(f))
-            return extrap_fail(g->rd, "line longer than 65535 characters");
-        if (strspn(line, " \t\r\n") == strlen(line))
-            continue;
-        json_error_t e;
-        json_t *o = json_loads(line, JSON_DECODE_ANY, &e);
-        for (char *c = line; !o && (c = strchr(c, ';')); c++) /* Talpas */
-            *c = ',';
-        if (!o)
-            o = json_loads(line, JSON_DECODE_ANY, &e);
-        if (!json_is_object(o)) {
-            json_decref(o);
-            char what[256];
-            snprintf(what, sizeof what, "not a JSON object (%s)", e.text);
-            return extrap_fail(g->rd, what);
-        }
-        int rc = read_line(g, o);
+    struct gather *g = ctx;
+    if (strspn(line, " \t\r\n") == strlen(line))
+        return 0;
+    json_error_t e;
+    json_t *o = json_loads(line, JSON_DECODE_ANY, &e);
+    for (char *c = line; !o && (c = strchr(c, ';')); c++) /* Talpas */
+        *c = ',';
+    if (!o)
+        o = json_loads(line, JSON_DECODE_ANY, &e);
+    if (!json_is_object(o)) {
         json_decref(o);
-        if (rc < 0)
-            return -1;
+        char what[256];
+        snprintf(what, sizeof what, "not a JSON object (%s)", e.text);
+        return extrap_fail(g->rd, what);
     }
-    return 0;
+    int rc = read_line(g, o);
+    json_decref(o);
+    return rc < 0 ? -1 : 0;
 }
 
 static int by_series_point(const void *a, const void *b)
@@ -425,7 +419,7 @@ static int json_lines(FILE *f)
     while (all && fgets(line, sizeof line, f)) {
         const char *s = line + strspn(line, " \t\r\n");
         all = !start || !*s || *s == '{';
-        start = strchr(line, '\n') != NULL; /* a long line: read_lines says so */
+        start = strchr(line, '\n') != NULL; /* a long line: extrap_lines says so */
     }
     rewind(f);
     return all;
@@ -448,11 +442,11 @@ int extrap_parse_json(struct extrap_reader *rd, FILE *f)
     if (!g.series_index || !g.point_index)
         rc = extrap_fail(rd, "out of memory");
     else if (doc && one_line(doc))
-        rc = read_lines(&g, f);
+        rc = extrap_lines(rd, f, read_text_line, &g);
     else if (doc)
         rc = json_object_get(doc, "callpaths") ? read_legacy(&g, doc) : read_layout(&g, doc);
     else if (json_lines(f) || !strncmp(e.text, "end of file expected", 20)) /* a bad line */
-        rc = read_lines(&g, f);
+        rc = extrap_lines(rd, f, read_text_line, &g);
     else {
         char what[256];
         rd->line = e.line;

@@ -32,6 +32,9 @@ struct extrap_reader {
 
 /* "path:line: what" (or "path: what" when line is 0) into err; returns -1. */
 int extrap_fail(struct extrap_reader *rd, const char *what);
+/* fn(ctx, line) for each line of f, counting rd->line, until it returns other than 0; a line
+ * longer than 65535 characters is an error. Returns 0 or -1. */
+int extrap_lines(struct extrap_reader *rd, FILE *f, int (*fn)(void *ctx, char *line), void *ctx);
 /* The parameters first, then the points (each nparams values; returns its index), then the
  * data: 0 or -1 with the message in err. */
 int extrap_add_param(struct extrap_reader *rd, const char *name);

@@ -53,8 +53,9 @@ static int read_data(struct text *t, char *s)
     return extrap_values(rd, t->point++, vals, n);
 }
 
-static int read_line(struct text *t, char *line)
+static int read_line(void *ctx, char *line)
 {
+    struct text *t = ctx;
     struct extrap_reader *rd = t->rd;
     line[strcspn(line, "\r\n")] = '\0';
     char *s = line + strspn(line, " \t");
@@ -90,16 +91,7 @@ static int read_line(struct text *t, char *line)
 static int parse_text(struct extrap_reader *rd, FILE *f)
 {
     struct text t = {rd, 0};
-    char line[65536];
-    int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        rd->line++;
-        if (!strchr(line, '\n') && !feof(f))
-            rc = extrap_fail(rd, "line longer than 65535 characters");
-        else
-            rc = read_line(&t, line);
-    }
-    return rc;
+    return extrap_lines(rd, f, read_line, &t);
 }
 
 int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen)

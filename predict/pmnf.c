@@ -490,14 +490,15 @@ static int fit_coefficients(struct pmnf_model *m, const double *P, const double 
     return rc;
 }
 
-/* fit_coefficients for c0 + c1 t (at most one product) in closed form, without an SVD. */
+/* fit_coefficients for c0 + c1 t (at most one product) in closed form, without an SVD (use
+ * NULL: all points). */
 static int line_on(struct pmnf_model *m, const double *P, const double *y, int n,
                    const unsigned char *use)
 {
     double t[FIT_MAX_POINTS] = {0}, yy[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
     int rows = 0;
     for (int i = 0; i < n; i++)
-        if (use[i]) {
+        if (!use || use[i]) {
             t[rows] = m->nterms ? P[i] : 0;
             yy[rows++] = y[i];
         }
@@ -545,20 +546,8 @@ static int evaluate(struct pmnf_model *m, const double *x, const double *y, int 
             t[i] = m->nterms ? P[i] : 0;
         if (m->nterms ? loo_line(t, y, w, n, loo) < 0 : (loo_mean(y, w, n, loo), 0))
             return FIT_ESINGULAR;
-        double sw = 0, tm = 0, ym = 0, sxx = 0, sxy = 0;
-        for (int i = 0; i < n; i++) {
-            sw += w[i];
-            tm += w[i] * t[i];
-            ym += w[i] * y[i];
-        }
-        tm /= sw;
-        ym /= sw;
-        for (int i = 0; i < n; i++) {
-            sxx += w[i] * (t[i] - tm) * (t[i] - tm);
-            sxy += w[i] * (t[i] - tm) * (y[i] - ym);
-        }
-        m->c[1] = m->nterms && sxx > 0 ? sxy / sxx : 0;
-        m->c[0] = ym - m->c[1] * tm;
+        if (line_on(m, P, y, n, NULL) != FIT_OK)
+            return FIT_ESINGULAR;
         for (int i = 0; i < n; i++)
             pred[i] = eval_at(m, P, i);
     } else {
