@@ -144,12 +144,13 @@ typedef void (*store_warn_fn)(const char *message, void *arg);
  * at MPI_Init); like == NULL loads the runs of the program with the most runs in dir (among
  * the runs of the executable whose base name is program, when not NULL). Of
  * those, the newest (by start time) within bound (NULL: at most STORE_MAX_RUNS runs and
- * STORE_MAX_ROWS rows in all, about 140 MB; a warning says how many older ones are left
- * out), so that a store growing run after run costs MPI_Finalize no more memory or time.
- * With like, each file's head names its program and start time (store_head.h), and only the
- * newest runs of like's executable are read in full, up to the first past the bound; without,
- * every run is read once and only its program and MPI call sites held until the program is
- * known, then the newest runs of it are read again. Runs come oldest first. Returns the
+ * STORE_MAX_ROWS rows in all, about 140 MB; a warning says how many others are left out),
+ * the newest run at every scale first, then the second newest of each, and so on, so that a
+ * store growing run after run costs MPI_Finalize no more memory or time and keeps its scales.
+ * With like, each file's head names its program, start time and scale (store_head.h), and
+ * only the runs of like's executable kept are read in full, up to the first past the bound;
+ * without, every run is read once and only its program and MPI call sites held until the
+ * program is known, then the runs kept of it are read again. Runs come oldest first. Returns the
  * number of runs (array in *runs, caller frees with store_free), or -1 with a message in err
  * when dir cannot be read. */
 #define STORE_MAX_RUNS FIT_MAX_POINTS

@@ -87,13 +87,14 @@ static int older(const char *sa, int ia, const char *sb, int ib)
     return c ? c < 0 : ia < ib;
 }
 
-/* The runs kept: the newest ones, read newest first, up to the first that would take them
- * over bound->runs runs or bound->rows rows in all (one run is always kept); from it on every
- * older run is left out (cut), so that the same store gives the same runs however its files
- * are named. */
+/* The runs kept, read in turns (pick_order) up to the first that would take them over
+ * bound->runs runs or bound->rows rows in all (one run is always kept); from it on every later
+ * run is left out (cut), so that the same store gives the same runs however its files are
+ * named. */
 struct kept {
-    struct profile *runs; /* newest first */
+    struct profile *runs;
     int n, dropped, cut;
+    int scales, scales_kept; /* distinct scales among the candidates, and the runs kept */
     long rows;
 };
 
@@ -201,28 +202,63 @@ static int read_run(const char *path, struct profile *r, store_warn_fn warn, voi
     return -1;
 }
 
-/* A run that may be kept: its file, start time, order read and rows (-1: not known before
- * it is read in full). */
+/* A run that may be kept: its file, start time, scale (store_scale), order read, rows (-1:
+ * not known before it is read in full) and turn (pick_order). */
 struct cand {
-    char *path, *start;
-    int order;
+    char *path, *start, *scale;
+    int order, turn;
     long rows;
 };
 
-static int newest_first(const void *x, const void *y)
+static int newest_first(const struct cand *a, const struct cand *b)
 {
-    const struct cand *a = x, *b = y;
     return older(a->start, a->order, b->start, b->order) ? 1 : -1;
 }
 
-/* Read the candidates, newest first, into k while within bound: those of ref's program are
- * kept up to the first that would pass the bound, no older one is read (the same runs however
- * the files are named or ordered). */
-static void read_newest(struct kept *k, struct cand *c, int n, const struct profile *ref,
-                        const struct store_bound *bound, struct skipped *sk, store_warn_fn warn,
-                        void *arg)
+static int scale_cmp(const struct cand *a, const struct cand *b)
 {
-    qsort(c, (size_t)n, sizeof *c, newest_first);
+    return strcmp(a->scale ? a->scale : "", b->scale ? b->scale : "");
+}
+
+static int by_scale_newest_first(const void *x, const void *y)
+{
+    const struct cand *a = x, *b = y;
+    return scale_cmp(a, b) ? scale_cmp(a, b) : newest_first(a, b);
+}
+
+static int by_turn_newest_first(const void *x, const void *y)
+{
+    const struct cand *a = x, *b = y;
+    return a->turn != b->turn ? (a->turn > b->turn) - (a->turn < b->turn) : newest_first(a, b);
+}
+
+/* The order the candidates are kept in when not all fit: the newest run of every scale (ranks
+ * and parameters), newest first, then the second newest of each, and so on. A study run
+ * scale by scale with thousands of call paths fills the bound with a few runs; newest first
+ * they were repetitions of its largest scales, and the smaller ones that a law is fitted on
+ * were left out (18 runs of 10,000 rows, 6 scales: the newest 9 were 3 scales). Returns the
+ * number of distinct scales. */
+static int pick_order(struct cand *c, int n)
+{
+    int scales = 0;
+    qsort(c, (size_t)n, sizeof *c, by_scale_newest_first);
+    for (int i = 0; i < n; i++) {
+        int same = i > 0 && !scale_cmp(&c[i], &c[i - 1]);
+        c[i].turn = same ? c[i - 1].turn + 1 : 0;
+        scales += !same;
+    }
+    qsort(c, (size_t)n, sizeof *c, by_turn_newest_first);
+    return scales;
+}
+
+/* Read the candidates in turns into k while within bound: those of ref's program are kept up
+ * to the first that would pass the bound, no later one is read (the same runs however the
+ * files are named or ordered). */
+static void read_in_turns(struct kept *k, struct cand *c, int n, const struct profile *ref,
+                          const struct store_bound *bound, struct skipped *sk,
+                          store_warn_fn warn, void *arg)
+{
+    k->scales = pick_order(c, n);
     for (int i = 0; i < n; i++) {
         struct profile r;
         if (k->cut || (c[i].rows >= 0 && !fits(k, c[i].rows, bound))) {
@@ -239,33 +275,34 @@ static void read_newest(struct kept *k, struct cand *c, int n, const struct prof
             profile_free(&r);
         } else {
             keep(k, &r);
+            k->scales_kept += c[i].turn == 0;
         }
     }
 }
 
 /* Is the run at path one of the executable named like program? Its head says, else the file
  * read in full (unreadable: named in a warning, 0). Runs of other programs are counted in sk;
- * *start (when start is not NULL) gets the run's start time, the caller frees it. */
-static int named(const char *path, const char *program, char **start, struct skipped *sk,
-                 store_warn_fn warn, void *arg)
+ * *head (when head is not NULL) gets the run's head, the caller frees it. */
+static int named(const char *path, const char *program, struct store_head *head,
+                 struct skipped *sk, store_warn_fn warn, void *arg)
 {
-    char *name, *when;
-    if (!store_head(path, &name, &when)) {
+    struct store_head h;
+    if (!store_head(path, &h)) {
         struct profile r;
         if (read_run(path, &r, warn, arg) < 0)
             return 0;
-        name = r.program ? strdup(r.program) : NULL;
-        when = r.start_time ? strdup(r.start_time) : NULL;
+        h.program = r.program ? strdup(r.program) : NULL;
+        h.start = r.start_time ? strdup(r.start_time) : NULL;
+        h.scale = store_scale(r.ranks, r.params, r.nparams);
         profile_free(&r);
     }
-    int same = !strcmp(base_name(name), base_name(program));
+    int same = !strcmp(base_name(h.program), base_name(program));
     if (!same)
-        foreign(sk, program, path, name);
-    free(name);
-    if (same && start)
-        *start = when;
+        foreign(sk, program, path, h.program);
+    if (same && head)
+        *head = h;
     else
-        free(when);
+        store_head_free(&h);
     return same;
 }
 
@@ -275,11 +312,15 @@ static int heads(const char *dir, char **files, int nfiles, const struct profile
                  struct cand *c, struct skipped *sk, store_warn_fn warn, void *arg)
 {
     int n = 0;
-    char path[4096], *start;
+    char path[4096];
+    struct store_head h;
     for (int i = 0; i < nfiles; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (named(path, like->program, &start, sk, warn, arg))
-            c[n++] = (struct cand){.path = strdup(path), .start = start, .order = i, .rows = -1};
+        if (named(path, like->program, &h, sk, warn, arg)) {
+            c[n++] = (struct cand){.path = strdup(path), .start = h.start, .scale = h.scale,
+                                   .order = i, .rows = -1};
+            free(h.program);
+        }
     }
     return n;
 }
@@ -294,8 +335,8 @@ static int skeletons(const char *dir, char **files, int nfiles, const char *prog
     struct profile *sk = calloc((size_t)nfiles + 1, sizeof *sk);
     long *rows_of = calloc((size_t)nfiles + 1, sizeof *rows_of);
     int *order = calloc((size_t)nfiles + 1, sizeof *order), n = 0, best = 0, nc = 0;
-    char path[4096];
-    for (int i = 0; sk && rows_of && order && i < nfiles; i++) {
+    char path[4096], **scales = calloc((size_t)nfiles + 1, sizeof *scales);
+    for (int i = 0; sk && rows_of && order && scales && i < nfiles; i++) {
         struct profile r;
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         if ((program && !named(path, program, NULL, skip, warn, arg)) ||
@@ -303,10 +344,13 @@ static int skeletons(const char *dir, char **files, int nfiles, const char *prog
             continue;
         rows_of[n] = (long)r.rows.n;
         order[n] = i;
+        scales[n] = store_scale(r.ranks, r.params, r.nparams);
         if (skeleton(&r, &sk[n]) == 0)
             n++;
-        else
+        else {
             profile_free(&sk[n]);
+            free(scales[n]);
+        }
         profile_free(&r);
     }
     int pick = -1;
@@ -322,18 +366,52 @@ static int skeletons(const char *dir, char **files, int nfiles, const char *prog
     for (int i = 0; pick >= 0 && i < n; i++)
         if (!same_program(&sk[pick], &sk[i]))
             foreign(skip, sk[pick].program, sk[i].path, sk[i].program);
-        else
+        else {
             c[nc++] = (struct cand){.path = strdup(sk[i].path),
                                     .start = sk[i].start_time ? strdup(sk[i].start_time) : NULL,
-                                    .order = order[i], .rows = rows_of[i]};
+                                    .scale = scales[i], .order = order[i],
+                                    .rows = rows_of[i]};
+            scales[i] = NULL;
+        }
     if (pick >= 0)
         skeleton(&sk[pick], ref);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         profile_free(&sk[i]);
+        free(scales[i]);
+    }
     free(sk);
+    free(scales);
     free(rows_of);
     free(order);
     return nc;
+}
+
+static int oldest_first(const void *x, const void *y)
+{
+    const struct profile *a = x, *b = y;
+    int c = strcmp(a->start_time ? a->start_time : "", b->start_time ? b->start_time : "");
+    return c ? c : strcmp(a->path ? a->path : "", b->path ? b->path : "");
+}
+
+/* The warning that runs were left out, and which were kept. */
+static void say_left_out(const struct kept *k, const char *dir, const struct store_bound *bound,
+                         store_warn_fn warn, void *arg)
+{
+    char line[4400], kept[96];
+    const char *name = base_name(k->runs[0].program);
+    if (k->scales <= 1)
+        snprintf(kept, sizeof kept, "the newest %d runs", k->n);
+    else if (k->scales_kept == k->scales)
+        snprintf(kept, sizeof kept, "%d runs (the newest at each of its %d scales first)", k->n,
+                 k->scales);
+    else
+        snprintf(kept, sizeof kept, "%d runs (the newest at %d of its %d scales)", k->n,
+                 k->scales_kept, k->scales);
+    snprintf(line, sizeof line, "%s of %s in %s are used, %d %s not (at most %d runs and %ld "
+             "rows are kept)", kept, name, dir, k->dropped,
+             k->scales <= 1 ? "older ones are" : k->dropped > 1 ? "others are" : "other is",
+             bound->runs, bound->rows);
+    warn(line, arg);
 }
 
 int store_load(const char *dir, const struct profile *like, const char *program,
@@ -357,31 +435,24 @@ int store_load(const char *dir, const struct profile *like, const char *program,
     if (c && k.runs) {
         n = like ? heads(dir, files, nfiles, like, c, &skip, warn, arg)
                  : skeletons(dir, files, nfiles, program, &ref, c, &skip, warn, arg);
-        read_newest(&k, c, n, like ? like : &ref, bound, &skip, warn, arg);
+        read_in_turns(&k, c, n, like ? like : &ref, bound, &skip, warn, arg);
     }
     say_skipped(&skip, like ? like->program : ref.program ? ref.program : program, dir, warn,
                 arg);
     for (int i = 0; i < n; i++) {
         free(c[i].path);
         free(c[i].start);
+        free(c[i].scale);
     }
     free(c);
     for (int i = 0; i < nfiles; i++)
         free(files[i]);
     free(files);
     profile_free(&ref);
-    for (int i = 0; i < k.n / 2; i++) { /* oldest first, as in tardy.runs() */
-        struct profile t = k.runs[i];
-        k.runs[i] = k.runs[k.n - 1 - i];
-        k.runs[k.n - 1 - i] = t;
-    }
-    char line[4300];
-    if (k.dropped) {
-        snprintf(line, sizeof line, "the newest %d runs of %s in %s are used, %d older ones are "
-                 "not (at most %d runs and %ld rows are kept)", k.n,
-                 base_name(k.runs[0].program), dir, k.dropped, bound->runs, bound->rows);
-        warn(line, arg);
-    }
+    if (k.runs) /* oldest first, as in tardy.runs() */
+        qsort(k.runs, (size_t)k.n, sizeof *k.runs, oldest_first);
+    if (k.dropped)
+        say_left_out(&k, dir, bound, warn, arg);
     *runs = k.runs;
     return k.runs ? k.n : 0;
 }

@@ -1,6 +1,6 @@
-/* The head of a stored profile: its program and start time, read from the "run" object at the
- * top of the file (tardy writes it before everything else) without parsing the rest, so that
- * the run store reads in full only the runs it keeps. */
+/* The head of a stored profile: its program, start time and scale, read from the "run" object
+ * at the top of the file (tardy writes it before everything else) without parsing the rest, so
+ * that the run store reads in full only the runs it keeps. */
 #include "store_head.h"
 
 #include <jansson.h>
@@ -61,9 +61,69 @@ static int run_object(const char *s, size_t n, size_t *b, size_t *e)
     return 0;
 }
 
-int store_head(const char *path, char **program, char **start)
+static int by_key(const void *x, const void *y)
 {
-    *program = *start = NULL;
+    return strcmp(((const struct prof_param *)x)->key, ((const struct prof_param *)y)->key);
+}
+
+char *store_scale(int ranks, const struct prof_param *params, int nparams)
+{
+    struct prof_param *sorted = malloc(((size_t)nparams + 1) * sizeof *sorted);
+    size_t len = 32;
+    for (int i = 0; i < nparams; i++)
+        len += strlen(params[i].key) + strlen(params[i].value) + 2;
+    char *s = sorted ? malloc(len) : NULL;
+    if (s) {
+        memcpy(sorted, params, (size_t)nparams * sizeof *sorted);
+        qsort(sorted, (size_t)nparams, sizeof *sorted, by_key);
+        int at = snprintf(s, len, "p=%d", ranks);
+        for (int i = 0; i < nparams; i++)
+            at += snprintf(s + at, len - (size_t)at, ",%s=%s", sorted[i].key, sorted[i].value);
+    }
+    free(sorted);
+    return s;
+}
+
+/* The scale of the run object run: its ranks and params read as profile_read reads them
+ * (numbers as %.17g); NULL when it has no ranks. */
+static char *scale_of(json_t *run)
+{
+    json_t *ranks = json_object_get(run, "ranks"), *params = json_object_get(run, "params"), *v;
+    if (!json_is_integer(ranks) || (params && !json_is_object(params)))
+        return NULL;
+    size_t n = json_object_size(params);
+    struct prof_param *kv = malloc((n + 1) * sizeof *kv);
+    char *nums = malloc((n + 1) * 32), *s = NULL;
+    const char *key;
+    int i = 0;
+    if (kv && nums) {
+        json_object_foreach(params, key, v) {
+            kv[i].key = (char *)key;
+            kv[i].value = nums + 32 * i;
+            if (json_is_number(v))
+                snprintf(kv[i].value, 32, "%.17g", json_number_value(v));
+            else
+                kv[i].value = (char *)(json_string_value(v) ? json_string_value(v) : "");
+            i++;
+        }
+        s = store_scale((int)json_integer_value(ranks), kv, i);
+    }
+    free(kv);
+    free(nums);
+    return s;
+}
+
+void store_head_free(struct store_head *h)
+{
+    free(h->program);
+    free(h->start);
+    free(h->scale);
+    *h = (struct store_head){0};
+}
+
+int store_head(const char *path, struct store_head *h)
+{
+    *h = (struct store_head){0};
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
@@ -76,12 +136,10 @@ int store_head(const char *path, char **program, char **start)
     free(buf);
     const char *p = json_string_value(json_object_get(run, "program"));
     const char *s = json_string_value(json_object_get(run, "start_time"));
-    if (p && (*program = strdup(p)) && s)
-        *start = strdup(s);
+    int ok = p && (h->program = strdup(p)) && (!s || (h->start = strdup(s))) &&
+             (h->scale = scale_of(run));
     json_decref(run);
-    if (*program && (!s || *start))
-        return 1;
-    free(*program);
-    *program = NULL;
-    return 0;
+    if (!ok)
+        store_head_free(h);
+    return ok;
 }

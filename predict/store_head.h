@@ -2,9 +2,22 @@
 #ifndef PREDICT_STORE_HEAD_H
 #define PREDICT_STORE_HEAD_H
 
-/* The program and start time (NULL if the run has none) of the profile at path, read from its
- * head alone: 1 (the caller frees both), or 0 when the head does not hold them (not a
- * profile, one written in another order, unreadable): the file must be read in full. */
-int store_head(const char *path, char **program, char **start);
+#include "tool/profile/profile.h"
+
+/* What the head of a stored profile says: its program, start time (NULL if the run has none)
+ * and scale (store_scale). */
+struct store_head {
+    char *program, *start, *scale;
+};
+
+/* The head of the profile at path, read from its run object alone: 1 (the caller frees with
+ * store_head_free), or 0 when the head does not hold them (not a profile, one written in
+ * another order, unreadable): the file must be read in full. */
+int store_head(const char *path, struct store_head *h);
+void store_head_free(struct store_head *h);
+
+/* The scale of a run as text, the same from its head as from the whole profile: "p=RANKS"
+ * then its parameters by name ("p=4,n=256"); NULL when memory is short. */
+char *store_scale(int ranks, const struct prof_param *params, int nparams);
 
 #endif

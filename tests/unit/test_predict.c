@@ -523,6 +523,19 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* The whole file at path, NUL-terminated (the caller frees it). */
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = calloc(1, 1 << 20);
+    size_t n = f && text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
 static const struct prof_row *rank_row(const struct profile *r, const char *name)
 {
     return rowset_find(&r->rows, ROW_RANK, name, NULL);
@@ -730,23 +743,41 @@ static void store_order(void)
     }
 }
 
-/* A stored profile's head gives its program and start time without the rest of the file;
- * where the head does not hold them the file is read in full. At finalize the store reads in
- * full only the runs it keeps: an older run with a broken body past the bound is never read
- * (no warning about it), a newer one is (one). */
+/* A stored profile's head gives its program, start time and scale without the rest of the
+ * file (the scale as the whole profile gives it); where the head does not hold them the file
+ * is read in full. At finalize the store reads in full only the runs it keeps: an older run
+ * with a broken body past the bound is never read (no warning about it), a newer one is
+ * (one). */
 static void store_heads(void)
 {
-    char dir[] = "/tmp/tardy-unit-XXXXXX", err[512], path[600], *program, *start;
+    char dir[] = "/tmp/tardy-unit-XXXXXX", err[512], path[600];
+    struct store_head h;
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/head.json", dir);
     write_file(path, "{\"schema\":\"tardy-profile\",\"x\":{\"run\":{\"program\":\"no\"}},"
                      "\"args\":\"run\",\"run\" : {\"args\":[\"{\\\"}\"],\"program\":\"/x/app\","
+                     "\"ranks\":4,\"params\":{\"steps\":100,\"mode\":\"fast\",\"n\":0.1},"
                      "\"start_time\":\"2026-01-01T00:00:00Z\"},\"mpi\":[");
-    CHECK_INT(store_head(path, &program, &start), 1);
-    CHECK_STR(program, "/x/app");
-    CHECK_STR(start, "2026-01-01T00:00:00Z");
-    free(program);
-    free(start);
+    CHECK_INT(store_head(path, &h), 1);
+    CHECK_STR(h.program, "/x/app");
+    CHECK_STR(h.start, "2026-01-01T00:00:00Z");
+    CHECK_STR(h.scale, "p=4,mode=fast,n=0.10000000000000001,steps=100");
+    store_head_free(&h);
+    struct profile whole;
+    new_run(&whole, "/x/app", 4, "2026-01-01T00:00:00Z");
+    CHECK(profile_set_params(&whole, "steps=100,mode=fast,n=0.1", err, sizeof err) == 0);
+    CHECK_INT(profile_write(&whole, dir, err, sizeof err), 0);
+    CHECK_INT(store_head(whole.path, &h), 1);
+    struct profile back;
+    profile_init(&back);
+    CHECK_INT(profile_read(&back, whole.path, err, sizeof err), 0);
+    char *scale = store_scale(back.ranks, back.params, back.nparams);
+    CHECK_STR(h.scale, scale);
+    free(scale);
+    store_head_free(&h);
+    unlink(whole.path);
+    profile_free(&whole);
+    profile_free(&back);
     /* the run object after 70,000 bytes, or not there: read in full */
     char *text = malloc(70100);
     memset(text, ' ', 70000);
@@ -755,12 +786,12 @@ static void store_heads(void)
     strcpy(text + 69991, ",\"run\":{\"program\":\"/x/app\"}}");
     write_file(path, text);
     free(text);
-    CHECK_INT(store_head(path, &program, &start), 0);
-    CHECK(program == NULL && start == NULL);
+    CHECK_INT(store_head(path, &h), 0);
+    CHECK(h.program == NULL && h.start == NULL && h.scale == NULL);
     write_file(path, "{\"run\":[1]}");
-    CHECK_INT(store_head(path, &program, &start), 0);
+    CHECK_INT(store_head(path, &h), 0);
     unlink(path);
-    CHECK_INT(store_head(path, &program, &start), 0);
+    CHECK_INT(store_head(path, &h), 0);
 
     struct profile in[3];
     for (int i = 0; i < 3; i++) { /* days 1, 2, 3 */
@@ -776,7 +807,7 @@ static void store_heads(void)
         snprintf(path, sizeof path, "%s/broken%d.json", dir, b);
         char head[300];
         snprintf(head, sizeof head, "{\"schema\":\"tardy-profile\",\"version\":2,\"run\":{"
-                 "\"program\":\"/x/app\",\"start_time\":\"%s\"},\"mpi\":[{", broken[b]);
+                 "\"program\":\"/x/app\",\"ranks\":1,\"start_time\":\"%s\"},\"mpi\":[{", broken[b]);
         write_file(path, head);
     }
     const struct store_bound two = {2, 1000};
@@ -793,6 +824,67 @@ static void store_heads(void)
         unlink(path);
     }
     for (int i = 0; i < 3; i++) {
+        unlink(in[i].path);
+        profile_free(&in[i]);
+    }
+    CHECK(rmdir(dir) == 0);
+}
+
+/* Where not all runs fit, the newest at every scale are kept first, then the second newest
+ * of each: 3 scales run one after the other, 3 repetitions each, within 4 runs keep the 3
+ * scales, the newest scale twice; on both paths, with the scale from the head and from the
+ * whole run (a run without a head). */
+static void store_turns(void)
+{
+    char dir[] = "/tmp/tardy-unit-XXXXXX", err[512];
+    CHECK(mkdtemp(dir) != NULL);
+    struct profile in[9];
+    for (int i = 0; i < 9; i++) { /* runs 0..8: n = 16 three times, then 32, then 64 */
+        char start[32], n[16];
+        snprintf(start, sizeof start, "2026-01-01T00:00:%02d", i);
+        snprintf(n, sizeof n, "n=%d", 16 << (i / 3));
+        new_run(&in[i], "/x/app", 2, start);
+        CHECK(profile_set_params(&in[i], n, err, sizeof err) == 0);
+        rowset_get(&in[i].rows, ROW_MPI, "MPI_Send@main a.c:1", NULL);
+        CHECK_INT(profile_write(&in[i], dir, err, sizeof err), 0);
+    }
+    /* run 1 without a head: its run object past the first 64 KB */
+    char *text = read_file(in[1].path);
+    CHECK(text[0] == '{');
+    FILE *f = fopen(in[1].path, "w");
+    fprintf(f, "{\"pad\":\"%*s\",%s", 70000, "", text + 1);
+    fclose(f);
+    free(text);
+    const struct store_bound four = {4, 1000};
+    for (int offline = 0; offline < 2; offline++) {
+        struct profile *runs;
+        store_warnings = 0;
+        store_said[0] = '\0';
+        int n = store_load(dir, offline ? NULL : &in[0], NULL, &four, &runs, count_warning, NULL,
+                           err, sizeof err);
+        CHECK_INT(n, 4); /* oldest first: runs 2, 5, 7, 8 */
+        static const char want_runs[] = "2578";
+        for (int i = 0; i < n && i < 4; i++)
+            CHECK(runs[i].start_time && runs[i].start_time[18] == want_runs[i]);
+        char want[512];
+        snprintf(want, sizeof want, "4 runs (the newest at each of its 3 scales first) of app in "
+                 "%s are used, 5 others are not (at most 4 runs and 1000 rows are kept)\n", dir);
+        CHECK_STR(store_said, want);
+        store_free(runs, n);
+    }
+    /* within 2 runs: two of the three scales, the newest */
+    const struct store_bound two = {2, 1000};
+    struct profile *runs;
+    store_said[0] = '\0';
+    int n = store_load(dir, &in[0], NULL, &two, &runs, count_warning, NULL, err, sizeof err);
+    CHECK_INT(n, 2);
+    CHECK(n == 2 && runs[0].start_time[18] == '5' && runs[1].start_time[18] == '8');
+    char want[512];
+    snprintf(want, sizeof want, "2 runs (the newest at 2 of its 3 scales) of app in %s are used, "
+             "7 others are not (at most 2 runs and 1000 rows are kept)\n", dir);
+    CHECK_STR(store_said, want);
+    store_free(runs, n);
+    for (int i = 0; i < 9; i++) {
         unlink(in[i].path);
         profile_free(&in[i]);
     }
@@ -858,6 +950,7 @@ static void store_bound(void)
     CHECK(rmdir(dir) == 0);
     store_order();
     store_heads();
+    store_turns();
 }
 
 int main(void)
