@@ -12,6 +12,7 @@ point where every parameter is largest, from all the others).
                     p, p·log2 p)
   synth_cross.txt   the laws of p and n measured one parameter at a time (a cross), the
                     corner held out
+  synth_turn.txt    strong scaling whose time stops falling inside the runs (p = 7..22)
   kernels_pn_*.txt  14 kernels of p and n shaped like a brain simulation's (issue 13's public
                     set: the form c0 + c1·n·log2²n + c2·log2 p·n·log2²n among them), 3 to 20%
                     noise, 5 repetitions, three draws of the noise, three splits: the largest
@@ -100,25 +101,44 @@ def synthetic():
     weak()
     strong()
     cross()
+    turn()
 
 
 def strong():
     """Strong scaling: work divided over p plus an overhead growing with p (a tree's log2 p, a
     2-D surface's p^(1/2), a gather's p, a sort's p log2 p), large enough at the held-out p
     that the time stops falling near there; three draws of the noise."""
-    rng = random.Random(31)
     lg = math.log2
-    laws = {"work_plus_log": lambda p: 1 + 100 / p + 0.8 * lg(p),
-            "work_plus_sqrt": lambda p: 2 + 200 / p + 0.3 * p ** 0.5,
-            "work_plus_linear": lambda p: 1 + 100 / p + 0.05 * p,
-            "work_plus_p_log_p": lambda p: 1 + 500 / p + 0.005 * p * lg(p)}
-    ps = (2, 4, 8, 16, 32, 64, 128)
+    p_draws("synth_strong.txt", 31, (2, 4, 8, 16, 32, 64, 128),
+            {"work_plus_log": lambda p: 1 + 100 / p + 0.8 * lg(p),
+             "work_plus_sqrt": lambda p: 2 + 200 / p + 0.3 * p ** 0.5,
+             "work_plus_linear": lambda p: 1 + 100 / p + 0.05 * p,
+             "work_plus_p_log_p": lambda p: 1 + 500 / p + 0.005 * p * lg(p)},
+            "work / p plus an overhead growing with p")
+
+
+def p_draws(name, seed, ps, laws, what):
+    """Write the laws of p at ps with 3% log-normal noise, 3 repetitions, 3 draws of the noise
+    (random seed seed), the largest p held out."""
+    rng = random.Random(seed)
     data = {("%s.%d" % (law, draw), "time"):
             [[f(p) * math.exp(rng.gauss(0, 0.03)) for _ in range(3)] for p in ps]
             for law, f in laws.items() for draw in (1, 2, 3)}
-    write("synth_strong.txt", ["p"], [(p,) for p in ps], data, "p",
-          "work / p plus an overhead growing with p, 3% log-normal noise, 3 repetitions, "
-          "3 draws of the noise")
+    write(name, ["p"], [(p,) for p in ps], data, "p",
+          what + ", 3% log-normal noise, 3 repetitions, 3 draws of the noise")
+
+
+def turn():
+    """Strong scaling whose time stops falling inside the runs: work / p plus an overhead that
+    takes over between p = 7 and 22, runs at p = 1..32 and the next doubling held out; three
+    draws of the noise."""
+    lg = math.log2
+    p_draws("synth_turn.txt", 37, (1, 2, 4, 8, 16, 32, 64),
+            {"turn_linear": lambda p: 1 + 40 / p + 0.2 * p,
+             "turn_log": lambda p: 1 + 50 / p + 5 * lg(p),
+             "turn_sqrt": lambda p: 2 + 100 / p + 2 * p ** 0.5,
+             "turn_p_log_p": lambda p: 1 + 200 / p + 0.1 * p * lg(p)},
+            "work / p plus an overhead that takes over inside the runs (p = 7..22)")
 
 
 def pn_draws(rng, pts):

@@ -9,8 +9,9 @@
 -- any other kind (wait patterns, counters) the profile holds. Each series, one
 -- point per scale (the median of its runs), is fitted with every registered family that can
 -- model it; a family that prevails (constant: no change beyond the noise between repetitions)
--- wins where it offers a model, else the family that predicts larger scales best (the mean of
--- its leave-one-out error and its forward-chaining error: the largest scale of each parameter
+-- wins where it offers a model, else, of the models that do not miss the runs beyond the noise
+-- between their repetitions, the family that predicts larger scales best (the mean of its
+-- leave-one-out error and its forward-chaining error: the largest scale of each parameter
 -- predicted by the family fitted on the smaller ones). Every prediction carries its family,
 -- model, fit error, uncertainty, an 80% interval (low, high, coverage) and whether the target
 -- lies outside the fitted range; where the runs cannot support a number at a target the note

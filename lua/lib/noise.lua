@@ -1,0 +1,46 @@
+-- The noise between repetitions: how far a scale's median may lie from the law by chance, the
+-- yardstick of the interval and of whether a model misses the runs
+-- (tardy.require("noise")).
+
+-- The noise of a scale's median, from its repetitions: their spread as the median absolute
+-- deviation of their logs from the median's (robust: with one run of three ten times slower
+-- the mean deviation made the noise 55%), scaled to a standard deviation for normal
+-- noise with the factor for that many runs (MAD_SCALE, from simulation; 1.4826 for many), and
+-- the median's standard deviation from it (x 1.2533 over the square root of their number); nil
+-- without repetitions.
+local MAD_SCALE = {[2] = 1.771, [3] = 2.208, [4] = 2.018, [5] = 1.805, [6] = 1.768,
+                   [7] = 1.687, [8] = 1.672, [9] = 1.632, [10] = 1.625}
+local function rep_noise(pt)
+  local r = pt.reps
+  if not (r and #r >= 2 and pt.y > 0) then return nil end
+  local d = {}
+  for i, v in ipairs(r) do d[i] = v > 0 and math.abs(math.log(v / pt.y)) or 0 end
+  table.sort(d)
+  local n = #d
+  local mad = n % 2 == 1 and d[(n + 1) // 2] or (d[n // 2] + d[n // 2 + 1]) / 2
+  local sd = mad * (MAD_SCALE[n] or 1.4826 * n / (n - 1))
+  return 1.2533 * sd / math.sqrt(n)
+end
+
+-- The noise of the medians: the median over the scales of rep_noise; 0 without repetitions.
+local function median_noise(pts)
+  local per = {}
+  for _, pt in ipairs(pts) do per[#per + 1] = rep_noise(pt) end
+  if #per == 0 then return 0 end
+  table.sort(per)
+  return per[(#per + 1) // 2]
+end
+
+-- The noise of the medians pooled over the scales as a variance is (the root mean square of
+-- rep_noise): the scales whose few runs happen to agree do not make it small; 0 without
+-- repetitions.
+local function pooled_noise(pts)
+  local sum, n = 0, 0
+  for _, pt in ipairs(pts) do
+    local s = rep_noise(pt)
+    if s then sum, n = sum + s * s, n + 1 end
+  end
+  return n > 0 and math.sqrt(sum / n) or 0
+end
+
+return {rep_noise = rep_noise, median_noise = median_noise, pooled_noise = pooled_noise}
