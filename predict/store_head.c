@@ -74,7 +74,8 @@ char *store_scale(int ranks, const struct prof_param *params, int nparams)
         len += strlen(params[i].key) + strlen(params[i].value) + 2;
     char *s = sorted ? malloc(len) : NULL;
     if (s) {
-        memcpy(sorted, params, (size_t)nparams * sizeof *sorted);
+        for (int i = 0; i < nparams; i++)
+            sorted[i] = params[i];
         qsort(sorted, (size_t)nparams, sizeof *sorted, by_key);
         int at = snprintf(s, len, "p=%d", ranks);
         for (int i = 0; i < nparams; i++)
