@@ -3,8 +3,9 @@
 with INTERVALS compute intervals whose mean time per rank follows one of a few scaling laws
 (with 3% noise), made from a real profile of the same program (its MPI rows and metadata), so
 the store matches that program; with CALLPATHS, as many MPI call paths of their own (the MPI
-time is predicted as the sum of every call path's model). Usage: synth_store.py
-TEMPLATE.json DIR RUNS INTERVALS [CALLPATHS]"""
+time is predicted as the sum of every call path's model); with REPS, a study run scale by
+scale: REPS runs at p = 1, then REPS at 2, 4, ... (else p = 1, 2, 4, ..., 32, then 2, 4, ...,
+64, ...). Usage: synth_store.py TEMPLATE.json DIR RUNS INTERVALS [CALLPATHS [REPS]]"""
 import copy
 import json
 import math
@@ -24,11 +25,12 @@ def stat(per_rank, ranks):
 def main():
     template, out, runs, intervals = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     callpaths = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    reps = int(sys.argv[6]) if len(sys.argv) > 6 else 0
     base = json.load(open(template))
     os.makedirs(out, exist_ok=True)
     rng = random.Random(1)
     for r in range(runs):
-        p = 2 ** (r % 6) * (1 + r // 6)  # 1, 2, 4, ..., 32, then 2, 4, ...
+        p = 2 ** (r // reps) if reps else 2 ** (r % 6) * (1 + r // 6)
         prof = copy.deepcopy(base)
         prof["run"]["ranks"] = p
         prof["run"]["params"] = {}
