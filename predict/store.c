@@ -236,7 +236,7 @@ static int by_turn_newest_first(const void *x, const void *y)
  * and parameters), newest first, then the second newest of each, and so on. A study run
  * scale by scale with thousands of call paths fills the bound with a few runs; newest first
  * they were repetitions of its largest scales, and the smaller ones that a law is fitted on
- * were left out (18 runs of 10,000 rows, 6 scales: the newest 9 were 3 scales). Returns the
+ * were left out (18 runs of 5,000 rows, 6 scales: the newest 9 were 3 scales). Returns the
  * number of distinct scales. */
 static int pick_order(struct cand *c, int n)
 {
