@@ -32,10 +32,9 @@ static void read_profile(const char *path)
 
 static void read_head(const char *path)
 {
-    char *program, *start;
-    store_head(path, &program, &start);
-    free(program);
-    free(start);
+    struct store_head h;
+    if (store_head(path, &h))
+        store_head_free(&h);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
