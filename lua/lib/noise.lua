@@ -2,6 +2,10 @@
 -- yardstick of the interval and of whether a model misses the runs
 -- (tardy.require("noise")).
 
+local finite = tardy.require("series").finite
+
+local MISFIT = 3 -- a model missing the runs by more than this many times their noise misses them
+
 -- The noise of a scale's median, from its repetitions: their spread as the median absolute
 -- deviation of their logs from the median's (robust: with one run of three ten times slower
 -- the mean deviation made the noise 55%), scaled to a standard deviation for normal
@@ -43,4 +47,23 @@ local function pooled_noise(pts)
   return n > 0 and math.sqrt(sum / n) or 0
 end
 
-return {rep_noise = rep_noise, median_noise = median_noise, pooled_noise = pooled_noise}
+-- How far predict (x -> value) misses the points, in units of the noise between their
+-- repetitions: the root mean square over the scales of log(predict / median) over noise
+-- (pooled_noise(pts) unless given); math.huge where it gives no positive value at a scale
+-- whose runs are positive; nil without repetitions.
+local function misfit(predict, pts, noise)
+  noise = noise or pooled_noise(pts)
+  if noise == 0 then return nil end
+  local sum, n = 0, 0
+  for _, pt in ipairs(pts) do
+    if pt.y > 0 then
+      local ok, v = pcall(predict, pt.x)
+      if not (ok and finite(v) and v > 0) then return math.huge end
+      sum, n = sum + (math.log(v / pt.y) / noise) ^ 2, n + 1
+    end
+  end
+  return n > 0 and math.sqrt(sum / n) or 0
+end
+
+return {rep_noise = rep_noise, median_noise = median_noise, pooled_noise = pooled_noise,
+        misfit = misfit, MISFIT = MISFIT}

@@ -4,10 +4,10 @@
 -- (tardy.require("selection")).
 
 local finite = tardy.require("series").finite
-local pooled_noise = tardy.require("noise").pooled_noise
+local noise = tardy.require("noise")
+local pooled_noise, misfit, MISFIT = noise.pooled_noise, noise.misfit, noise.MISFIT
 
 local NEAR = 1.25      -- models scoring within this factor of the best are near-best
-local MISFIT = 3       -- a model missing the runs by more than this many times their noise
 
 -- The parameters that vary over pts (in name order) and, per parameter, its largest and
 -- second largest value and its number of values: {names = {...}, hi = {k = v},
@@ -62,21 +62,6 @@ local function holdout(spec, pts, info)
   return errors
 end
 
--- How far a model misses the runs, in units of the noise between repetitions: the root mean
--- square over the scales of log(model / median) over the pooled noise of the medians;
--- math.huge where it gives no positive value at a scale whose runs are positive.
-local function misfit(m, pts, noise)
-  local sum, n = 0, 0
-  for _, pt in ipairs(pts) do
-    if pt.y > 0 then
-      local ok, v = pcall(m.predict, pt.x)
-      if not (ok and finite(v) and v > 0) then return math.huge end
-      sum, n = sum + (math.log(v / pt.y) / noise) ^ 2, n + 1
-    end
-  end
-  return n > 0 and math.sqrt(sum / n) or 0
-end
-
 -- A lack-of-fit test against the repetitions: where some model misses the runs by at most
 -- MISFIT times their noise, the models that miss them by more are ruled out (m.ruled_out):
 -- they neither win nor widen the interval among the near-best. The scores alone let a family
@@ -92,7 +77,7 @@ local function rule_out(fits, pts)
   if noise == 0 then return end
   local fits_some = false
   for _, m in ipairs(fits) do
-    m.misfit = misfit(m, pts, noise)
+    m.misfit = misfit(m.predict, pts, noise)
     fits_some = fits_some or m.misfit <= MISFIT
   end
   for _, m in ipairs(fits) do m.ruled_out = fits_some and m.misfit > MISFIT end
