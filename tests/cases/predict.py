@@ -569,25 +569,31 @@ INIT_TO_SENDRECV = """64 0.0001355 0.0001911 0.0001818
 384 0.0001084 0.0001513 0.0001408"""
 
 
+def measured_holdout(table):
+    """The default policy's prediction at the last size of table (rows "n rep rep rep",
+    measured here) from the others: (prediction, the measured median there)."""
+    rows = [line.split() for line in table.splitlines()]
+    path = extrap_file("PARAMETER n\nPOINTS %s\nREGION measured\nMETRIC time\n" %
+                       " ".join(r[0] for r in rows[:-1]) +
+                       "".join("DATA %s\n" % " ".join(r[1:]) for r in rows[:-1]))
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "n=" + rows[-1][0], "--json"])
+        expect(p.returncode == 0, p.stderr)
+        q = json.loads(p.stdout)["predictions"]
+        expect(len(q) == 1, "predictions: %s" % q)
+        return q[0], sorted(float(v) for v in rows[-1][1:])[1]
+    finally:
+        os.unlink(path)
+
+
 def test_noisy_upper_regime():
     """An upper regime measured to its noise, not to 2%: INIT_TO_SENDRECV at n = 384 from
     64..320 by pmnf_upper, within 15% and inside its interval (its upper points miss every
     law by 2-5%, well within their repetitions' noise; refused at 2%, the whole range's
     constant was 45% low)."""
-    rows = [line.split() for line in INIT_TO_SENDRECV.splitlines()]
-    path = extrap_file("PARAMETER n\nPOINTS %s\nREGION init\nMETRIC time\n" %
-                       " ".join(r[0] for r in rows[:-1]) +
-                       "".join("DATA %s\n" % " ".join(r[1:]) for r in rows[:-1]))
-    try:
-        p = tardy(["predict", "--extrap", path, "--at", "n=384", "--json"])
-        expect(p.returncode == 0, p.stderr)
-        q = json.loads(p.stdout)["predictions"]
-        expect(len(q) == 1, "predictions: %s" % q)
-        want = sorted(float(v) for v in rows[-1][1:])[1]
-        expect(q[0]["family"] == "pmnf_upper" and abs(q[0]["value"] - want) <= 0.15 * want and
-               q[0]["low"] <= want <= q[0]["high"], "n=384: %s, measured %g" % (q[0], want))
-    finally:
-        os.unlink(path)
+    q, want = measured_holdout(INIT_TO_SENDRECV)
+    expect(q["family"] == "pmnf_upper" and abs(q["value"] - want) <= 0.15 * want and
+           q["low"] <= want <= q["high"], "n=384: %s, measured %g" % (q, want))
 
 
 # bucketsort's time from MPI_Alltoall to MPI_Alltoallv (filling the buckets) at one rank,
@@ -605,20 +611,9 @@ def test_line_below_zero_at_the_smallest():
     which takes misses as ratios: BUCKET_FILL grows 1.4-4.7x a doubling, a line whose
     intercept lies below zero at the smallest size follows its growth, and predicts 524288
     from 16384..262144 within 15% (ruled out, n^1.5 was 39% high)."""
-    rows = [line.split() for line in BUCKET_FILL.splitlines()]
-    path = extrap_file("PARAMETER n\nPOINTS %s\nREGION fill\nMETRIC time\n" %
-                       " ".join(r[0] for r in rows[:-1]) +
-                       "".join("DATA %s\n" % " ".join(r[1:]) for r in rows[:-1]))
-    try:
-        p = tardy(["predict", "--extrap", path, "--at", "n=524288", "--json"])
-        expect(p.returncode == 0, p.stderr)
-        q = json.loads(p.stdout)["predictions"]
-        expect(len(q) == 1, "predictions: %s" % q)
-        want = sorted(float(v) for v in rows[-1][1:])[1]
-        expect(abs(q[0]["value"] - want) <= 0.15 * want and q[0]["low"] <= want <= q[0]["high"],
-               "n=524288: %s, measured %g" % (q[0], want))
-    finally:
-        os.unlink(path)
+    q, want = measured_holdout(BUCKET_FILL)
+    expect(abs(q["value"] - want) <= 0.15 * want and q["low"] <= want <= q["high"],
+           "n=524288: %s, measured %g" % (q, want))
 
 
 def flat_and_rising(reps):
