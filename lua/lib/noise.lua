@@ -4,7 +4,9 @@
 
 local finite = tardy.require("series").finite
 
-local MISFIT = 3 -- a model missing the runs by more than this many times their noise misses them
+-- the lack-of-fit test's bound: a model that misses the runs by more than this many times
+-- their noise does not follow them
+local MISFIT = 3
 
 -- The noise of a scale's median, from its repetitions: their spread as the median absolute
 -- deviation of their logs from the median's (robust: with one run of three ten times slower

@@ -4,8 +4,9 @@
 -- (tardy.require("selection")).
 
 local finite = tardy.require("series").finite
-local noise = tardy.require("noise")
-local pooled_noise, misfit, MISFIT = noise.pooled_noise, noise.misfit, noise.MISFIT
+local pooled_noise = tardy.require("noise").pooled_noise
+local misfit = tardy.require("noise").misfit
+local MISFIT = tardy.require("noise").MISFIT
 
 local NEAR = 1.25      -- models scoring within this factor of the best are near-best
 
