@@ -252,8 +252,9 @@ REAL = {  # name: (program, sizes, iterations, rank counts)
 }
 
 
-def real(names):
-    """The examples at several sizes and rank counts, 3 repetitions each."""
+def real(names, out=OUT):
+    """The examples at several sizes and rank counts, 3 repetitions each, into out (the
+    corpus; bench/predict_studies.py gives a directory of its own)."""
     lib = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
     tardy = os.path.abspath(os.path.join(B, "bin", "tardy"))
     for name in names:
@@ -276,7 +277,7 @@ def real(names):
             what = "%s here at %s rank%s, %d sizes, 3 repetitions" % (
                 program, " and ".join(str(r) for r in ranks_list),
                 "" if ranks_list == (1,) else "s", len(sizes))
-            keep(path, os.path.join(OUT, "real_%s.txt" % name), what)
+            keep(path, os.path.join(out, "real_%s.txt" % name), what)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 

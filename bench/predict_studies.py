@@ -25,11 +25,11 @@ def main():
     try:
         files = []
         for i in range(n):
-            predict_corpus.OUT = os.path.join(work, str(i))
-            os.makedirs(predict_corpus.OUT)
-            predict_corpus.real([case])
+            out = os.path.join(work, str(i))
+            os.makedirs(out)
+            predict_corpus.real([case], out)
             files.append(os.path.join(work, "%s_study%d.txt" % (case, i + 1)))
-            os.rename(os.path.join(predict_corpus.OUT, "real_%s.txt" % case), files[-1])
+            os.rename(os.path.join(out, "real_%s.txt" % case), files[-1])
         sys.stdout.flush()
         subprocess.run([sys.executable, os.path.join(HERE, "predict_bench.py")] + files,
                        check=True)
