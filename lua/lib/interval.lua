@@ -73,7 +73,7 @@ end
 -- The prediction interval of model at target (of the median run there), with nominal
 -- coverage COVERAGE: in log space, the value ± t · sigma, t Student's quantile for the scales
 -- less two (the coefficients of most models): sigma is measured on a few scales, and with
--- the normal quantile the interval held 72% of 1,155 values of fresh real studies (jacobi,
+-- the normal quantile the interval held 73% of 1,155 values of fresh real studies (jacobi,
 -- bucketsort, halo3d), 78% with t. The leave-one-out error is the floor
 -- (repetition noise and misfit inside the range), and at least the noise of a scale's median
 -- measured by the repetitions (a family that fits few points closely, as pmnf_upper does its

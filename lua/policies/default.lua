@@ -108,8 +108,8 @@ tardy.policy("default", function(ctx)
     -- also where some runs are 0 (no waits at one rank): a wait's time that is 0.02 s in one
     -- run and 0.9 s in its twin got 0.04 at 12 ranks, "4.9e-06..328". Judged on the interval
     -- at the normal quantile: Student's t widens it for how little a few scales tell of the
-    -- error, not for models that disagree (judged on it, 15 fresh values of bucketsort and
-    -- halo3d lost their number)
+    -- error, not for models that disagree (judged on it, 16 values of fresh studies of
+    -- bucketsort and halo3d and 6 of the corpus lost their number)
     if zlo > 0 and zhi / zlo > 100 then
       return nil, string.format("no prediction at %s: the models that fit the runs disagree " ..
         "by %.0fx there (too few scales, noise between the runs, or a trend that reverses)",
