@@ -58,8 +58,8 @@ local function fit(points)
     local x = pt.x[key]
     if not seen[x] then seen[x] = true; values[#values + 1] = x end
   end
-  local repeated = noise.pooled_noise(points) > 0
-  if #values < (repeated and UPPER + 1 or LEAST) then
+  local pooled = noise.pooled_noise(points)
+  if #values < (pooled > 0 and UPPER + 1 or LEAST) then
     return nil, string.format("needs %d values of %s (%d where the runs repeat and jump), has %d",
                               LEAST, key, UPPER + 1, #values)
   end
@@ -79,7 +79,7 @@ local function fit(points)
   if #values < LEAST and not jump then return unjumped() end
   local model, why = tardy.pmnf(upper, {negative = true})
   if not model then return nil, why end
-  local off = jump and noise.misfit(model.predict, lower, noise.pooled_noise(points))
+  local off = jump and noise.misfit(model.predict, lower, pooled)
   if off and off > noise.MISFIT then
     model.claims = upper
   elseif #values < LEAST then

@@ -94,13 +94,12 @@ tardy.policy("default", function(ctx)
       all_positive, none_negative = all_positive and pt.y > 0, none_negative and pt.y >= 0
       largest = math.max(largest, math.abs(pt.y))
     end
-    local function rounded(x) return math.abs(x) <= 1e-9 * largest and 0 or x end
-    v, lo, hi, zlo, zhi = rounded(v), rounded(lo), rounded(hi), rounded(zlo), rounded(zhi)
     if none_negative then least = math.max(least or 0, 0) end
-    if least then
-      v, lo, hi = math.max(v, least), math.max(lo, least), math.max(hi, least)
-      zlo, zhi = math.max(zlo, least), math.max(zhi, least)
+    local function bounded(x)
+      x = math.abs(x) <= 1e-9 * largest and 0 or x
+      return least and math.max(x, least) or x
     end
+    v, lo, hi, zlo, zhi = bounded(v), bounded(lo), bounded(hi), bounded(zlo), bounded(zhi)
     if all_positive and v <= 0 then
       return nil, "no prediction at " .. scale_key(target) .. ": the trend of the runs does " ..
         "not continue there (the best model falls to zero or below)"
