@@ -35,12 +35,15 @@ static void push_value(lua_State *L, const char *v)
         lua_pushstring(L, v);
 }
 
-/* run.params: {p = ranks, name = value, ...}, a fresh table. */
+/* run.params: {p = ranks, name = value, ...}, a fresh table; without p where the input gave
+ * no rank count. */
 static void push_params(lua_State *L, const struct profile *p)
 {
     lua_createtable(L, 0, p->nparams + 1);
-    lua_pushinteger(L, p->ranks);
-    lua_setfield(L, -2, "p");
+    if (!p->ranks_unknown) {
+        lua_pushinteger(L, p->ranks);
+        lua_setfield(L, -2, "p");
+    }
     for (int i = 0; i < p->nparams; i++) {
         push_value(L, p->params[i].value);
         lua_setfield(L, -2, p->params[i].key);
@@ -240,12 +243,13 @@ static int run_metrics(lua_State *L)
     return 1;
 }
 
-/* run:param(name) → number, string or nil ("p" is the number of ranks). */
+/* run:param(name) → number, string or nil ("p" is the number of ranks, nil where the input
+ * gave none). */
 static int run_param(lua_State *L)
 {
     const struct profile *p = check_run(L, 1);
     const char *name = luaL_checkstring(L, 2);
-    if (!strcmp(name, "p")) {
+    if (!strcmp(name, "p") && !p->ranks_unknown) {
         lua_pushinteger(L, p->ranks);
         return 1;
     }

@@ -411,13 +411,15 @@ static int add_repetition(struct extrap_reader *rd)
         profile_init(r);
         r->program = strdup(rd->path);
         r->ranks = 1;
+        r->ranks_unknown = 1;
         struct strbuf params;
         sb_init(&params);
         for (int i = 0; i < rd->nparams; i++) {
             double v = rd->points[k * rd->nparams + i];
-            if (!strcmp(rd->params[i], "p"))
+            if (!strcmp(rd->params[i], "p")) {
                 r->ranks = (int)v;
-            else
+                r->ranks_unknown = 0;
+            } else
                 sb_printf(&params, "%s%s=%.17g", params.len ? "," : "", rd->params[i], v);
         }
         char err[128];

@@ -24,6 +24,18 @@ tardy.policy("scalaextrap", function(ctx)
   if compute then keys = {"compute"} end
   table.sort(keys)
   local out, notes = {}, {}
+  if not (ctx.runs[1] and ctx.runs[1].params.p) then -- an Extra-P file without p
+    return {note = "scalaextrap policy: no prediction (it models p, the number of ranks, " ..
+      "and the runs have none)"}
+  end
+  local without = {}
+  for _, target in ipairs(ctx.targets) do
+    if not target.p then without[#without + 1] = tardy.require("series").scale_key(target) end
+  end
+  if #without > 0 then
+    notes[#notes + 1] = "it models p alone, and target " .. table.concat(without, ", ") ..
+      " gives none"
+  end
   for _, key in ipairs(keys) do
     local points, lo, hi = {}, math.huge, -math.huge
     for _, run in ipairs(ctx.runs) do

@@ -83,6 +83,30 @@ def test_scalaextrap_extrap():
         os.unlink(path)
 
 
+def test_extrap_without_ranks():
+    """An Extra-P file whose only parameter is n: the targets, notes and header name n alone
+    (they said "n=1024,p=1" and "the runs have n, p", as if each value were a run of one
+    rank); a target of p, and the policy that models p alone, say the file has none."""
+    path = extrap_file("PARAMETER n\nPOINTS 16 32 64 128 256\nREGION work\nMETRIC time\n" +
+                       "".join("DATA %g %g\n" % (n / 16.0, n / 16.0 * 1.02)
+                               for n in (16, 32, 64, 128, 256)))
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "n=1024", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        q = json.loads(p.stdout)["predictions"]
+        expect([x["target"] for x in q] == ["n=1024"], "targets: %s" % q)
+        p = tardy(["predict", "--extrap", path, "--at", "n=1024"])
+        expect(p.stdout.startswith("10 runs from the Extra-P file %s\n" % path) and
+               "\nn=1024 " in p.stdout, "summary: %s" % p.stdout)
+        p = tardy(["predict", "--extrap", path, "--at", "p=64"])
+        expect("no run has the parameter p (the runs have n)" in p.stdout, p.stdout)
+        p = tardy(["predict", "--extrap", path, "--at", "n=1024", "--policy", "scalaextrap"])
+        expect("scalaextrap policy: no prediction (it models p, the number of ranks, and the "
+               "runs have none)" in p.stdout, p.stdout)
+    finally:
+        os.unlink(path)
+
+
 def test_no_number():
     """A trend that reverses: the runs rise, then fall steeply; no number is printed where
     the models that fit disagree wildly or fall below zero, and the note says why. Nor for a
@@ -917,6 +941,8 @@ room.case("cli/a store two programs share: --program", test_store_program)
 room.case("cli/a target takes what it leaves out from the newest run", test_newest_run)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
+room.case("cli/tardy predict --extrap: a file without p, the number of ranks",
+          test_extrap_without_ranks)
 room.case("lua/no number where the runs cannot support one", test_no_number)
 room.case("lua/counts never below 0, nor their intervals", test_never_negative)
 room.case("lua/wall time from its parts: compute, MPI, the rest", test_wall_time_of_parts)

@@ -115,6 +115,8 @@ struct profile {
     char **argv;              /* arguments after the program */
     int argc;
     int ranks, hosts, thread_level, depth;
+    int ranks_unknown;        /* read from input without a rank count (an Extra-P file without
+                               * p): ranks is 1 and p is not one of the run's parameters */
     char *mpi_library, *mpi_version, *tardy_version, *clock, *start_time, *host;
     char *interface;          /* how tardy attached: "PMPI" or "QMPI" */
     struct prof_param *params;
