@@ -495,7 +495,7 @@ static int fit_coefficients(struct pmnf_model *m, const double *P, const double 
 static int line_on(struct pmnf_model *m, const double *P, const double *y, int n,
                    const unsigned char *use)
 {
-    double t[FIT_MAX_POINTS] = {0}, yy[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
+    double t[FIT_MAX_POINTS], yy[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
     int rows = 0;
     for (int i = 0; i < n; i++)
         if (!use || use[i]) {
@@ -535,16 +535,16 @@ static struct chain chain_of(const double *x, int np, int n)
 static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n,
                     const struct chain *ch, double *se2)
 {
-    double P[FIT_MAX_POINTS * PMNF_MAX_TERMS] = {0}, h[FIT_MAX_POINTS];
+    /* not zeroed: products_at writes every product read here (16 KB a model: 10% of the
+     * instructions of a prediction on 10 runs × 200 intervals) */
+    double P[FIT_MAX_POINTS * PMNF_MAX_TERMS], h[FIT_MAX_POINTS];
     /* e: a term for each point at an origin; per parameter the origins' points are distinct */
     double pred[FIT_MAX_POINTS], loo[FIT_MAX_POINTS], e[PMNF_MAX_PARAMS * FIT_MAX_POINTS];
     products_at(m, x, n, P);
     if (m->nterms <= 1) { /* c0 + c1 t: in closed form, no SVD */
-        double t[FIT_MAX_POINTS] = {0}, w[FIT_MAX_POINTS];
+        double w[FIT_MAX_POINTS];
         relative_weights(y, n, w);
-        for (int i = 0; i < n; i++)
-            t[i] = m->nterms ? P[i] : 0;
-        if (m->nterms ? loo_line(t, y, w, n, loo) < 0 : (loo_mean(y, w, n, loo), 0))
+        if (m->nterms ? loo_line(P, y, w, n, loo) < 0 : (loo_mean(y, w, n, loo), 0))
             return FIT_ESINGULAR;
         if (line_on(m, P, y, n, NULL) != FIT_OK)
             return FIT_ESINGULAR;
