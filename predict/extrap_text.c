@@ -97,17 +97,34 @@ static int parse_text(struct extrap_reader *rd, FILE *f)
 int extrap_read(const char *path, struct profile **runs, char *err, size_t errlen)
 {
     struct extrap_reader rd = {.path = path, .err = err, .errlen = errlen};
-    FILE *f = fopen(path, "r");
+    FILE *in = fopen(path, "r");
     *runs = NULL;
-    if (!f) {
+    if (!in) {
         snprintf(err, errlen, "%s: cannot open", path);
         return -1;
     }
-    int c;
-    while ((c = getc(f)) != EOF && isspace(c))
-        ;
-    rewind(f);
-    int rc = c == '{' ? extrap_parse_json(&rd, f) : parse_text(&rd, f);
+    /* the whole input in memory: its first character tells the format, and a pipe cannot be
+     * rewound to read it again (`--extrap /dev/stdin`) */
+    struct strbuf text;
+    sb_init(&text);
+    char chunk[65536];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, in)) > 0;)
+        sb_add(&text, chunk, n);
+    int unread = ferror(in);
+    fclose(in);
+    char none[1] = "";
+    FILE *f = unread || text.failed ? NULL : fmemopen(text.data ? text.data : none, text.len, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot read", path);
+        sb_free(&text);
+        return -1;
+    }
+    size_t first = 0;
+    while (first < text.len && isspace((unsigned char)text.data[first]))
+        first++;
+    int rc = first < text.len && text.data[first] == '{' ? extrap_parse_json(&rd, f)
+                                                          : parse_text(&rd, f);
     fclose(f);
+    sb_free(&text);
     return extrap_finish(&rd, rc, runs);
 }
