@@ -136,7 +136,7 @@ def run_case(path, work, use_extrap):
             actual = statistics.median(rows[i])
             if actual == 0:
                 continue
-            tk, mk = target_key(params, points[i]), "%s/%s, max per rank" % (region, metric)
+            tk, mk = target_key(params, points[i]), "%s/%s" % (region, metric)
             q = dflt.get((tk, mk))
 
             def err(v):

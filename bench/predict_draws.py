@@ -50,7 +50,7 @@ def one_parameter(work, noise, reps, top, cell, seed):
             text += "REGION %s\nMETRIC time\n" % region + "".join(data(rnd, law(p), noise, reps)
                                                                   for p in ps)
             for k in (2, 4, 8):
-                truth[("p=%d" % (top * k), region + "/time, max per rank")] = \
+                truth[("p=%d" % (top * k), region + "/time")] = \
                     (law(top * k), "%d run%s, p, %2d%% noise, %dx" % (reps, "s"[:reps > 1],
                                                                       100 * noise, k))
     path = os.path.join(work, "p.txt")
@@ -68,7 +68,7 @@ def two_parameters(work, noise, reps, cell, seed):
             text += "REGION %s\nMETRIC time\n" % region + "".join(data(rnd, law(p, n), noise, reps)
                                                                   for p, n in pts)
             for k in (2, 4):
-                truth[("n=%d,p=%d" % (256 * k, 16 * k), region + "/time, max per rank")] = \
+                truth[("n=%d,p=%d" % (256 * k, 16 * k), region + "/time")] = \
                     (law(16 * k, 256 * k), "%d run%s, p, n, %2d%% noise, %dx" % (
                         reps, "s"[:reps > 1], 100 * noise, k))
     path = os.path.join(work, "pn.txt")

@@ -1,5 +1,7 @@
 -- `make bench-predict`: every registered family on its own, on every per-rank metric of the
 -- runs (an Extra-P file of another tool has one per region/metric), at every target.
+local rank_max = tardy.require("names").rank_max -- the default policy's metric names
+
 tardy.policy("families", function(ctx)
   local out, keys, seen, rows = {}, {}, {}, {}
   for i, run in ipairs(ctx.runs) do
@@ -28,7 +30,7 @@ tardy.policy("families", function(ctx)
         if ok and type(model) == "table" then
           local okp, v = pcall(model.predict, target)
           if okp and type(v) == "number" and v == v and v > -math.huge and v < math.huge then
-            out[#out + 1] = {target = target, metric = key .. ", max per rank", value = v,
+            out[#out + 1] = {target = target, metric = rank_max(key), value = v,
                              family = name, model = model.formula}
           end
         end

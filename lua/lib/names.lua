@@ -23,6 +23,13 @@ local UNITS = {mpi = " (s)", wall = " (s)", partners = "", p2p_messages = "",
   p2p_sent_bytes = " (bytes)", p2p_recv_bytes = " (bytes)", max_bytes_one_partner = " (bytes)",
   mpi_memory_high_water = " (bytes)", mpi_memory_live = " (bytes)"}
 
+-- The name in predictions of the maximum over ranks of a per-rank metric tardy has no name
+-- for: a region and metric of another tool's Extra-P file ("solve/time") as the file names
+-- them (its values are that tool's, not a maximum tardy took), else "NAME, max per rank".
+local function rank_max(name)
+  return name:find("/", 1, true) and name or name .. ", max per rank"
+end
+
 -- "MPI_Send@main jacobi.c:88;solve ..." → "MPI_Send@main jacobi.c:88"
 local function short(key)
   return (key:gsub("^[%w_]+:", ""):gsub(";[^>]*", ""))
@@ -45,4 +52,5 @@ local function label(kind, m)
   return kind .. " " .. short(m.key):gsub("[\n\t]", " ")
 end
 
-return {RANK_NAMES = RANK_NAMES, setting = setting, UNITS = UNITS, short = short, label = label}
+return {RANK_NAMES = RANK_NAMES, setting = setting, UNITS = UNITS, short = short, label = label,
+  rank_max = rank_max}

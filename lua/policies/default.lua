@@ -31,6 +31,7 @@ local I = tardy.require("interval")
 local COVERAGE, interval = I.COVERAGE, I.interval
 local N = tardy.require("names")
 local RANK_NAMES, UNITS, setting, short, label = N.RANK_NAMES, N.UNITS, N.setting, N.short, N.label
+local rank_max = N.rank_max
 
 tardy.policy("default", function(ctx)
   local runs, out, notes = canonical(newest(ctx.runs)), {}, {}
@@ -411,7 +412,7 @@ tardy.policy("default", function(ctx)
       if key ~= "rank:compute" and not setting(name) then
         local direct = composed[name] and ", fitted directly" or ""
         each(target, known and known .. ", max" .. direct .. UNITS[name] or
-             name .. ", max per rank", stat(key, "value", "max"))
+             rank_max(name), stat(key, "value", "max"))
       end
       if name:find("^mpi_memory") and known then
         each(target, known .. ", mean" .. UNITS[name], stat(key, "value", "mean"))

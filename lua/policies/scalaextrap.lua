@@ -46,7 +46,8 @@ tardy.policy("scalaextrap", function(ctx)
         lo, hi = math.min(lo, run.p), math.max(hi, run.p)
       end
     end
-    local metric = key == "compute" and "max per-rank compute time (s)" or key .. ", max per rank"
+    local metric = key == "compute" and "max per-rank compute time (s)" or
+      tardy.require("names").rank_max(key)
     local model, why = nil, "no runs"
     if #points >= family.min_points then
       model, why = family.fit(points)

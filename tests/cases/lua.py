@@ -379,10 +379,10 @@ def test_extrap_foreign():
                                               1.005 * (1 + 64.0 / p)))
         out, _err = predict_json(["--extrap", path, "--at", "p=128"])
         got = by_metric(out["predictions"])
-        time = got.get(("p=128", "solve/time, max per rank"))
+        time = got.get(("p=128", "solve/time"))
         want = 1.005 * (1 + 64 / 128.0)
         expect(time and abs(time["value"] - want) <= 0.01 * want, "solve/time at p=128: %s" % time)
-        visits = got.get(("p=128", "solve/visits, max per rank"))
+        visits = got.get(("p=128", "solve/visits"))
         expect(visits and abs(visits["value"] - 12800) <= 1e-6 * 12800,
                "solve/visits at p=128 (one repetition where time has three): %s" % visits)
         out, _err = predict_json(["--extrap", path, "--at", "procs=128"])

@@ -479,14 +479,28 @@ static void mpit_section(const struct profile *p, int top, struct strbuf *out)
 }
 
 /* A prediction's fit error and interval as the table shows them. */
+/* An end of an interval in three digits; whole numbers below a million in full (1780, not
+ * 1.78e+03, next to a value printed 1869.26). */
+static void interval_end(double v, char out[24])
+{
+    if (fabs(v) >= 1000 && fabs(v) < 1e6)
+        snprintf(out, 24, "%.0f", v);
+    else
+        snprintf(out, 24, "%.3g", v);
+}
+
 static void prediction_cells(const struct prof_prediction *q, char fe[16], char iv[64])
 {
     snprintf(fe, 16, "-");
     snprintf(iv, 64, "-");
     if (isfinite(q->fit_error))
         snprintf(fe, 16, "%.1f%%", q->fit_error);
-    if (isfinite(q->low) && isfinite(q->high))
-        snprintf(iv, 64, "%.3g..%.3g(%.0f%%)", q->low, q->high, q->coverage);
+    if (isfinite(q->low) && isfinite(q->high)) {
+        char lo[24], hi[24];
+        interval_end(q->low, lo);
+        interval_end(q->high, hi);
+        snprintf(iv, 64, "%s..%s(%.0f%%)", lo, hi, q->coverage);
+    }
     else if (isfinite(q->uncertainty))
         snprintf(iv, 64, "+/-%.1f%%", q->uncertainty);
 }
