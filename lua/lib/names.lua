@@ -10,6 +10,7 @@ local RANK_NAMES = {
   max_bytes_one_partner = "bytes exchanged with one partner per rank",
   mpi_memory_high_water = "MPI library memory per rank, peak",
   mpi_memory_live = "MPI library memory per rank at finalize",
+  wait_time = "time waited in wait states per rank",
 }
 -- Per-rank metrics of how the run was measured and placed, not of what the program did
 -- (the clocks' offsets, the CPUs of the hosts, tardy's own bookkeeping): not predicted.
@@ -21,12 +22,15 @@ local function setting(name)
 end
 local UNITS = {mpi = " (s)", wall = " (s)", partners = "", p2p_messages = "",
   p2p_sent_bytes = " (bytes)", p2p_recv_bytes = " (bytes)", max_bytes_one_partner = " (bytes)",
-  mpi_memory_high_water = " (bytes)", mpi_memory_live = " (bytes)"}
+  mpi_memory_high_water = " (bytes)", mpi_memory_live = " (bytes)", wait_time = " (s)"}
 
--- The name in predictions of the maximum over ranks of a per-rank metric tardy has no name
--- for: a region and metric of another tool's Extra-P file ("solve/time") as the file names
--- them (its values are that tool's, not a maximum tardy took), else "NAME, max per rank".
+-- The name in predictions of the maximum over ranks of a per-rank metric not in RANK_NAMES:
+-- a counter's total ("counter:EVENT") as "EVENT per rank, max", as on call paths; a region
+-- and metric of another tool's Extra-P file ("solve/time") as the file names them (its values
+-- are that tool's, not a maximum tardy took); else "NAME, max per rank".
 local function rank_max(name)
+  local event = name:match("^counter:(.+)")
+  if event then return event .. " per rank, max" end
   return name:find("/", 1, true) and name or name .. ", max per rank"
 end
 

@@ -408,7 +408,8 @@ def test_extrap_foreign():
 
 
 def test_extrap_counters():
-    """PAPI counters and wait states go through the Extra-P export and back: sde_counters at
+    """PAPI counters and wait states go through the Extra-P export and back, each under its
+    name (every per-rank metric tardy writes has one in predictions): sde_counters at
     1 to 4 ranks (its WORK counter grows with the rank; with "late" the last rank makes the
     others wait at a barrier, and incidental waits elsewhere differ from run to run, so some
     runs lack some rows) predicts the same from the store and from its export."""
@@ -424,8 +425,12 @@ def test_extrap_counters():
                 run.cleanup()
         offline, _err = predict_json(["--store", store, "--at", "p=8"])
         metrics = [q["metric"] for q in offline["predictions"]]
-        for what in (WORK, "wait wait_at_barrier", "cause of wait_at_barrier"):
+        for what in (WORK, "wait wait_at_barrier", "cause of wait_at_barrier",
+                     "time waited in wait states per rank, max (s)"):
             expect(any(what in m for m in metrics), "no prediction of %s: %s" % (what, metrics))
+        # every per-rank metric tardy writes has a name in predictions (wait_time had none)
+        unnamed = [m for m in metrics if m.endswith(", max per rank")]
+        expect(not unnamed, "per-rank metrics without a name: %s" % unnamed)
         extrap = os.path.join(store, "extrap.txt")
         p = subprocess.run([TARDY, "export-extrap", "--store", store, "-o", extrap],
                            capture_output=True, text=True)
