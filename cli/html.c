@@ -1,6 +1,7 @@
-/* `tardy html PROFILE.json [-o FILE]`, `tardy html A.json B.json [-o FILE]` and
- * `tardy html --store DIR [--program NAME] [--at TARGETS] [-o FILE]`: one self-contained HTML
- * page (tool/profile/html.c writes it) that opens from disk. */
+/* `tardy html PROFILE.json [-o FILE]`, `tardy html A.json B.json [-o FILE]`,
+ * `tardy html --store DIR [--program NAME] [--at TARGETS] [-o FILE]` and
+ * `tardy html --extrap FILE [--at TARGETS] [-o FILE]`: one self-contained HTML page
+ * (tool/profile/html.c writes it) that opens from disk. */
 #include "html.h"
 
 #include <stdio.h>
@@ -16,16 +17,18 @@ static const char html_usage[] =
     "       tardy html A.json B.json [-o FILE]\n"
     "       tardy html --store DIR [--program NAME] [--at TARGETS] [--policy NAME] [--lua FILE]\n"
     "                  [-o FILE]\n"
+    "       tardy html --extrap FILE [--at TARGETS] [--policy NAME] [--lua FILE] [-o FILE]\n"
     "Writes one self-contained HTML page (scripts, styles and data inlined; it opens from disk\n"
     "with no network) of a run: the run at a glance, MPI time by call path, the spread over\n"
     "ranks, wait states and sortable tables; of two runs: what changed from A to B (tardy\n"
-    "diff); or of the runs in a run store: each metric over the parameters with the chosen\n"
+    "diff); or of the runs in a run store, or the values of an Extra-P file (its formats as\n"
+    "tardy predict --extrap reads them): each metric over the parameters with the chosen\n"
     "model, its interval and the targets (default: 4x the largest value of the first\n"
     "parameter the runs vary), and the models' errors.\n"
     "  --program NAME  the store's runs of the executable NAME (default: the program with the\n"
     "                  most runs)\n"
     "  -o FILE   where to write (default: PROFILE.html beside PROFILE.json; B-diff.html\n"
-    "            beside B.json; DIR.html)\n";
+    "            beside B.json; DIR.html; FILE.html, and -o for a pipe)\n";
 
 /* Write page to path (replacing an older page) and say so. */
 static int write_page(const char *path, const char *page)
@@ -93,11 +96,13 @@ static int diff_page(const char *const path[2], const char *out)
     return rc;
 }
 
-static int store_page(const char *dir, const char *program, const struct engine_opts *o,
-                      const char *out)
+/* The page of the runs in the store dir, or (extrap) of the values of the Extra-P file dir. */
+static int store_page(const char *dir, int extrap, const char *program,
+                      const struct engine_opts *o, const char *out)
 {
     char err[4096];
-    char *json = store_report_json(dir, program, o, err, sizeof err);
+    char *json = extrap ? extrap_report_json(dir, o, err, sizeof err)
+                        : store_report_json(dir, program, o, err, sizeof err);
     if (!json) {
         fprintf(stderr, "tardy html: %s\n", err);
         return 1;
@@ -110,7 +115,8 @@ static int store_page(const char *dir, const char *program, const struct engine_
     sb_init(&path);
     sb_printf(&path, "%.*s.html", (int)n, dir);
     char title[512];
-    snprintf(title, sizeof title, "tardy: the runs in %.*s", (int)n, dir);
+    snprintf(title, sizeof title, "tardy: the %s %.*s", extrap ? "Extra-P file" : "runs in",
+             (int)n, dir);
     html_page(&page, "store", title, json);
     int rc = 1;
     if (page.failed || path.failed)
@@ -125,7 +131,8 @@ static int store_page(const char *dir, const char *program, const struct engine_
 
 int cmd_html(int argc, char **argv)
 {
-    const char *store = NULL, *program = NULL, *out = NULL, *profile[2] = {NULL, NULL}, *v;
+    const char *store = NULL, *extrap = NULL, *program = NULL, *out = NULL;
+    const char *profile[2] = {NULL, NULL}, *v;
     int profiles = 0;
     struct engine_opts o = cli_engine_opts(); /* the store's predictions */
     int bad = 0;
@@ -136,6 +143,8 @@ int cmd_html(int argc, char **argv)
         }
         if ((v = cli_option(argc, argv, &i, "--store", &bad)))
             store = v;
+        else if ((v = cli_option(argc, argv, &i, "--extrap", &bad)))
+            extrap = v;
         else if ((v = cli_option(argc, argv, &i, "--program", &bad)))
             program = v;
         else if ((v = cli_option(argc, argv, &i, "-o", &bad)))
@@ -155,21 +164,29 @@ int cmd_html(int argc, char **argv)
             profile[profiles++] = argv[i];
         }
     }
-    if (!bad && !!profiles == !!store) {
-        fprintf(stderr, "tardy html: %s\n", profiles ? "profiles or --store DIR, not both"
-                                                     : "which profile, or which --store DIR?");
+    if (!bad && !!profiles + !!store + !!extrap != 1) {
+        fprintf(stderr, "tardy html: %s\n", profiles || store || extrap
+                ? "profiles, --store DIR or --extrap FILE: one of them, not both"
+                : "which profile, --store DIR or --extrap FILE?");
         bad = 1;
     }
-    if (!bad && profiles &&
-        (o.targets || o.user_script || strcmp(o.policy, "default") || program)) {
-        fprintf(stderr, "tardy html: --program, --at, --policy and --lua go with --store\n");
+    if (!bad && profiles && (o.targets || o.user_script || strcmp(o.policy, "default"))) {
+        fprintf(stderr, "tardy html: --at, --policy and --lua go with --store or --extrap\n");
+        bad = 1;
+    }
+    if (!bad && program && !store) {
+        fprintf(stderr, "tardy html: --program goes with --store\n");
+        bad = 1;
+    }
+    if (!bad && extrap && !out && !strncmp(extrap, "/dev/", 5)) {
+        fprintf(stderr, "tardy html: where to write the page of %s? (-o FILE)\n", extrap);
         bad = 1;
     }
     if (bad) {
         fputs(html_usage, stderr);
         return 2;
     }
-    if (store)
-        return store_page(store, program, &o, out);
+    if (store || extrap)
+        return store_page(store ? store : extrap, !store, program, &o, out);
     return profiles == 2 ? diff_page(profile, out) : run_page(profile[0], out);
 }

@@ -1,4 +1,5 @@
-/* `tardy html`: the HTML report of a run (PROFILE.json) or of a run store (--store DIR). */
+/* `tardy html`: the HTML report of a run (PROFILE.json), of a run store (--store DIR) or of an
+ * Extra-P file (--extrap FILE). */
 #ifndef TARDY_CLI_HTML_H
 #define TARDY_CLI_HTML_H
 
@@ -15,5 +16,10 @@ int cmd_html(int argc, char **argv);
  * parameter. Malloc'd JSON; NULL with the problem in err. */
 char *store_report_json(const char *dir, const char *program, const struct engine_opts *opts,
                         char *err, size_t errlen);
+
+/* The same document of the values of an Extra-P file (each a run, as `tardy predict
+ * --extrap` reads them), under the key "extrap" in place of "store". */
+char *extrap_report_json(const char *path, const struct engine_opts *opts, char *err,
+                         size_t errlen);
 
 #endif

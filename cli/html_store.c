@@ -1,8 +1,9 @@
-/* The data of `tardy html --store DIR`: the runs of a store with the values the page plots,
- * the predictions at the targets, and each chosen model's curve with its interval over every
- * parameter the runs vary (the policy predicts along a grid of that parameter, the others
- * kept at the latest run's values, as `tardy predict` does). A "tardy-store-report" document
- * that store.js draws. */
+/* The data of `tardy html --store DIR` and `--extrap FILE`: the runs of a store (or the
+ * values of an Extra-P file, a run each) with the values the page plots, the predictions at
+ * the targets, and each chosen model's curve with its interval over every parameter the runs
+ * vary (the policy predicts along a grid of that parameter, the others kept at the latest
+ * run's values, as `tardy predict` does). A "tardy-store-report" document that store.js
+ * draws. */
 #include "html.h"
 
 #include <jansson.h>
@@ -26,11 +27,12 @@ struct param {
     int distinct; /* how many values: 1, 2, or 3 for three or more */
 };
 
-/* Value of parameter name in run r; NAN when the run lacks it or it is not a number. */
+/* Value of parameter name in run r; NAN when the run lacks it or it is not a number (p of
+ * an Extra-P file without it). */
 static double param_value(const struct profile *r, const char *name)
 {
     if (!strcmp(name, "p"))
-        return r->ranks;
+        return r->ranks_unknown ? NAN : r->ranks;
     for (int i = 0; i < r->nparams; i++) {
         if (strcmp(r->params[i].key, name))
             continue;
@@ -176,22 +178,12 @@ static void default_targets(const struct param *params, int np, char *out, size_
         }
 }
 
-char *store_report_json(const char *dir, const char *program, const struct engine_opts *opts,
-                        char *err, size_t errlen)
+/* The document of runs[0..n) (n > 0) read from where, "store" or "extrap" (the key that
+ * names source in it). */
+static char *report_json(const struct profile *runs, int n, const char *where,
+                         const char *source, const struct engine_opts *opts, char *err,
+                         size_t errlen)
 {
-    struct profile *runs = NULL;
-    int n = store_load(dir, NULL, program, NULL, &runs, cli_warn_line, NULL, err, errlen);
-    if (n < 0)
-        return NULL;
-    if (n == 0) {
-        if (program)
-            snprintf(err, errlen, "no run of %s in %s", program, dir);
-        else
-            snprintf(err, errlen, "%s holds no tardy profiles (runs with TARDY_STORE=%s)", dir,
-                     dir);
-        store_free(runs, n);
-        return NULL;
-    }
     struct param params[MAX_PARAMS];
     int np = parameters(runs, n, params);
     char targets[256];
@@ -201,7 +193,10 @@ char *store_report_json(const char *dir, const char *program, const struct engin
         default_targets(params, np, targets, sizeof targets);
     json_t *doc = json_object(), *jruns = json_array(), *jparams = json_array(),
            *curves = json_array(), *latest = NULL, *note = NULL;
-    const struct profile *newest = &runs[0];
+    /* the latest run, as the default policy takes it; an Extra-P file's runs have no start:
+     * its last point (of the runs the policies get, FIT_MAX_POINTS) */
+    const struct profile *newest = runs[0].start_time ? &runs[0]
+                                                       : &runs[(n < FIT_MAX_POINTS ? n : FIT_MAX_POINTS) - 1];
     for (int i = 0; i < n; i++) {
         json_array_append_new(jruns, run_json(&runs[i], params, np));
         if (runs[i].start_time && newest->start_time &&
@@ -235,7 +230,7 @@ char *store_report_json(const char *dir, const char *program, const struct engin
     if (!failed) {
         json_object_set_new(doc, "schema", json_string("tardy-store-report"));
         json_object_set_new(doc, "version", json_integer(1));
-        json_object_set_new(doc, "store", json_string(dir));
+        json_object_set_new(doc, where, json_string(source));
         json_object_set_new(doc, "program", json_string(runs[n - 1].program ? runs[n - 1].program : ""));
         json_object_set_new(doc, "policy", json_string(opts->policy ? opts->policy : "default"));
         json_object_set_new(doc, "targets", json_string(targets));
@@ -257,6 +252,35 @@ char *store_report_json(const char *dir, const char *program, const struct engin
     json_decref(latest);
     json_decref(at);
     json_decref(note);
+    return text;
+}
+
+char *store_report_json(const char *dir, const char *program, const struct engine_opts *opts,
+                        char *err, size_t errlen)
+{
+    struct profile *runs = NULL;
+    int n = store_load(dir, NULL, program, NULL, &runs, cli_warn_line, NULL, err, errlen);
+    if (n < 0)
+        return NULL;
+    char *text = NULL;
+    if (n == 0 && program)
+        snprintf(err, errlen, "no run of %s in %s", program, dir);
+    else if (n == 0)
+        snprintf(err, errlen, "%s holds no tardy profiles (runs with TARDY_STORE=%s)", dir, dir);
+    else
+        text = report_json(runs, n, "store", dir, opts, err, errlen);
+    store_free(runs, n);
+    return text;
+}
+
+char *extrap_report_json(const char *path, const struct engine_opts *opts, char *err,
+                         size_t errlen)
+{
+    struct profile *runs = NULL;
+    int n = extrap_read(path, &runs, err, errlen);
+    if (n < 0)
+        return NULL;
+    char *text = report_json(runs, n, "extrap", path, opts, err, errlen);
     store_free(runs, n);
     return text;
 }

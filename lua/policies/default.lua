@@ -34,7 +34,8 @@ local RANK_NAMES, UNITS, setting, short, label = N.RANK_NAMES, N.UNITS, N.settin
 local rank_max = N.rank_max
 
 tardy.policy("default", function(ctx)
-  local runs, out, notes = canonical(newest(ctx.runs)), {}, {}
+  local kept = newest(ctx.runs)
+  local runs, out, notes = canonical(kept), {}, {}
   if #runs == 0 then return {note = "no runs to predict from"} end
   if #runs < #ctx.runs then
     notes[1] = string.format("the newest %d of %d runs are used", #runs, #ctx.runs)
@@ -144,11 +145,13 @@ tardy.policy("default", function(ctx)
   local ranks = keys_of(index, "rank", function() return 0 end)
 
   -- Parameters a target leaves out keep the value of the current run (at finalize), else of
-  -- the latest run: "p=1024" means this program as it was run, at 1024 ranks.
+  -- the latest run: "p=1024" means this program as it was run, at 1024 ranks. An Extra-P
+  -- file's runs have no start: its last point (cli/html_store.c draws its curves there).
   local latest = runs[1]
   for _, run in ipairs(runs) do
     if run.current or (not latest.current and run.start > latest.start) then latest = run end
   end
+  if latest.start == "" then latest = kept[#kept] end
   local function complete(target)
     local t = {}
     for k, v in pairs(latest.params) do

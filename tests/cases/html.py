@@ -219,6 +219,52 @@ def test_diff_page():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def test_extrap_page():
+    """An Extra-P file of another tool (p x n, three repetitions, two call paths): its metrics
+    under the file's names, charted over p and over n with their measured values, the model's
+    curve, band and the target; the curves at the file's last point, where the policy
+    completes a target that leaves n out; and a row per value in the table."""
+    d = tempfile.mkdtemp(prefix="tardy-html-extrap-")
+    try:
+        points = [(p, n) for p in (2, 4, 8, 16, 32) for n in (100, 200, 400, 800)]
+        text = "PARAMETER p n\nPOINTS %s\n" % " ".join("(%d %d)" % pt for pt in points)
+        for region, law in (("solve", lambda p, n: 0.5 + n * n / p / 1000.0),
+                            ("halo", lambda p, n: 0.02 * n ** 0.5 * (1 + 0.1 * p ** 0.5))):
+            text += "REGION %s\nMETRIC time\n" % region + "".join(
+                "DATA %s\n" % " ".join("%.6g" % (law(p, n) * (1 + 0.01 * r - 0.01 * (k % 3)))
+                                       for r in range(3)) for k, (p, n) in enumerate(points))
+        path = os.path.join(d, "other_tool.txt")
+        open(path, "w").write(text)
+        html = os.path.join(d, "page.html")
+        p = subprocess.run(["timeout", "120", TARDY, "html", "--extrap", path, "--at", "p=64",
+                            "-o", html], capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html --extrap: %s" % p.stderr)
+        self_contained(html)
+        dom = opened(html, "extrap.png").dom
+        expect("60 values of each metric from the Extra-P file %s" % path in dom,
+               "header: %s" % re.findall(r"<h1>.*?</h1>", dom)[:1])
+        p = subprocess.run(["timeout", "120", TARDY, "predict", "--extrap", path, "--at", "p=64",
+                            "--json"], capture_output=True, text=True)
+        want = {q["metric"]: q for q in json.loads(p.stdout)["predictions"]}
+        expect(want["solve/time"]["target"] == "n=800,p=64", "completed at %s, not at the file's "
+               "last point" % want["solve/time"]["target"])
+        for metric in ("solve/time", "halo/time"):
+            chart = re.search(r"<h3>%s over p</h3>.*?measured \(15 values, n=800\).*?</i>model: "
+                              r"([^<]*)<.*?targets \((\d)\)" % re.escape(metric), dom, re.S)
+            expect(chart, "no chart of %s over p at n=800 with 15 values" % metric)
+            expect(chart.group(1) == want[metric]["model"] and chart.group(2) == "1",
+                   "%s: model %r and %s targets, the policy's %r" % (
+                       metric, chart.group(1), chart.group(2), want[metric]["model"]))
+            expect(re.search(r"<h3>%s over n</h3>.*?measured \(12 values, p=32\)" %
+                             re.escape(metric), dom, re.S), "no chart of %s over n" % metric)
+        expect(len(re.findall(r'<circle class="run"', dom)) == 2 * (15 + 12),
+               "not every value drawn: %d" % len(re.findall(r'<circle class="run"', dom)))
+        expect(len(re.findall(r'<path class="band"', dom)) == 4, "not 4 interval bands")
+        expect(len(rows_of(dom, "runs")) == 60, "not 60 values in the table")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_bad_input():
     """Every bad input gets a message naming it, and an exit status."""
     d = tempfile.mkdtemp(prefix="tardy-html-")
@@ -229,6 +275,11 @@ def test_bad_input():
                              (["html", "a.json", "b.json", "c.json"], 2, "one profile"),
                              (["html", "--store", d], 1, "holds no tardy profiles"),
                              (["html", broken, "--store", d], 2, "not both"),
+                             (["html", "--store", d, "--extrap", broken], 2, "not both"),
+                             (["html", "--extrap", "/dev/stdin"], 2, "(-o FILE)"),
+                             (["html", "--extrap", broken], 1, broken + ":1:"),
+                             (["html", "--extrap", broken, "--program", "x"], 2,
+                              "--program goes with --store"),
                              (["html", broken, "--at", "p=4"], 2, "go with --store"),
                              (["html", "--frobnicate"], 2, "--frobnicate")):
         p = subprocess.run(["timeout", "60", TARDY] + args, capture_output=True, text=True)
@@ -243,6 +294,7 @@ room.case("html/MPI library memory page", test_memory_page)
 room.case("html/run store page with predictions", test_store_page)
 room.case("html/run store page: a parameter at two values", test_store_page_two_values)
 room.case("html/diff page of two runs", test_diff_page)
+room.case("html/Extra-P file page (--extrap)", test_extrap_page)
 room.case("html/bad input", test_bad_input)
 room.case("html/TARDY_HTML without a JSON profile", lambda: test_bad_option(
     {"TARDY_HTML": "1", "TARDY_PROFILE": "none"}, "TARDY_HTML: no HTML report: no JSON profile",

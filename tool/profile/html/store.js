@@ -1,7 +1,8 @@
-/* The page of a run store (tardy html --store DIR): DATA is a "tardy-store-report" document
- * (cli/html_store.c). Per top metric: the measured runs over each parameter the runs vary,
- * the chosen model's curve with its prediction interval as a band, and the targets; then
- * the runs and every model with its errors. */
+/* The page of a run store (tardy html --store DIR) or of an Extra-P file (--extrap FILE, a
+ * run per value): DATA is a "tardy-store-report" document (cli/html_store.c). Per top
+ * metric: the measured runs over each parameter the runs vary, the chosen model's curve with
+ * its prediction interval as a band, and the targets; then the runs and every model with its
+ * errors. */
 "use strict";
 
 const RUNS = DATA.runs || [];
@@ -34,6 +35,8 @@ const METRIC_ROWS = (() => {
   for (const run of RUNS) {
     for (const key of Object.keys(run.values || {})) {
       const kind = key.split(":")[0];
+      // an Extra-P file's own metric ("rank:region/metric"), named as the file names it
+      if (kind === "rank" && key.includes("/")) map.set(key.slice(5), [key, "max"]);
       if (kind !== "mpi" && kind !== "interval") continue;
       const name = (kind === "interval" ? "interval " : "") + shortKey(key);
       map.set(`${name}: time per rank, mean (s)`, [key, "mean"]);
@@ -52,21 +55,25 @@ const fmtMetric = (metric, v) => (/\(s\)$/.test(metric) ? fmtTime(v) : /bytes/.t
 
 function header() {
   const prog = (DATA.program || "?").split("/").pop();
+  const n = RUNS.length;
   APP.replaceChildren(el("header", {},
-    el("h1", {text: `${prog}: ${RUNS.length} run${RUNS.length === 1 ? "" : "s"} in ${DATA.store}`}),
+    el("h1", {text: DATA.extrap != null
+      ? `${prog}: ${n} value${n === 1 ? "" : "s"} of each metric from the Extra-P file ${DATA.extrap}`
+      : `${prog}: ${n} run${n === 1 ? "" : "s"} in ${DATA.store}`}),
     el("p", {class: "sub", text: `policy ${DATA.policy}; targets ${DATA.targets || "none"}; parameters ` +
       PARAMS.map(p => `${p.name} ${fmtCount(p.min)}..${fmtCount(p.max)}`).join(", ")})));
-  nav([["metrics", "Metrics"], ["models", "Models"], ["runs", "Runs"]]);
+  nav([["metrics", "Metrics"], ["models", "Models"], ["runs", DATA.extrap != null ? "Values" : "Runs"]]);
   if (DATA.note) APP.append(el("p", {class: "note", text: "Note: " + DATA.note}));
 }
 
-/* The metrics worth a chart: those in seconds with measured values in the runs, the compute
- * time first, then by their value at the first target; at most 8. */
+/* The metrics worth a chart: those in seconds, and an Extra-P file's own (of units the file
+ * does not say), the compute time and the metrics with measured values first, then by their
+ * value at the first target; at most 8. */
 function topMetrics() {
   const value = new Map();
   for (const p of AT) if (!value.has(p.metric)) value.set(p.metric, p.value);
   if (!value.size) for (const c of CURVES) for (const p of c.predictions) if (!value.has(p.metric)) value.set(p.metric, p.value);
-  const names = [...value.keys()].filter(m => /\(s\)$/.test(m));
+  const names = [...value.keys()].filter(m => /\(s\)$/.test(m) || (DATA.extrap != null && METRIC_ROWS.has(m)));
   const rank = m => 2 * METRIC_ROWS.has(m) + m.startsWith("per-rank compute");
   names.sort((a, b) => (rank(b) - rank(a)) || (value.get(b) - value.get(a)));
   return names.slice(0, 8);
@@ -126,7 +133,7 @@ function chart(parent, metric, curve) {
   tg.append("path").attr("d", d3.symbol().type(d3.symbolDiamond).size(90))
     .attr("transform", d => `translate(${x(d.x)},${y(d.y)})`).style("fill", "#f0a030").style("stroke", "#1d232b");
   const legend = el("div", {class: "legend"});
-  legend.append(el("span", {}, el("i", {style: "background:#d9534f"}), `measured (${points.length} runs` +
+  legend.append(el("span", {}, el("i", {style: "background:#d9534f"}), `measured (${points.length} ${DATA.extrap != null ? "values" : "runs"}` +
                    (others.length ? `, ${others.map(k => `${k}=${latest[k]}`).join(", ")}` : "") + ")"),
                 el("span", {}, el("i", {style: "background:#3a7bd5"}), line.length ? `model: ${line[0].p.model}` : "no model"),
                 el("span", {}, el("i", {style: "background:#3a7bd5;opacity:0.25"}), "prediction interval"),
@@ -167,10 +174,17 @@ function models() {
 }
 
 function runs() {
+  const params = PARAMS.map(p => ({label: p.name, num: true, value: r => r.params[p.name], fmt: fmtCount}));
+  if (DATA.extrap != null) { // a run per value: its point and the charted metrics' values
+    const s = section("runs", "Values", "Which values does the file hold, at which points?");
+    table(s, params.concat(topMetrics().filter(m => METRIC_ROWS.has(m)).map(m => (
+      {label: m, num: true, value: r => measured(m, r), fmt: v => fmtMetric(m, v)}))), RUNS, {cls: "runs"});
+    return;
+  }
   const s = section("runs", "Runs", "Which runs does the store hold, at which scales?");
   const wall = r => (r.values && r.values["rank:wall"] ? r.values["rank:wall"].max : null);
   const compute = r => (r.values && r.values["rank:compute"] ? r.values["rank:compute"].max : null);
-  table(s, PARAMS.map(p => ({label: p.name, num: true, value: r => r.params[p.name], fmt: fmtCount})).concat([
+  table(s, params.concat([
     {label: "wall time", num: true, value: wall, fmt: fmtTime},
     {label: "compute, slowest rank", num: true, value: compute, fmt: fmtTime},
     {label: "started", value: r => r.start_time},
