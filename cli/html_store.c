@@ -195,8 +195,8 @@ static char *report_json(const struct profile *runs, int n, const char *where,
            *curves = json_array(), *latest = NULL, *note = NULL;
     /* the latest run, as the default policy takes it; an Extra-P file's runs have no start:
      * its last point (of the runs the policies get, FIT_MAX_POINTS) */
-    const struct profile *newest = runs[0].start_time ? &runs[0]
-                                                       : &runs[(n < FIT_MAX_POINTS ? n : FIT_MAX_POINTS) - 1];
+    int kept = n < FIT_MAX_POINTS ? n : FIT_MAX_POINTS;
+    const struct profile *newest = runs[0].start_time ? &runs[0] : &runs[kept - 1];
     for (int i = 0; i < n; i++) {
         json_array_append_new(jruns, run_json(&runs[i], params, np));
         if (runs[i].start_time && newest->start_time &&
