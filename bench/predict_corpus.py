@@ -252,28 +252,35 @@ REAL = {  # name: (program, sizes, iterations, rank counts)
 }
 
 
+def measure(name, store):
+    """Real case name run into the run store store, 3 repetitions of each size and rank
+    count, and the store's Extra-P export (tardy's own names), whose path is returned."""
+    lib = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
+    tardy = os.path.abspath(os.path.join(B, "bin", "tardy"))
+    program, sizes, iters, ranks_list = REAL[name]
+    for rep in range(3):
+        for ranks in ranks_list:
+            for n in sizes:
+                e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
+                e.update({"LD_PRELOAD": lib, "TARDY_SUMMARY": "none", "TARDY_STORE": store,
+                          "TARDY_PARAMS": "n=%d" % n})
+                subprocess.run([MPIEXEC, "-n", str(ranks),
+                                os.path.join(B, "examples", program), str(n), iters],
+                               env=e, check=True, capture_output=True)
+    path = store + ".txt"
+    subprocess.run([tardy, "export-extrap", "--store", store, "-o", path], check=True,
+                   capture_output=True)
+    return path
+
+
 def real(names, out=OUT):
     """The examples at several sizes and rank counts, 3 repetitions each, into out (the
     corpus; bench/predict_studies.py gives a directory of its own)."""
-    lib = os.path.abspath(os.path.join(B, "lib", "libtardy.so"))
-    tardy = os.path.abspath(os.path.join(B, "bin", "tardy"))
     for name in names:
         program, sizes, iters, ranks_list = REAL[name]
         work = tempfile.mkdtemp(prefix="tardy-corpus-")
         try:
-            store = os.path.join(work, "store")
-            for rep in range(3):
-                for ranks in ranks_list:
-                    for n in sizes:
-                        e = {k: v for k, v in os.environ.items() if not k.startswith("TARDY_")}
-                        e.update({"LD_PRELOAD": lib, "TARDY_SUMMARY": "none", "TARDY_STORE": store,
-                                  "TARDY_PARAMS": "n=%d" % n})
-                        subprocess.run([MPIEXEC, "-n", str(ranks),
-                                        os.path.join(B, "examples", program), str(n), iters],
-                                       env=e, check=True, capture_output=True)
-            path = os.path.join(work, "x.txt")
-            subprocess.run([tardy, "export-extrap", "--store", store, "-o", path], check=True,
-                           capture_output=True)
+            path = measure(name, os.path.join(work, "store"))
             what = "%s here at %s rank%s, %d sizes, 3 repetitions" % (
                 program, " and ".join(str(r) for r in ranks_list),
                 "" if ranks_list == (1,) else "s", len(sizes))
