@@ -199,6 +199,9 @@ def main():
     why = extrap_available()
     use_extrap = why is None
     files = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "predict", "*.txt")))
+    for path in files:
+        if not os.path.isfile(path):
+            raise SystemExit("predict_bench.py: no corpus file %s\n%s" % (path, __doc__))
     work = tempfile.mkdtemp(prefix="tardy-bench-predict-")
     cols = ("default",) + FAMILIES + (("extrap",) if use_extrap else ())
     print("prediction at the held-out largest scale: median error (series within 10%)")

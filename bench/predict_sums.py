@@ -65,8 +65,11 @@ def study(case, work, use_extrap):
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1
     cases = sys.argv[2:] or ["jacobi", "bucketsort", "halo3d"]
+    if sys.argv[1:2] and not sys.argv[1].isdigit() or \
+            any(c not in predict_corpus.REAL for c in cases):
+        raise SystemExit(__doc__)
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1
     why = pb.extrap_available()
     if why:
         print("Extra-P: %s; its column is left out" % why)
