@@ -143,7 +143,8 @@ local function extrap(form, xs, ys, size)
   return tardy.smape(hy, pred)
 end
 
-local function fit(points)
+-- With opts.refit the model's predict alone (its errors and formula left out).
+local function fit(points, opts)
   if #points < 3 then return nil, "needs 3 runs, has " .. #points end
   local name, why = varying(points)
   if not name then return nil, why end
@@ -167,6 +168,7 @@ local function fit(points)
   end
   if not best then return nil, "no cache-profile model fits" end
   local f = best.f
+  if opts and opts.refit then return {predict = function(x) return f(x[name]) end} end
   -- chosen by MAPE as the seed does; its fit error in SMAPE as every family reports it (a
   -- MAPE against runs near 0 read 20898%)
   return {formula = best.formula():gsub("%%s", name), kind = best.form,

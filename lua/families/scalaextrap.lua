@@ -132,8 +132,9 @@ local function extrap(points)
 end
 
 -- Fit error (SMAPE on the runs), uncertainty (leave-one-out SMAPE of the chosen form) and
--- extrap_error in percent, so that policies can compare this family with others.
-local function fit(points)
+-- extrap_error in percent, so that policies can compare this family with others; with
+-- opts.refit the model's predict alone.
+local function fit(points, opts)
   for _, pt in ipairs(points) do
     for k, v in pairs(pt.x) do
       if k ~= "p" and v ~= points[1].x[k] then
@@ -143,8 +144,10 @@ local function fit(points)
   end
   local best, why = select(points)
   if not best then return nil, why end
-  local actual, fitted, n = {}, {}, {}
   local name, u, v = best.name, best.u, best.v
+  local function predict(x) return evaluate(name, u, v, x.p) end
+  if opts and opts.refit then return {predict = predict} end
+  local actual, fitted, n = {}, {}, {}
   for i, pt in ipairs(points) do
     actual[i], fitted[i], n[i] = pt.y, evaluate(name, u, v, pt.x.p), pt.x.p
   end
@@ -152,8 +155,7 @@ local function fit(points)
   if #points >= 4 then uncertainty = tardy.smape(actual, loo_predictions(name, n, actual)) end
   return {formula = string.format(FORMULA[name], u, v), kind = name, score = best.score,
           params = {"p"}, fit_error = tardy.smape(actual, fitted), uncertainty = uncertainty,
-          extrap_error = extrap(points),
-          predict = function(x) return evaluate(name, u, v, x.p) end}
+          extrap_error = extrap(points), predict = predict}
 end
 
 tardy.family("scalaextrap", {params = 1, min_points = 3, fit = fit})

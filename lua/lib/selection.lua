@@ -9,6 +9,7 @@ local misfit = tardy.require("noise").misfit
 local MISFIT = tardy.require("noise").MISFIT
 
 local NEAR = 1.25      -- models scoring within this factor of the best are near-best
+local REFIT = {refit = true} -- fit's opts where only the model's predict is used
 
 -- The parameters that vary over pts (in name order) and, per parameter, its largest and
 -- second largest value and its number of values: {names = {...}, hi = {k = v},
@@ -51,7 +52,7 @@ local function holdout(spec, pts, info)
     end
     -- enough smaller values of k for the family (counted along k: no scale keys to build)
     if info.values[k] - 1 >= math.max(3, spec.min_points or 3) then
-      local ok, m = pcall(spec.fit, train)
+      local ok, m = pcall(spec.fit, train, REFIT)
       if ok and type(m) == "table" and type(m.predict) == "function" then
         for _, pt in ipairs(test) do
           local okp, v = pcall(m.predict, pt.x)
@@ -112,7 +113,8 @@ local function best_model(families, pts)
     if n >= (f.spec.min_points or 3) then
       local m, reason = f.spec.fit(pts)
       if type(m) == "table" and type(m.predict) == "function" then
-        m.family, m.refit = f.name, f.spec.fit
+        m.family = f.name
+        m.refit = function(points) return f.spec.fit(points, REFIT) end
         local loo = finite(m.uncertainty) and m.uncertainty / 100 or nil
         -- Forward chaining by refitting the whole family on the smaller scales: PMNF's own
         -- forward-chaining error is that of the hypothesis it chose on all the runs, and the
