@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_ahead.h"
 #include "store_head.h"
 #include "tool/profile/profile.h"
 
@@ -190,6 +189,19 @@ static int skeleton(const struct profile *run, struct profile *sk)
     return ok ? 0 : -1;
 }
 
+/* Read the run at path into r; on failure warn and return -1. */
+static int read_run(const char *path, struct profile *r, store_warn_fn warn, void *arg)
+{
+    char msg[4200], line[4300];
+    profile_init(r);
+    if (profile_read(r, path, msg, sizeof msg) == 0)
+        return 0;
+    snprintf(line, sizeof line, "skipping %s", msg);
+    warn(line, arg);
+    profile_free(r);
+    return -1;
+}
+
 /* A run that may be kept: its file, start time, scale (store_scale), order read, rows (-1:
  * not known before it is read in full) and turn (pick_order). */
 struct cand {
@@ -247,19 +259,13 @@ static void read_in_turns(struct kept *k, struct cand *c, int n, const struct pr
                           store_warn_fn warn, void *arg)
 {
     k->scales = pick_order(c, n);
-    struct ahead a = {0};
     for (int i = 0; i < n; i++) {
         struct profile r;
         if (k->cut || (c[i].rows >= 0 && !fits(k, c[i].rows, bound))) {
             leave_out(k);
             continue;
         }
-        /* in pairs: the next run read ahead while this one is read here */
-        int ahead = a.started && a.path == c[i].path;
-        if (!ahead && i + 1 < n)
-            ahead_start(&a, c[i + 1].path);
-        if ((ahead ? ahead_take(&a, c[i].path, &r, warn, arg)
-                   : store_read_run(c[i].path, &r, warn, arg)) < 0)
+        if (read_run(c[i].path, &r, warn, arg) < 0)
             continue;
         if (!same_program(ref, &r)) {
             foreign(sk, ref->program, r.path, r.program);
@@ -272,7 +278,6 @@ static void read_in_turns(struct kept *k, struct cand *c, int n, const struct pr
             k->scales_kept += c[i].turn == 0;
         }
     }
-    ahead_drop(&a); /* read ahead, but left out */
 }
 
 /* Is the run at path one of the executable named like program? Its head says, else the file
@@ -284,7 +289,7 @@ static int named(const char *path, const char *program, struct store_head *head,
     struct store_head h;
     if (!store_head(path, &h)) {
         struct profile r;
-        if (store_read_run(path, &r, warn, arg) < 0)
+        if (read_run(path, &r, warn, arg) < 0)
             return 0;
         h.program = r.program ? strdup(r.program) : NULL;
         h.start = r.start_time ? strdup(r.start_time) : NULL;
@@ -335,7 +340,7 @@ static int skeletons(const char *dir, char **files, int nfiles, const char *prog
         struct profile r;
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         if ((program && !named(path, program, NULL, skip, warn, arg)) ||
-            store_read_run(path, &r, warn, arg) < 0)
+            read_run(path, &r, warn, arg) < 0)
             continue;
         rows_of[n] = (long)r.rows.n;
         order[n] = i;
