@@ -107,13 +107,10 @@ int extrap_read(const char *path, struct profile **runs, char *err, size_t errle
      * rewound to read it again (`--extrap /dev/stdin`) */
     struct strbuf text;
     sb_init(&text);
-    char chunk[65536];
-    for (size_t n; (n = fread(chunk, 1, sizeof chunk, in)) > 0;)
-        sb_add(&text, chunk, n);
-    int unread = ferror(in);
+    int unread = sb_read(&text, in);
     fclose(in);
     char none[1] = "";
-    FILE *f = unread || text.failed ? NULL : fmemopen(text.data ? text.data : none, text.len, "r");
+    FILE *f = unread ? NULL : fmemopen(text.data ? text.data : none, text.len, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot read", path);
         sb_free(&text);

@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -73,6 +74,8 @@ void sb_free(struct strbuf *sb);
 void sb_add(struct strbuf *sb, const void *bytes, size_t n);
 void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append the rest of f (a file or a pipe): 0, or -1 when it cannot be read or memory is short. */
+int sb_read(struct strbuf *sb, FILE *f);
 
 /* ---- fdwrite.c ---- */
 /* Write all len bytes of buf to fd (retrying short writes and EINTR): 0, or -1 with errno. */

@@ -45,6 +45,14 @@ void sb_add(struct strbuf *sb, const void *bytes, size_t n)
     sb->data[sb->len] = '\0';
 }
 
+int sb_read(struct strbuf *sb, FILE *f)
+{
+    char chunk[65536];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, f)) > 0;)
+        sb_add(sb, chunk, n);
+    return ferror(f) || sb->failed ? -1 : 0;
+}
+
 void sb_puts(struct strbuf *sb, const char *s)
 {
     sb_add(sb, s, strlen(s));

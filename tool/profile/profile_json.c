@@ -988,9 +988,7 @@ static json_t *load_file(const char *path, json_error_t *je)
         return json_load_file(path, 0, je); /* for jansson's message */
     struct strbuf text;
     sb_init(&text);
-    char chunk[65536];
-    for (size_t n; (n = fread(chunk, 1, sizeof chunk, f)) > 0;)
-        sb_add(&text, chunk, n);
+    sb_read(&text, f); /* a short read: jansson names where the text ends */
     fclose(f);
     json_t *root = json_loadb(text.data ? text.data : "", text.len, 0, je);
     sb_free(&text);
