@@ -33,7 +33,7 @@ def totals_file(path, params, points, series, keep):
 
 
 def study(case, work, use_extrap):
-    """One fresh study of case: [(metric, stat, target, actual, tardy's prediction, Extra-P's
+    """One fresh study of case: [(metric, target, actual, tardy's prediction or None, Extra-P's
     value or None)]."""
     export = predict_corpus.measure(case, os.path.join(work, "store"))
     params, points, series, _ = pb.parse(export)
@@ -54,9 +54,7 @@ def study(case, work, use_extrap):
     for name, region in SUMS:
         for stat in ("mean", "max"):
             rows = series.get((region, stat))
-            for j, i in enumerate(test):
-                if not rows:
-                    continue
+            for j, i in enumerate(test if rows else []):
                 tk = pb.target_key(params, points[i])
                 v = ex.get("%s/%s" % (region.replace("/", "_"), stat))
                 out.append((name % stat, tk, statistics.median(rows[i]),
@@ -93,8 +91,7 @@ def main():
 
 
 def report(case, metric, rows, use_extrap):
-    errs, inside, ex = [], 0, []
-    missing = 0
+    errs, inside, ex, missing = [], 0, [], 0
     for _, _, actual, q, v in rows:
         if q is None:
             missing += 1

@@ -4,6 +4,9 @@
 -- per-rank compute time (an Extra-P file of another tool) have every per-rank metric
 -- ("region/metric") modelled the same way.
 
+local scale_key = tardy.require("series").scale_key
+local rank_max = tardy.require("names").rank_max
+
 local function rank_rows(run)
   local rows = {}
   for _, m in ipairs(run:metrics()) do
@@ -30,7 +33,7 @@ tardy.policy("scalaextrap", function(ctx)
   end
   local without = {}
   for _, target in ipairs(ctx.targets) do
-    if not target.p then without[#without + 1] = tardy.require("series").scale_key(target) end
+    if not target.p then without[#without + 1] = scale_key(target) end
   end
   if #without > 0 then
     notes[#notes + 1] = "it models p alone, and target " .. table.concat(without, ", ") ..
@@ -46,8 +49,7 @@ tardy.policy("scalaextrap", function(ctx)
         lo, hi = math.min(lo, run.p), math.max(hi, run.p)
       end
     end
-    local metric = key == "compute" and "max per-rank compute time (s)" or
-      tardy.require("names").rank_max(key)
+    local metric = key == "compute" and "max per-rank compute time (s)" or rank_max(key)
     local model, why = nil, "no runs"
     if #points >= family.min_points then
       model, why = family.fit(points)
