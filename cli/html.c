@@ -96,27 +96,27 @@ static int diff_page(const char *const path[2], const char *out)
     return rc;
 }
 
-/* The page of the runs in the store dir, or (extrap) of the values of the Extra-P file dir. */
-static int store_page(const char *dir, int extrap, const char *program,
+/* The page of the store at source, or (extrap) of the Extra-P file at source. */
+static int store_page(const char *source, int extrap, const char *program,
                       const struct engine_opts *o, const char *out)
 {
     char err[4096];
-    char *json = extrap ? extrap_report_json(dir, o, err, sizeof err)
-                        : store_report_json(dir, program, o, err, sizeof err);
+    char *json = extrap ? extrap_report_json(source, o, err, sizeof err)
+                        : store_report_json(source, program, o, err, sizeof err);
     if (!json) {
         fprintf(stderr, "tardy html: %s\n", err);
         return 1;
     }
-    size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/')
+    size_t n = strlen(source);
+    while (n > 1 && source[n - 1] == '/')
         n--;
     struct strbuf page, path;
     sb_init(&page);
     sb_init(&path);
-    sb_printf(&path, "%.*s.html", (int)n, dir);
+    sb_printf(&path, "%.*s.html", (int)n, source);
     char title[512];
     snprintf(title, sizeof title, "tardy: the %s %.*s", extrap ? "Extra-P file" : "runs in",
-             (int)n, dir);
+             (int)n, source);
     html_page(&page, "store", title, json);
     int rc = 1;
     if (page.failed || path.failed)
