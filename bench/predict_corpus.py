@@ -18,6 +18,7 @@ point where every parameter is largest, from all the others).
                     noise, 5 repetitions, three draws of the noise, three splits: the largest
                     p row, the corner from all others, the corner from the points where neither
                     parameter is largest
+  kernels_grid4_*.txt  the same kernels in a smaller study: 4 x 4 points, 3 repetitions
   collectives_*.txt 7 collectives' latencies over p for two MPI libraries (log p and linear
                     algorithms, 2.5x slower beyond a 16-core node, 5% noise and 1 sample in 20
                     3-30x slow), each point's median or mean of 50 samples, 5 repetitions, three
@@ -36,6 +37,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+LG = math.log2
 OUT = os.path.join(HERE, "predict")
 B = os.environ.get("B", "build")
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.mpich")
@@ -175,36 +177,45 @@ def weak():
           "3 draws of the noise")
 
 
+KERNELS_PN = {  # name: (law, noise as a log-normal sigma)
+    "connectivity_update": (lambda p, n: 40 + (2e-4 + 3e-5 * LG(p)) * n * LG(n) ** 2, 0.03),
+    "spike_exchange": (lambda p, n: 5 + (1e-4 + 4e-5 * LG(p)) * n * LG(n) ** 2, 0.05),
+    "neuron_update": (lambda p, n: 2 + 3e-3 * n * LG(n), 0.02),
+    "allreduce_sync": (lambda p, n: 0.5 + 0.3 * LG(p), 0.08),
+    "alltoall_counts": (lambda p, n: 0.2 + 0.01 * p, 0.10),
+    "synapse_create": (lambda p, n: 1 + 0.02 * n, 0.04),
+    "barnes_hut": (lambda p, n: 3 + 1e-3 * n * LG(p), 0.05),
+    "octree_update": (lambda p, n: 0.5 + 0.05 * p * LG(p), 0.06),
+    "io_flush": (lambda p, n: 12.0, 0.05),
+    "calcium_update": (lambda p, n: 0.1 + 2e-6 * n ** 1.5, 0.03),
+    "global_stats": (lambda p, n: 0.3 + 0.05 * LG(p) * LG(n), 0.07),
+    "rebalance": (lambda p, n: 4 + 1e-3 * n + 0.05 * p, 0.05),
+    "plasticity": (lambda p, n: 1 + 1e-4 * n * p ** (1 / 3), 0.04),
+    "timers": (lambda p, n: 1e-3, 0.20),
+}
+
+
 def kernels_pn():
-    rng = random.Random(1307)
-    lg = math.log2
-    kernels = {  # name: (law, noise as a log-normal sigma)
-        "connectivity_update": (lambda p, n: 40 + (2e-4 + 3e-5 * lg(p)) * n * lg(n) ** 2, 0.03),
-        "spike_exchange": (lambda p, n: 5 + (1e-4 + 4e-5 * lg(p)) * n * lg(n) ** 2, 0.05),
-        "neuron_update": (lambda p, n: 2 + 3e-3 * n * lg(n), 0.02),
-        "allreduce_sync": (lambda p, n: 0.5 + 0.3 * lg(p), 0.08),
-        "alltoall_counts": (lambda p, n: 0.2 + 0.01 * p, 0.10),
-        "synapse_create": (lambda p, n: 1 + 0.02 * n, 0.04),
-        "barnes_hut": (lambda p, n: 3 + 1e-3 * n * lg(p), 0.05),
-        "octree_update": (lambda p, n: 0.5 + 0.05 * p * lg(p), 0.06),
-        "io_flush": (lambda p, n: 12.0, 0.05),
-        "calcium_update": (lambda p, n: 0.1 + 2e-6 * n ** 1.5, 0.03),
-        "global_stats": (lambda p, n: 0.3 + 0.05 * lg(p) * lg(n), 0.07),
-        "rebalance": (lambda p, n: 4 + 1e-3 * n + 0.05 * p, 0.05),
-        "plasticity": (lambda p, n: 1 + 1e-4 * n * p ** (1 / 3), 0.04),
-        "timers": (lambda p, n: 1e-3, 0.20),
-    }
-    pts = [(p, n) for p in (8, 16, 32, 64, 128) for n in (2000, 4000, 6000, 8000, 10000)]
-    data = {("%s.%d" % (k, draw), "time"): [[f(p, n) * math.exp(rng.gauss(0, s)) for _ in range(5)]
-                                           for p, n in pts]
-            for draw in (1, 2, 3) for k, (f, s) in kernels.items()}
+    kernel_grid("kernels_pn", 1307, (8, 16, 32, 64, 128), (2000, 4000, 6000, 8000, 10000), 5)
+    # a smaller study: four values of each parameter, so the largest p is predicted from three
+    kernel_grid("kernels_grid4", 1311, (8, 16, 32, 64), (2000, 4000, 6000, 8000), 3)
+
+
+def kernel_grid(name, seed, ps, ns, reps):
+    """The 14 kernels on the grid ps x ns with reps repetitions and three draws of the noise,
+    in three splits."""
+    rng = random.Random(seed)
+    pts = [(p, n) for p in ps for n in ns]
+    data = {("%s.%d" % (k, draw), "time"): [[f(p, n) * math.exp(rng.gauss(0, s))
+                                             for _ in range(reps)] for p, n in pts]
+            for draw in (1, 2, 3) for k, (f, s) in KERNELS_PN.items()}
     for split, what in (("p", "the largest p row held out"),
                         ("corner", "the (largest p, largest n) point held out, all others known"),
                         ("corner_below", "the same point from the points where neither p nor n "
                                          "is largest")):
-        write("kernels_pn_%s.txt" % split, ["p", "n"], pts, data, split,
-              "14 kernels of p and n, 3-20%% noise, 5 repetitions, 3 draws of the noise; %s"
-              % what)
+        write("%s_%s.txt" % (name, split), ["p", "n"], pts, data, split,
+              "14 kernels of p and n on %d x %d points, 3-20%% noise, %d repetitions, 3 draws "
+              "of the noise; %s" % (len(ps), len(ns), reps, what))
 
 
 def collectives():

@@ -380,10 +380,12 @@ static int grid_curve(const double *x, int np, int d, const double *y, int n, do
 /* The best terms of parameter d (at most max, in order of preference): scored on the mean
  * curve of the complete groups (grid_curve); without one, on each group of points where the
  * other parameters are fixed (the scores summed), or on all points when there are no such
- * groups of 3. Four values on a curve averaged over several groups admit the terms of
- * complexity 3 too (x·log2² x, x^(1/2)·log2 x, x^(1/3), x^(2/3)): its noise is the groups'
- * averaged, and issue 13's two-parameter set is dominant in n·log2² n, which a corner
- * predicted from the 4 × 4 points below it could not otherwise express. Returns how many. */
+ * groups of 3. Three or four values on a curve averaged over several groups admit the
+ * terms up to complexity 3 (log2 x, x·log2² x, x^(1/2)·log2 x, x^(1/3), x^(2/3)): its noise
+ * is the groups' averaged, and issue 13's two-parameter set is dominant in n·log2² n, which
+ * a corner predicted from the 4 × 4 points below it could not otherwise express; a 4 × 4
+ * grid's largest p predicted from its three smaller ones otherwise knew only integer powers,
+ * and took p for log2 p (docs/design.md 3.4). Returns how many. */
 static int best_terms(const double *x, int np, int d, const double *y, int n,
                       const struct pmnf_options *opt, struct term *out, int max)
 {
@@ -391,9 +393,10 @@ static int best_terms(const double *x, int np, int d, const double *y, int n,
     double xs[FIT_MAX_POINTS], ys[FIT_MAX_POINTS];
     int groups = 0, averaged = 0;
     int values = np > 1 ? grid_curve(x, np, d, y, n, xs, ys, &averaged) : 0;
-    if (values)
-        score_terms(xs, ys, values, opt,
-                    max_complexity(xs, values) + (values == 4 && averaged > 1), score);
+    if (values) {
+        int most = max_complexity(xs, values);
+        score_terms(xs, ys, values, opt, averaged > 1 && most < 3 ? 3 : most, score);
+    }
     for (int i = 0; i < n && np > 1 && !values; i++) {
         int first = 1, m = 0;
         for (int j = 0; j < i && first; j++)
