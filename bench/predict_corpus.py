@@ -19,6 +19,8 @@ point where every parameter is largest, from all the others).
                     p row, the corner from all others, the corner from the points where neither
                     parameter is largest
   kernels_grid4_*.txt  the same kernels in a smaller study: 4 x 4 points, 3 repetitions
+  synth_3p_*.txt    eight kernels of three parameters (ranks, size, threads), 5 x 5 x 5
+                    points, the largest p held out and the corner
   collectives_*.txt 7 collectives' latencies over p for two MPI libraries (log p and linear
                     algorithms, 2.5x slower beyond a 16-core node, 5% noise and 1 sample in 20
                     3-30x slow), each point's median or mean of 50 samples, 5 repetitions, three
@@ -104,6 +106,7 @@ def synthetic():
     strong()
     cross()
     turn()
+    three_parameters()
 
 
 def strong():
@@ -216,6 +219,33 @@ def kernel_grid(name, seed, ps, ns, reps):
         write("%s_%s.txt" % (name, split), ["p", "n"], pts, data, split,
               "14 kernels of p and n on %d x %d points, 3-20%% noise, %d repetitions, 3 draws "
               "of the noise; %s" % (len(ps), len(ns), reps, what))
+
+
+def three_parameters():
+    """Eight kernels of the ranks p, a cube's edge n and the threads per rank t on 5 x 5 x 5
+    points (a stencil's n³/(p·t) beside a tree's log2 p, a halo's n²·log2 p, a reduction's
+    log2 p·t, a solver's n³·log2 n/p, ...), 3-6% noise, 3 repetitions, one draw of the noise
+    (a row at the largest p is 25 values of each kernel already); the largest p held out, and
+    the corner."""
+    rng = random.Random(53)
+    kernels = {
+        "stencil": (lambda p, n, t: 1 + 1e-3 * n ** 3 / p / t + 0.2 * LG(p), 0.04),
+        "halo": (lambda p, n, t: 0.5 + 2e-3 * n ** 2 * LG(p), 0.05),
+        "allreduce": (lambda p, n, t: 0.2 + 0.1 * LG(p) * t, 0.06),
+        "solve": (lambda p, n, t: 2 + 1e-4 * n ** 3 * LG(n) / p, 0.03),
+        "io": (lambda p, n, t: 5 + 1e-3 * n ** 2 * t, 0.05),
+        "setup": (lambda p, n, t: 3 + 0.01 * p, 0.05),
+        "threads_sync": (lambda p, n, t: 0.1 + 0.05 * t * LG(t + 1), 0.05),
+        "const": (lambda p, n, t: 4.0, 0.04),
+    }
+    pts = [(p, n, t) for p in (8, 16, 32, 64, 128) for n in (32, 48, 64, 80, 96)
+           for t in (1, 2, 4, 8, 16)]
+    data = {(k, "time"): [[f(*pt) * math.exp(rng.gauss(0, s)) for _ in range(3)] for pt in pts]
+            for k, (f, s) in kernels.items()}
+    for split, what in (("p", "the largest p held out"),
+                        ("corner", "the point where p, n and t are largest held out")):
+        write("synth_3p_%s.txt" % split, ["p", "n", "t"], pts, data, split,
+              "8 kernels of p, n and t on 5 x 5 x 5 points, 3-6%% noise, 3 repetitions; %s" % what)
 
 
 def collectives():
