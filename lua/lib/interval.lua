@@ -45,24 +45,35 @@ local DRAWS = 40
 local function spread(model, pts, target, noise)
   if noise == 0 then noise = finite(model.uncertainty) and 1.25 * model.uncertainty / 100 or 0 end
   if noise == 0 then return nil end -- runs without noise: every copy would be the same
-  math.randomseed(20261127) -- the same draws for every series and every run of tardy
-  local logs = {}
-  for _ = 1, DRAWS do
-    local copy = {}
-    for i, pt in ipairs(pts) do
-      local g = math.sqrt(-2 * math.log(1 - math.random())) * math.cos(2 * math.pi * math.random())
-      local f, reps = math.exp(noise * g), nil
-      if pt.reps then -- moved with their median
-        reps = {}
-        for j, r in ipairs(pt.reps) do reps[j] = r * f end
+  -- The refits do not depend on the target: made once per model and its points (a model is
+  -- fitted once per series and asked at every target; refitting at each made a page's
+  -- 24-point curve of a three-parameter file cost 24 predictions).
+  local drawn = model.drawn
+  if not drawn or drawn.pts ~= pts then
+    math.randomseed(20261127) -- the same draws for every series and every run of tardy
+    drawn = {pts = pts}
+    for _ = 1, DRAWS do
+      local copy = {}
+      for i, pt in ipairs(pts) do
+        local g = math.sqrt(-2 * math.log(1 - math.random())) * math.cos(2 * math.pi * math.random())
+        local f, reps = math.exp(noise * g), nil
+        if pt.reps then -- moved with their median
+          reps = {}
+          for j, r in ipairs(pt.reps) do reps[j] = r * f end
+        end
+        copy[i] = {x = pt.x, y = pt.y * f, reps = reps}
       end
-      copy[i] = {x = pt.x, y = pt.y * f, reps = reps}
+      local ok, m = pcall(model.refit, copy)
+      if ok and type(m) == "table" and type(m.predict) == "function" then
+        drawn[#drawn + 1] = m.predict
+      end
     end
-    local ok, m = pcall(model.refit, copy)
-    if ok and type(m) == "table" and type(m.predict) == "function" then
-      local okp, a = pcall(m.predict, target)
-      if okp and finite(a) and a > 0 then logs[#logs + 1] = math.log(a) end
-    end
+    model.drawn = drawn
+  end
+  local logs = {}
+  for _, predict in ipairs(drawn) do
+    local okp, a = pcall(predict, target)
+    if okp and finite(a) and a > 0 then logs[#logs + 1] = math.log(a) end
   end
   if #logs < DRAWS / 2 then return nil end
   table.sort(logs)
