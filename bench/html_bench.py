@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """make bench's HTML rows (BENCH_ONLY=html: only these): for the demo's profile (Jacobi 768 x
 200 at 4 ranks, as scripts/demo runs it) and for a synthetic profile of 10,000 call paths
-(bench/synth_callpaths.py), the time `tardy html` takes to write the page (wall and CPU), its
-size, and the page's load time in headless Chromium: from the start of the navigation to the
-end of its scripts (the page's own mark, tests/browser.py), median of 3; and the page of 1,000
-call paths at 8 and at 100,000 ranks."""
+(bench/synth_callpaths.py), and for the store page of an Extra-P file of three parameters
+(bench/predict/synth_3p_corner.txt: 8 series, 124 points, curves of 24 predicted points over
+each parameter), the time `tardy html` takes to write the page (wall and CPU), its size, and
+the page's load time in headless Chromium: from the start of the navigation to the end of its
+scripts (the page's own mark, tests/browser.py), median of 3; and the page of 1,000 call paths
+at 8 and at 100,000 ranks."""
 import glob
 import os
 import resource
@@ -36,13 +38,13 @@ def demo_profile(d):
     return files[0]
 
 
-def write_time(profile, page):
-    """Median wall and CPU seconds of `tardy html profile -o page`."""
+def write_time(source, page):
+    """Median wall and CPU seconds of `tardy html SOURCE -o page` (source: the arguments)."""
     walls, cpus = [], []
     for _ in range(REPEAT):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.time()
-        p = subprocess.run(["timeout", "300", TARDY, "html", profile, "-o", page],
+        p = subprocess.run(["timeout", "300", TARDY, "html"] + source + ["-o", page],
                            capture_output=True, text=True)
         walls.append(time.time() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -52,9 +54,10 @@ def write_time(profile, page):
     return statistics.median(walls), statistics.median(cpus)
 
 
-def row(label, profile, d):
-    page = os.path.join(d, os.path.basename(profile)[:-5] + ".html")
-    wall, cpu = write_time(profile, page)
+def row(label, profile, d, source=None):
+    """source: the arguments of `tardy html` when not the profile itself."""
+    page = os.path.join(d, os.path.basename(profile).rsplit(".", 1)[0] + ".html")
+    wall, cpu = write_time(source or [profile], page)
     loads = []
     for _ in range(REPEAT):
         shown = browser.browse(page)
@@ -82,12 +85,14 @@ def main():
               % (REPEAT, (load + os.getloadavg()[0]) / 2))
         row("demo (jacobi 768x200, 4 ranks)", demo, d)
         row("synthetic, 10,000 call paths", synth, d)
+        three = os.path.join(HERE, "predict", "synth_3p_corner.txt")
+        row("Extra-P file, three parameters", three, d, ["--extrap", three])
         sizes = []
         for ranks in (8, 100000):
             path = os.path.join(d, "synth-1000-%d.json" % ranks)
             subprocess.run([sys.executable, os.path.join(HERE, "synth_callpaths.py"), demo, path,
                             "1000", str(ranks)], check=True)
-            write_time(path, path[:-5] + ".html")
+            write_time([path], path[:-5] + ".html")
             sizes.append((ranks, os.path.getsize(path[:-5] + ".html")))
         print("  page of 1,000 call paths: %s (histograms, no per-rank arrays)" % ", ".join(
             "%d KiB at %s ranks" % (size // 1024, format(ranks, ",")) for ranks, size in sizes))
