@@ -113,12 +113,11 @@ def strong():
     """Strong scaling: work divided over p plus an overhead growing with p (a tree's log2 p, a
     2-D surface's p^(1/2), a gather's p, a sort's p log2 p), large enough at the held-out p
     that the time stops falling near there; three draws of the noise."""
-    lg = math.log2
     p_draws("synth_strong.txt", 31, (2, 4, 8, 16, 32, 64, 128),
-            {"work_plus_log": lambda p: 1 + 100 / p + 0.8 * lg(p),
+            {"work_plus_log": lambda p: 1 + 100 / p + 0.8 * LG(p),
              "work_plus_sqrt": lambda p: 2 + 200 / p + 0.3 * p ** 0.5,
              "work_plus_linear": lambda p: 1 + 100 / p + 0.05 * p,
-             "work_plus_p_log_p": lambda p: 1 + 500 / p + 0.005 * p * lg(p)},
+             "work_plus_p_log_p": lambda p: 1 + 500 / p + 0.005 * p * LG(p)},
             "work / p plus an overhead growing with p")
 
 
@@ -137,12 +136,11 @@ def turn():
     """Strong scaling whose time stops falling inside the runs: work / p plus an overhead that
     takes over between p = 7 and 22, runs at p = 1..32 and the next doubling held out; three
     draws of the noise."""
-    lg = math.log2
     p_draws("synth_turn.txt", 37, (1, 2, 4, 8, 16, 32, 64),
             {"turn_linear": lambda p: 1 + 40 / p + 0.2 * p,
-             "turn_log": lambda p: 1 + 50 / p + 5 * lg(p),
+             "turn_log": lambda p: 1 + 50 / p + 5 * LG(p),
              "turn_sqrt": lambda p: 2 + 100 / p + 2 * p ** 0.5,
-             "turn_p_log_p": lambda p: 1 + 200 / p + 0.1 * p * lg(p)},
+             "turn_p_log_p": lambda p: 1 + 200 / p + 0.1 * p * LG(p)},
             "work / p plus an overhead that takes over inside the runs (p = 7..22)")
 
 
@@ -250,16 +248,15 @@ def three_parameters():
 
 def collectives():
     rng = random.Random(2203)
-    lg = math.log2
     ps = [2 ** i for i in range(1, 10)]
 
     def node(p):  # beyond one 16-core node the network is 2.5x slower
         return 1.0 if p <= 16 else 2.5
     laws = {
-        "barrier": lambda p: 0.2 + node(p) * 0.4 * lg(p),
-        "bcast": lambda p: 0.5 + node(p) * 0.5 * lg(p),
-        "allreduce": lambda p: 0.8 + node(p) * 0.7 * lg(p),
-        "reduce": lambda p: 0.6 + node(p) * 0.5 * lg(p),
+        "barrier": lambda p: 0.2 + node(p) * 0.4 * LG(p),
+        "bcast": lambda p: 0.5 + node(p) * 0.5 * LG(p),
+        "allreduce": lambda p: 0.8 + node(p) * 0.7 * LG(p),
+        "reduce": lambda p: 0.6 + node(p) * 0.5 * LG(p),
         "allgather": lambda p: 0.9 + node(p) * 0.05 * p,
         "alltoall": lambda p: 1.0 + node(p) * 0.08 * p,
         "gather": lambda p: 0.7 + node(p) * 0.03 * p,
