@@ -465,9 +465,9 @@ static void pmnf_grid_corner(void)
 }
 
 /* How many of 200 noise draws predict the largest p of a 4 x 4 grid (p = 8..64, n =
- * 2000..8000) within 10% from its three smaller values of p: a tree's 0.5 + 0.3·log2 p that
- * does not depend on n, and 3 + 1e-3·n·log2 p. */
-static int grid_row(int which)
+ * 2000..8000) within 10% from its three smaller values of p, with uniform noise of ±amp: a
+ * tree's 0.5 + 0.3·log2 p that does not depend on n, and 3 + 1e-3·n·log2 p. */
+static int grid_row(int which, double amp)
 {
     int ok = 0;
     for (int s = 0; s < 200; s++) {
@@ -478,7 +478,8 @@ static int grid_row(int which)
             for (double m = 2000; m <= 8000; m += 2000) {
                 x[2 * n] = p;
                 x[2 * n + 1] = m;
-                y[n++] = (which ? 3 + 1e-3 * m * log2(p) : 0.5 + 0.3 * log2(p)) * noise();
+                y[n++] = (which ? 3 + 1e-3 * m * log2(p) : 0.5 + 0.3 * log2(p)) *
+                         (1 + amp / 0.05 * (noise() - 1));
             }
         struct pmnf_options opt = {.negative = 1};
         struct pmnf_model mo;
@@ -491,14 +492,20 @@ static int grid_row(int which)
 }
 
 /* Three values of p on a curve averaged over the four values of n admit log2 p: with the
- * integer powers alone, 14 and 0 of the 200 draws were within 10% (179 and 180 now). */
+ * integer powers alone, 14 and 0 of the 200 draws were within 10% at ±5% noise (178 and 184
+ * now). Three values that rise admit no negative exponent: with them (a rise that levels
+ * off, c - a/p, fitting the noise) 125 and 123 were within 10% at ±10% noise (149 and 153
+ * now). */
 static void pmnf_grid_row(void)
 {
-    int tree = grid_row(0), product = grid_row(1);
-    printf("grid row: %d and %d of 200 noise draws within 10%% at the largest p\n", tree,
-           product);
+    int tree = grid_row(0, 0.05), product = grid_row(1, 0.05);
+    int tree10 = grid_row(0, 0.10), product10 = grid_row(1, 0.10);
+    printf("grid row: %d and %d of 200 noise draws within 10%% at the largest p (5%% noise), "
+           "%d and %d at 10%% noise\n", tree, product, tree10, product10);
     CHECK(tree >= 150);
     CHECK(product >= 150);
+    CHECK(tree10 >= 140);
+    CHECK(product10 >= 140);
 }
 
 static void pmnf_noise(void)
