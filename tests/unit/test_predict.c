@@ -420,34 +420,65 @@ static void pmnf_two_parameters(void)
     CHECK_NEAR(pmnf_eval(&m, (double[]){128, 4096}), 1 + 0.01 * 128 * 4096 * 12, 1e-9);
 }
 
-/* How many of 200 noise draws predict the form that dominates a real two-parameter set
- * (issue 13: c0 + c1·n·log2²n + c2·log2 p·n·log2²n) within 5% at the corner (128, 10000) of
- * the grid p = 8..128 x n = 2000..10000: from all other points, or (below) from the 4 x 4
- * points where neither parameter is largest. */
-static int grid_corner(int below)
+/* How many of 200 noise draws (uniform noise of ±amp, seeded from seed) of law on the points
+ * of the grid p = 8..p_hi (doubling) x n = 2000..n_hi (step 2000) that keep admits predict law
+ * at (tp, tn) within tol. */
+struct grid_study {
+    double (*law)(double p, double n);
+    int (*keep)(double p, double n);
+    double p_hi, n_hi, amp, tp, tn, tol;
+    uint64_t seed;
+};
+
+static int grid_draws(const struct grid_study *g)
 {
     int ok = 0;
     for (int s = 0; s < 200; s++) {
         double x[48], y[24];
         int n = 0;
-        lcg = 5000 + (uint64_t)s * 7919;
-        for (double p = 8; p <= 128; p *= 2)
-            for (double m = 2000; m <= 10000; m += 2000) {
-                if ((p == 128 && m == 10000) || (below && (p == 128 || m == 10000)))
+        lcg = g->seed + (uint64_t)s * 7919;
+        for (double p = 8; p <= g->p_hi; p *= 2)
+            for (double m = 2000; m <= g->n_hi; m += 2000) {
+                if (!g->keep(p, m))
                     continue;
-                double l2 = log2(m) * log2(m);
                 x[2 * n] = p;
                 x[2 * n + 1] = m;
-                y[n++] = (40 + 2e-4 * m * l2 + 3e-5 * log2(p) * m * l2) * noise();
+                y[n++] = g->law(p, m) * (1 + g->amp / 0.05 * (noise() - 1));
             }
         struct pmnf_options opt = {.negative = 1};
         struct pmnf_model mo;
         if (fit_pmnf(x, 2, y, n, &opt, &mo) != FIT_OK)
             continue;
-        double l2 = log2(10000.) * log2(10000.), want = 40 + 2e-4 * 1e4 * l2 + 3e-5 * 7 * 1e4 * l2;
-        ok += fabs(pmnf_eval(&mo, (double[]){128, 10000}) - want) <= 0.05 * want;
+        double want = g->law(g->tp, g->tn);
+        ok += fabs(pmnf_eval(&mo, (double[]){g->tp, g->tn}) - want) <= g->tol * want;
     }
     return ok;
+}
+
+/* The form that dominates a real two-parameter set (issue 13: c0 + c1·n·log2²n +
+ * c2·log2 p·n·log2²n), on the grid p = 8..128 x n = 2000..10000. */
+static double corner_law(double p, double n)
+{
+    double l2 = log2(n) * log2(n);
+    return 40 + 2e-4 * n * l2 + 3e-5 * log2(p) * n * l2;
+}
+static int all_but_corner(double p, double n)
+{
+    return !(p == 128 && n == 10000);
+}
+
+static int below_corner(double p, double n)
+{
+    return p < 128 && n < 10000;
+}
+
+/* How many of 200 noise draws predict corner_law within 5% at the corner (128, 10000): from
+ * all other points, or (below) from the 4 x 4 points where neither parameter is largest. */
+static int grid_corner(int below)
+{
+    struct grid_study g = {corner_law, below ? below_corner : all_but_corner, 128, 10000, 0.05,
+                           128, 10000, 0.05, 5000};
+    return grid_draws(&g);
 }
 
 /* Each parameter's term chosen on the curve averaged over the complete groups of the other:
@@ -464,31 +495,30 @@ static void pmnf_grid_corner(void)
     CHECK(below >= 70);
 }
 
-/* How many of 200 noise draws predict the largest p of a 4 x 4 grid (p = 8..64, n =
- * 2000..8000) within 10% from its three smaller values of p, with uniform noise of ±amp: a
- * tree's 0.5 + 0.3·log2 p that does not depend on n, and 3 + 1e-3·n·log2 p. */
-static int grid_row(int which, double amp)
+/* A tree's 0.5 + 0.3·log2 p that does not depend on n, and 3 + 1e-3·n·log2 p. */
+static double tree_law(double p, double n)
 {
-    int ok = 0;
-    for (int s = 0; s < 200; s++) {
-        double x[24], y[12];
-        int n = 0;
-        lcg = 9000 + (uint64_t)s * 7919;
-        for (double p = 8; p <= 32; p *= 2)
-            for (double m = 2000; m <= 8000; m += 2000) {
-                x[2 * n] = p;
-                x[2 * n + 1] = m;
-                y[n++] = (which ? 3 + 1e-3 * m * log2(p) : 0.5 + 0.3 * log2(p)) *
-                         (1 + amp / 0.05 * (noise() - 1));
-            }
-        struct pmnf_options opt = {.negative = 1};
-        struct pmnf_model mo;
-        if (fit_pmnf(x, 2, y, n, &opt, &mo) != FIT_OK)
-            continue;
-        double want = which ? 3 + 1e-3 * 8000 * 6 : 0.5 + 0.3 * 6;
-        ok += fabs(pmnf_eval(&mo, (double[]){64, 8000}) - want) <= 0.10 * want;
-    }
-    return ok;
+    (void)n;
+    return 0.5 + 0.3 * log2(p);
+}
+
+static double product_law(double p, double n)
+{
+    return 3 + 1e-3 * n * log2(p);
+}
+
+static int below_largest_p(double p, double n)
+{
+    (void)n;
+    return p < 64;
+}
+
+/* How many of 200 noise draws predict the largest p of a 4 x 4 grid (p = 8..64, n =
+ * 2000..8000) within 10% from its three smaller values of p, with uniform noise of ±amp. */
+static int grid_row(double (*law)(double, double), double amp)
+{
+    struct grid_study g = {law, below_largest_p, 64, 8000, amp, 64, 8000, 0.10, 9000};
+    return grid_draws(&g);
 }
 
 /* Three values of p on a curve averaged over the four values of n admit log2 p: with the
@@ -498,8 +528,8 @@ static int grid_row(int which, double amp)
  * now). */
 static void pmnf_grid_row(void)
 {
-    int tree = grid_row(0, 0.05), product = grid_row(1, 0.05);
-    int tree10 = grid_row(0, 0.10), product10 = grid_row(1, 0.10);
+    int tree = grid_row(tree_law, 0.05), product = grid_row(product_law, 0.05);
+    int tree10 = grid_row(tree_law, 0.10), product10 = grid_row(product_law, 0.10);
     printf("grid row: %d and %d of 200 noise draws within 10%% at the largest p (5%% noise), "
            "%d and %d at 10%% noise\n", tree, product, tree10, product10);
     CHECK(tree >= 150);
