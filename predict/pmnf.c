@@ -9,9 +9,9 @@
  * then every combination of their products competes: for two parameters c0 + c1·f + c2·g,
  * c0 + c1·f·g, c0 + c1·f + c2·f·g, c0 + c1·g + c2·f·g (and f or g alone); for three every
  * set of at most three products. Fewer than five values of a parameter allow only the
- * simpler terms, and three that rise no negative exponent. Where the points do not measure how the parameters combine (each varied
- * alone), the additive form is chosen over the mixed ones that fit alike
- * (reexpresses_additive). */
+ * simpler terms, and three that rise no negative exponent. Where the points do not measure
+ * how the parameters combine (each varied alone), the additive form is chosen over the mixed
+ * ones that fit alike (reexpresses_additive). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
