@@ -55,7 +55,8 @@ local function spread(model, pts, target, noise)
     for _ = 1, DRAWS do
       local copy = {}
       for i, pt in ipairs(pts) do
-        local g = math.sqrt(-2 * math.log(1 - math.random())) * math.cos(2 * math.pi * math.random())
+        local g = math.sqrt(-2 * math.log(1 - math.random())) *
+          math.cos(2 * math.pi * math.random())
         local f, reps = math.exp(noise * g), nil
         if pt.reps then -- moved with their median
           reps = {}
