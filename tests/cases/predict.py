@@ -320,6 +320,39 @@ BROKEN_EXTRAP = (  # (file, what the message must say): the first found by fuzzi
 )
 
 
+def test_interval_alone_or_among_targets():
+    """The noise draws of a model are made once and asked at every target: a prediction and
+    its interval at one target are the same asked alone or among others, also where the
+    targets take their points from different runs (two values of p: each rank count from its
+    own runs)."""
+    ns = (8, 16, 32, 64, 128)
+    rnd = random.Random(7)
+    pts = [(p, n) for p in (1, 2) for n in ns]
+    text = "PARAMETER p n\nPOINTS %s\n" % " ".join("(%d %d)" % pt for pt in pts)
+    for region, law in (("solve", lambda p, n: 1 + 0.01 * n * n / p),
+                        ("halo", lambda p, n: 0.1 + 0.02 * n * (p - 1) + 0.001 * n)):
+        text += "REGION %s\nMETRIC time\n" % region
+        for p, n in pts:
+            text += "DATA %s\n" % " ".join("%r" % (law(p, n) * math.exp(rnd.gauss(0, 0.05)))
+                                           for _ in range(3))
+    path = extrap_file(text)
+    try:
+        def at(targets):
+            p = tardy(["predict", "--extrap", path, "--at", targets, "--json"])
+            expect(p.returncode == 0, p.stderr)
+            return {(q["target"], q["metric"]): (q["value"], q["low"], q["high"])
+                    for q in json.loads(p.stdout)["predictions"]}
+        together = at("n=256,p=1;n=512,p=2;n=256,p=2;n=512,p=1")
+        alone = {}
+        for t in ("n=256,p=1", "n=256,p=2"):
+            alone.update(at(t))
+        expect(len(alone) == 4, "not 2 metrics at each target alone: %s" % sorted(alone))
+        for k, v in alone.items():
+            expect(together.get(k) == v, "%s alone %s, among others %s" % (k, v, together.get(k)))
+    finally:
+        os.unlink(path)
+
+
 def test_extrap_three_parameters_at_their_largest():
     """510 points of three parameters, each at the largest value of two of them: the
     forward-chaining errors of a model are one per point at each parameter's largest value,
@@ -945,6 +978,8 @@ room.case("cli/tardy predict --extrap: a file of three parameters, each point at
 room.case("lua/the runs' setting (hosts, clocks) is not predicted", test_setting_metrics)
 room.case("lua/the 80% interval holds over noise draws 4x beyond the runs",
           test_interval_over_noise_draws)
+room.case("lua/an interval the same at a target alone or among others",
+          test_interval_alone_or_among_targets)
 room.case("lua/weak scaling: n and p changed together, predicted along p", test_weak_scaling)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
