@@ -196,6 +196,16 @@ KERNELS_PN = {  # name: (law, noise as a log-normal sigma)
 }
 
 
+def kernel_values(seed, kernels, pts, reps, draws):
+    """{(series, "time"): reps values at each point}: each kernel (law, log-normal sigma) at
+    pts with log-normal noise (random seed seed), once per draw of the noise (the series
+    "NAME.DRAW"), or once (NAME) where draws is None."""
+    rng = random.Random(seed)
+    return {(k if draw is None else "%s.%d" % (k, draw), "time"):
+            [[f(*pt) * math.exp(rng.gauss(0, s)) for _ in range(reps)] for pt in pts]
+            for draw in (draws or (None,)) for k, (f, s) in kernels.items()}
+
+
 def kernels_pn():
     kernel_grid("kernels_pn", 1307, (8, 16, 32, 64, 128), (2000, 4000, 6000, 8000, 10000), 5)
     # a smaller study: four values of each parameter, so the largest p is predicted from three
@@ -205,11 +215,8 @@ def kernels_pn():
 def kernel_grid(name, seed, ps, ns, reps):
     """The 14 kernels on the grid ps x ns with reps repetitions and three draws of the noise,
     in three splits."""
-    rng = random.Random(seed)
     pts = [(p, n) for p in ps for n in ns]
-    data = {("%s.%d" % (k, draw), "time"): [[f(p, n) * math.exp(rng.gauss(0, s))
-                                             for _ in range(reps)] for p, n in pts]
-            for draw in (1, 2, 3) for k, (f, s) in KERNELS_PN.items()}
+    data = kernel_values(seed, KERNELS_PN, pts, reps, (1, 2, 3))
     for split, what in (("p", "the largest p row held out"),
                         ("corner", "the (largest p, largest n) point held out, all others known"),
                         ("corner_below", "the same point from the points where neither p nor n "
@@ -225,7 +232,6 @@ def three_parameters():
     log2 p·t, a solver's n³·log2 n/p, ...), 3-6% noise, 3 repetitions, one draw of the noise
     (a row at the largest p is 25 values of each kernel already); the largest p held out, and
     the corner."""
-    rng = random.Random(53)
     kernels = {
         "stencil": (lambda p, n, t: 1 + 1e-3 * n ** 3 / p / t + 0.2 * LG(p), 0.04),
         "halo": (lambda p, n, t: 0.5 + 2e-3 * n ** 2 * LG(p), 0.05),
@@ -238,8 +244,7 @@ def three_parameters():
     }
     pts = [(p, n, t) for p in (8, 16, 32, 64, 128) for n in (32, 48, 64, 80, 96)
            for t in (1, 2, 4, 8, 16)]
-    data = {(k, "time"): [[f(*pt) * math.exp(rng.gauss(0, s)) for _ in range(3)] for pt in pts]
-            for k, (f, s) in kernels.items()}
+    data = kernel_values(53, kernels, pts, 3, None)
     for split, what in (("p", "the largest p held out"),
                         ("corner", "the point where p, n and t are largest held out")):
         write("synth_3p_%s.txt" % split, ["p", "n", "t"], pts, data, split,
