@@ -462,6 +462,7 @@ static double corner_law(double p, double n)
     double l2 = log2(n) * log2(n);
     return 40 + 2e-4 * n * l2 + 3e-5 * log2(p) * n * l2;
 }
+
 static int all_but_corner(double p, double n)
 {
     return !(p == 128 && n == 10000);
