@@ -100,23 +100,65 @@ static json_t *predict_at(const struct engine_opts *base, const char *targets,
     return list;
 }
 
-/* "p=2,n=64;p=2.9,n=64;...": CURVE_POINTS values of parameter k spaced evenly on a log scale
- * up to hi, the other parameters at the newest run's values (the runs the page plots beside
- * the curve: left to the policy, its latest run could be another of the same second). */
+/* Parameter k's value at point i of its curve: CURVE_POINTS values spaced evenly on a log
+ * scale from its smallest run value up to hi. */
+static double grid_value(const struct param *q, int i, double hi)
+{
+    double lo = q->lo > 0 ? q->lo : 1;
+    return lo * pow(hi / lo, (double)i / (CURVE_POINTS - 1));
+}
+
+/* Append the points of parameter k's curve to targets ("p=2,n=64;p=2.9,n=64;..."): its grid
+ * values up to hi, the other parameters at the newest run's values (the runs the page plots
+ * beside the curve: left to the policy, its latest run could be another of the same second). */
 static void grid(const struct param *params, int np, int k, double hi,
                  const struct profile *newest, struct strbuf *targets)
 {
-    const struct param *q = &params[k];
-    double lo = q->lo > 0 ? q->lo : 1;
     for (int i = 0; i < CURVE_POINTS; i++) {
-        double v = lo * pow(hi / lo, (double)i / (CURVE_POINTS - 1));
-        sb_printf(targets, "%s%s=%.6g", i ? ";" : "", q->name, v);
+        sb_printf(targets, "%s%s=%.6g", targets->len ? ";" : "", params[k].name,
+                  grid_value(&params[k], i, hi));
         for (int o = 0; o < np; o++) {
             double w = param_value(newest, params[o].name);
             if (o != k && !isnan(w))
                 sb_printf(targets, ",%s=%.17g", params[o].name, w);
         }
     }
+}
+
+/* The value of name in a prediction's target ("n=64,p=2.9"); NAN when it has none. */
+static double target_value(const char *target, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *s = target; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+        if (!strncmp(s, name, len) && s[len] == '=')
+            return strtod(s + len + 1, NULL);
+    return NAN;
+}
+
+/* a and b alike in the 10 digits a prediction's target keeps */
+static int same_value(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* Is target a point of parameter k's curve (grid): k at one of its grid values, every other
+ * parameter at the newest run's value or left out? */
+static int on_curve(const char *target, const struct param *params, int np, int k, double hi,
+                    const struct profile *newest)
+{
+    for (int o = 0; o < np; o++) {
+        double v = target_value(target, params[o].name), w = param_value(newest, params[o].name);
+        if (o != k && !isnan(v) && !isnan(w) && !same_value(v, w))
+            return 0;
+    }
+    double v = target_value(target, params[k].name);
+    for (int i = 0; i < CURVE_POINTS; i++) {
+        char printed[32]; /* as grid() wrote it */
+        snprintf(printed, sizeof printed, "%.6g", grid_value(&params[k], i, hi));
+        if (same_value(v, strtod(printed, NULL)))
+            return 1;
+    }
+    return 0;
 }
 
 /* The largest value of q in the targets ("p=64;p=256,n=2048"), or q's largest run value. */
@@ -130,6 +172,53 @@ static double target_max(const struct param *q, const char *targets)
             hi = fmax(hi, strtod(s + len + 1, NULL));
     }
     return hi;
+}
+
+/* The chosen models' curves over each parameter of three values or more (a "curves" array;
+ * NULL with the problem in err). Every curve's points go to the policy in one call (each call
+ * fits every series anew, and a policy predicts at a target as it would alone), and the
+ * predictions then to their curves. */
+static json_t *model_curves(const struct engine_opts *opts, const struct profile *runs, int n,
+                            const struct param *params, int np, const char *targets,
+                            const struct profile *newest, char *err, size_t errlen)
+{
+    struct strbuf all;
+    sb_init(&all);
+    for (int k = 0; k < np; k++)
+        if (params[k].distinct >= 3) /* two values draw no law: the default policy has none */
+            grid(params, np, k, target_max(&params[k], targets), newest, &all);
+    json_t *on_grid = all.len ? predict_at(opts, all.data, runs, n, NULL, err, errlen)
+                              : json_array();
+    sb_free(&all);
+    json_t *curves = on_grid ? json_array() : NULL;
+    for (int k = 0; k < np && on_grid; k++) {
+        if (params[k].distinct < 3)
+            continue;
+        double hi = target_max(&params[k], targets);
+        /* a point two curves share (both at their newest values) was asked twice: once */
+        json_t *curve = json_array(), *seen = json_object(), *q;
+        struct strbuf key;
+        sb_init(&key);
+        size_t i;
+        json_array_foreach(on_grid, i, q) {
+            const char *target = json_string_value(json_object_get(q, "target")),
+                       *metric = json_string_value(json_object_get(q, "metric"));
+            if (!target || !on_curve(target, params, np, k, hi, newest))
+                continue;
+            key.len = 0;
+            sb_printf(&key, "%s;%s", target, metric ? metric : "");
+            if (!json_object_get(seen, key.data)) {
+                json_object_set_new(seen, key.data, json_true());
+                json_array_append(curve, q);
+            }
+        }
+        sb_free(&key);
+        json_decref(seen);
+        json_array_append_new(curves, json_pack("{s:s,s:o}", "parameter", params[k].name,
+                                                "predictions", curve));
+    }
+    json_decref(on_grid);
+    return curves;
 }
 
 /* The rows the page plots of run r: "kind:key" as the policies name them (lua/api.c) with
@@ -192,7 +281,7 @@ static char *report_json(const struct profile *runs, int n, const char *where,
     else
         default_targets(params, np, targets, sizeof targets);
     json_t *doc = json_object(), *jruns = json_array(), *jparams = json_array(),
-           *curves = json_array(), *latest = NULL, *note = NULL;
+           *latest = NULL, *note = NULL;
     /* the latest run, as the default policy takes it; an Extra-P file's runs have no start:
      * its last point (of the runs the policies get, FIT_MAX_POINTS) */
     int kept = n < FIT_MAX_POINTS ? n : FIT_MAX_POINTS;
@@ -213,19 +302,9 @@ static char *report_json(const struct profile *runs, int n, const char *where,
     }
     json_t *at = *targets ? predict_at(opts, targets, runs, n, &note, err, errlen) : NULL;
     int failed = *targets && !at;
-    for (int k = 0; k < np && !failed; k++) {
-        if (params[k].distinct < 3) /* two values draw no law: the default policy has none */
-            continue;
-        struct strbuf grid_targets;
-        sb_init(&grid_targets);
-        grid(params, np, k, target_max(&params[k], targets), newest, &grid_targets);
-        json_t *curve = predict_at(opts, grid_targets.data, runs, n, NULL, err, errlen);
-        sb_free(&grid_targets);
-        failed = !curve;
-        if (curve)
-            json_array_append_new(curves, json_pack("{s:s,s:o}", "parameter", params[k].name,
-                                                    "predictions", curve));
-    }
+    json_t *curves = failed ? NULL : model_curves(opts, runs, n, params, np, targets, newest,
+                                                  err, errlen);
+    failed |= !curves;
     char *text = NULL;
     if (!failed) {
         json_object_set_new(doc, "schema", json_string("tardy-store-report"));

@@ -265,6 +265,35 @@ def test_extrap_page():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def test_extrap_page_three_parameters():
+    """An Extra-P file of p x n x t whose last point is at the largest n and t: every chart's
+    curve runs through its 24 points once (the curves' points go to the policy in one call and
+    come back to their curves; the curve over n and the one over t share their last point)."""
+    d = tempfile.mkdtemp(prefix="tardy-html-extrap3-")
+    try:
+        points = [(p, n, t) for p in (2, 4, 8, 16) for n in (10, 20, 40) for t in (1, 2, 4)]
+        text = "PARAMETER p n t\nPOINTS %s\n" % " ".join("(%d %d %d)" % pt for pt in points)
+        text += "REGION solve\nMETRIC time\n" + "".join(
+            "DATA %s\n" % " ".join("%.6g" % ((1 + n * n / p / t) * (1 + 0.01 * r)) for r in range(3))
+            for p, n, t in points)
+        path = os.path.join(d, "three.txt")
+        open(path, "w").write(text)
+        html = os.path.join(d, "page.html")
+        p = subprocess.run(["timeout", "120", TARDY, "html", "--extrap", path, "-o", html],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html --extrap: %s" % p.stderr)
+        dom = opened(html, "extrap-three.png").dom
+        for param in ("p", "n", "t"):
+            chart = re.search(r"<h3>solve/time over %s</h3>(.*?)</svg>" % param, dom, re.S)
+            expect(chart, "no chart of solve/time over %s" % param)
+            curve = re.search(r'<path class="curve" d="([^"]*)"', chart.group(1))
+            expect(curve, "no curve over %s" % param)
+            vertices = len(re.findall(r"[ML]", curve.group(1)))
+            expect(vertices == 24, "the curve over %s has %d points, not 24" % (param, vertices))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_bad_input():
     """Every bad input gets a message naming it, and an exit status."""
     d = tempfile.mkdtemp(prefix="tardy-html-")
@@ -295,6 +324,7 @@ room.case("html/run store page with predictions", test_store_page)
 room.case("html/run store page: a parameter at two values", test_store_page_two_values)
 room.case("html/diff page of two runs", test_diff_page)
 room.case("html/Extra-P file page (--extrap)", test_extrap_page)
+room.case("html/Extra-P file of three parameters: each curve once", test_extrap_page_three_parameters)
 room.case("html/bad input", test_bad_input)
 room.case("html/TARDY_HTML without a JSON profile", lambda: test_bad_option(
     {"TARDY_HTML": "1", "TARDY_PROFILE": "none"}, "TARDY_HTML: no HTML report: no JSON profile",
