@@ -67,8 +67,8 @@ LAWS_PN = {
 }
 
 
-def write(name, params, points, series, holdout, note):
-    with open(os.path.join(OUT, name), "w") as f:
+def write(name, params, points, series, holdout, note, out=OUT):
+    with open(os.path.join(out, name), "w") as f:
         f.write("# %s\n# holdout %s\n" % (note, holdout))
         f.write("PARAMETER %s\n" % " ".join(params))
         f.write("POINTS %s\n" % " ".join(
@@ -206,15 +206,22 @@ def kernel_values(seed, kernels, pts, reps, draws):
             for draw in (draws or (None,)) for k, (f, s) in kernels.items()}
 
 
-def kernels_pn():
-    kernel_grid("kernels_pn", 1307, (8, 16, 32, 64, 128), (2000, 4000, 6000, 8000, 10000), 5)
+GRIDS = {  # name: (seed of the corpus's noise, values of p, values of n, repetitions)
+    "kernels_pn": (1307, (8, 16, 32, 64, 128), (2000, 4000, 6000, 8000, 10000), 5),
     # a smaller study: four values of each parameter, so the largest p is predicted from three
-    kernel_grid("kernels_grid4", 1311, (8, 16, 32, 64), (2000, 4000, 6000, 8000), 3)
+    "kernels_grid4": (1311, (8, 16, 32, 64), (2000, 4000, 6000, 8000), 3),
+}
 
 
-def kernel_grid(name, seed, ps, ns, reps):
+def kernels_pn():
+    for name, (seed, ps, ns, reps) in GRIDS.items():
+        kernel_grid(name, seed, ps, ns, reps)
+
+
+def kernel_grid(name, seed, ps, ns, reps, out=OUT):
     """The 14 kernels on the grid ps x ns with reps repetitions and three draws of the noise,
-    in three splits."""
+    in three splits, into out (the corpus; bench/predict_studies.py gives other seeds and a
+    directory of its own)."""
     pts = [(p, n) for p in ps for n in ns]
     data = kernel_values(seed, KERNELS_PN, pts, reps, (1, 2, 3))
     for split, what in (("p", "the largest p row held out"),
@@ -223,7 +230,7 @@ def kernel_grid(name, seed, ps, ns, reps):
                                          "is largest")):
         write("%s_%s.txt" % (name, split), ["p", "n"], pts, data, split,
               "14 kernels of p and n on %d x %d points, 3-20%% noise, %d repetitions, 3 draws "
-              "of the noise; %s" % (len(ps), len(ns), reps, what))
+              "of the noise; %s" % (len(ps), len(ns), reps, what), out)
 
 
 def three_parameters():
