@@ -141,10 +141,10 @@ static int same_value(double a, double b)
     return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
 }
 
-/* Is target a point of parameter k's curve (grid): k at one of its grid values, every other
- * parameter at the newest run's value or left out? */
-static int on_curve(const char *target, const struct param *params, int np, int k, double hi,
-                    const struct profile *newest)
+/* Is target a point of parameter k's curve: k at one of its values on the curve (at[], as
+ * grid() wrote them), every other parameter at the newest run's value or left out? */
+static int on_curve(const char *target, const struct param *params, int np, int k,
+                    const double *at, const struct profile *newest)
 {
     for (int o = 0; o < np; o++) {
         double v = target_value(target, params[o].name), w = param_value(newest, params[o].name);
@@ -152,12 +152,9 @@ static int on_curve(const char *target, const struct param *params, int np, int 
             return 0;
     }
     double v = target_value(target, params[k].name);
-    for (int i = 0; i < CURVE_POINTS; i++) {
-        char printed[32]; /* as grid() wrote it */
-        snprintf(printed, sizeof printed, "%.6g", grid_value(&params[k], i, hi));
-        if (same_value(v, strtod(printed, NULL)))
+    for (int i = 0; i < CURVE_POINTS; i++)
+        if (same_value(v, at[i]))
             return 1;
-    }
     return 0;
 }
 
@@ -194,7 +191,12 @@ static json_t *model_curves(const struct engine_opts *opts, const struct profile
     for (int k = 0; k < np && on_grid; k++) {
         if (params[k].distinct < 3)
             continue;
-        double hi = target_max(&params[k], targets);
+        double hi = target_max(&params[k], targets), at[CURVE_POINTS];
+        for (int i = 0; i < CURVE_POINTS; i++) {
+            char printed[32]; /* as grid() wrote it */
+            snprintf(printed, sizeof printed, "%.6g", grid_value(&params[k], i, hi));
+            at[i] = strtod(printed, NULL);
+        }
         /* a point two curves share (both at their newest values) was asked twice: once */
         json_t *curve = json_array(), *seen = json_object(), *q;
         struct strbuf key;
@@ -203,7 +205,7 @@ static json_t *model_curves(const struct engine_opts *opts, const struct profile
         json_array_foreach(on_grid, i, q) {
             const char *target = json_string_value(json_object_get(q, "target")),
                        *metric = json_string_value(json_object_get(q, "metric"));
-            if (!target || !on_curve(target, params, np, k, hi, newest))
+            if (!target || !on_curve(target, params, np, k, at, newest))
                 continue;
             key.len = 0;
             sb_printf(&key, "%s;%s", target, metric ? metric : "");
