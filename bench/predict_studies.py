@@ -35,7 +35,7 @@ def real_studies(n, case, work):
 
 def grid_studies(n, case, work):
     _, ps, ns, reps = predict_corpus.GRIDS[case]
-    seeds = [random.SystemRandom().randrange(10 ** 6) for _ in range(n)]
+    seeds = random.SystemRandom().sample(range(10 ** 6), n)  # distinct: a file each
     print("%s: %d fresh draws of the noise, seeds %s" % (case, n, " ".join(map(str, seeds))))
     for seed in seeds:
         predict_corpus.kernel_grid("%s_s%d" % (case, seed), seed, ps, ns, reps, work)
