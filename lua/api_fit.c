@@ -434,8 +434,13 @@ static int l_pmnf(lua_State *L)
         snprintf(u->names[0], 32, "p");
     }
     double x[MAX_POINTS * PMNF_MAX_PARAMS], y[MAX_POINTS];
+    opt.repeated = 1;
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, 1, i + 1);
+        lua_getfield(L, -1, "reps"); /* tardy.medians: the values y is the median of */
+        int reps = lua_istable(L, -1) ? (int)luaL_len(L, -1) : 1;
+        opt.repeated &= reps >= PMNF_REPEATED;
+        lua_pop(L, 1);
         lua_getfield(L, -1, "y");
         y[i] = lua_tonumber(L, -1);
         lua_getfield(L, -2, "x");

@@ -101,7 +101,12 @@ struct pmnf_model {
 struct pmnf_options {
     int negative;             /* also try negative exponents (strong scaling: c + k/p) */
     const char *const *names; /* parameter names for the formula (default x, y, z) */
+    int repeated;             /* every value the median of repetitions (PMNF_REPEATED or more):
+                                 three values of a parameter then admit more terms */
 };
+/* How many repetitions make a median's noise low enough for three values of a parameter to
+ * tell the terms of complexity 2 apart (log2 x, x^(1/2), x·log2 x): docs/design.md 3.4. */
+#define PMNF_REPEATED 2
 
 /* Search the hypotheses for n points x (n × nparams, row-major, all > 0) and values y
  * (repetitions are points of their own); select by the mean of the leave-one-out SMAPE and the

@@ -747,6 +747,36 @@ def test_interval_of_few_scales():
            "n=64: %s, measured %g" % (q, want))
 
 
+def test_three_values_repeated():
+    """Three values of p with repetitions tell a tree's log2 p, a surface's p^(1/2) and a sort's
+    p·log2 p from a line: each within 10% at the fourth, p = 64 from 8, 16 and 32 (3 runs a
+    point, ±1% noise). With single runs three values admit only the integer powers (the
+    noise between runs is unknown, and richer terms fit it): the same file without its
+    repetitions gives every law a number still. The line took log2 p 18-29% high at 64."""
+    laws = {"tree": lambda p: 3 + 2 * math.log2(p), "surface": lambda p: 1 + 0.5 * p ** 0.5,
+            "sort": lambda p: 5 + 0.2 * p * math.log2(p)}
+    ps = (8, 16, 32)
+    for reps in (3, 1):
+        text = "PARAMETER p\nPOINTS %s\n" % " ".join(map(str, ps))
+        for name, f in laws.items():
+            text += "REGION %s\nMETRIC time\n" % name + "".join(
+                "DATA %s\n" % " ".join("%r" % (f(p) * (1 + 0.01 * math.sin(3.7 * k + 1.9 * j)))
+                                       for j in range(reps)) for k, p in enumerate(ps))
+        path = extrap_file(text)
+        try:
+            p = tardy(["predict", "--extrap", path, "--at", "p=64", "--json"])
+            expect(p.returncode == 0, "tardy predict: %s" % p.stderr)
+            got = {q["metric"]: q for q in json.loads(p.stdout)["predictions"]}
+            for name, f in laws.items():
+                q = got.get(name + "/time")
+                expect(q, "%d runs a point: no prediction of %s" % (reps, name))
+                if reps > 1:
+                    expect(abs(q["value"] - f(64)) <= 0.1 * f(64),
+                           "%s at 64: %s (%s), the law %g" % (name, q["value"], q["model"], f(64)))
+        finally:
+            os.unlink(path)
+
+
 def flat_and_rising(reps):
     """An Extra-P file over n = 64..320 (9 values) with reps values a point: a flat series
     with 8% noise (and one slow first run), and one that rises 15% over the range with 2%
@@ -1003,3 +1033,5 @@ room.case("lua/an interval from five scales: Student's t (measured here)",
           test_interval_of_few_scales)
 room.case("lua/a time that turns up inside the runs: no family the runs rule out", test_turn)
 room.case("lua/constant: no change beyond the repetitions' noise, their median", test_constant)
+room.case("lua/three values with repetitions tell log2 p and p^(1/2) from a line",
+          test_three_values_repeated)
