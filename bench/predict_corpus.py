@@ -5,6 +5,7 @@ largest value the benchmark holds out and predicts from the smaller ones ("corne
 point where every parameter is largest, from all the others).
   seed000_*.txt     seed 000's three series (docs/design.md 3.2)
   synth_p.txt       scaling laws of p with multiplicative noise, 3 repetitions per point
+  synth_p4.txt      the same laws in a short study: p = 8..64, 5% noise, three draws
   synth_pn.txt      laws of p and n, the largest p row held out
   synth_pn_corner.txt  the same, the corner (largest p, largest n) held out
   synth_weak.txt    the same laws along n = 16·p (weak scaling: p and n change together)
@@ -93,6 +94,13 @@ def synthetic():
     write("synth_p.txt", ["p"], [(p,) for p in ps],
           {(law, "time"): [[noisy(f(p)) for _ in range(3)] for p in ps] for law, f in LAWS_P.items()},
           "p", "laws of p, 3% log-normal noise, 3 repetitions")
+    # a short study: four doublings, so the largest p is predicted from three values
+    ps, short = (8, 16, 32, 64), random.Random(17)
+    write("synth_p4.txt", ["p"], [(p,) for p in ps],
+          {("%s.%d" % (law, draw), "time"): [[f(p) * math.exp(short.gauss(0, 0.05))
+                                               for _ in range(3)] for p in ps]
+           for draw in (1, 2, 3) for law, f in LAWS_P.items()},
+          "p", "laws of p at p = 8..64, 5% log-normal noise, 3 repetitions, 3 draws of the noise")
     pts = [(p, n) for p in (2, 4, 8, 16, 32, 64) for n in (64, 128, 256, 512, 1024)]
     data = {(law, "time"): [[noisy(f(p, n)) for _ in range(3)] for p, n in pts]
             for law, f in LAWS_PN.items()}
