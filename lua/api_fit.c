@@ -403,7 +403,9 @@ static int l_varying(lua_State *L)
 
 /* tardy.pmnf(points [, {negative = true}]) → model | nil, reason.
  * model = {formula, fit_error, uncertainty (LOO SMAPE %), extrap_error (forward-chaining SMAPE
- * %, when every parameter has 4 values), params, predict = function(x), range = function(x)}. */
+ * %, when every parameter has 4 values), params, predict = function(x), range = function(x)}.
+ * Points whose reps (the values their y is the median of, tardy.medians) all hold
+ * PMNF_REPEATED or more are searched as repeated (pmnf_options.repeated). */
 static int l_pmnf(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);

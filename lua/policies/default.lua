@@ -209,7 +209,7 @@ tardy.policy("default", function(ctx)
     -- come from (tardy.points_for: at 1 and 2 ranks, a target at 2 is fitted on the runs at
     -- 2), in a fixed order: the same sum every time. It depends on those runs and the parts
     -- without a model, not on the target: once per such set (sum_fits), where a page's curve
-    -- asks 24 targets of a sum of a thousand parts (a third of the time)
+    -- asks 24 targets of a sum of a thousand parts (a quarter of the time)
     local used = {}
     for i, x in ipairs(params) do used[i] = {x = x, y = i} end
     local runs, held = tardy.points_for(used, target)
