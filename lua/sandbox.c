@@ -121,7 +121,7 @@ static void open_allowed(lua_State *L)
                                     {LUA_STRLIBNAME, luaopen_string},
                                     {LUA_TABLIBNAME, luaopen_table},
                                     {LUA_MATHLIBNAME, luaopen_math},
-                                    {LUA_UTF8LIBNAME, luaopen_utf8}, {LUA_OSLIBNAME, luaopen_os},
+                                    {LUA_UTF8LIBNAME, luaopen_utf8},
                                     {NULL, NULL}};
     for (const luaL_Reg *l = libs; l->name; l++) {
         luaL_requiref(L, l->name, l->func, 1);

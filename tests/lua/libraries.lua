@@ -1,5 +1,9 @@
 -- A user policy built on the shipped libraries (tardy.require): the max per-rank MPI time
 -- of an Extra-P file's runs, its model chosen and its interval made as the default policy's.
+-- what a user's script reaches is tardy's and Lua's pure libraries, nothing of the system
+for _, name in ipairs({"os", "io", "package", "debug", "require", "dofile", "loadfile"}) do
+  assert(rawget(_G, name) == nil, "the sandbox offers " .. name)
+end
 local S = tardy.require("series")
 assert(rawequal(S, tardy.require("series")), "a library runs once, its value is kept")
 local best_model = tardy.require("selection").best_model
