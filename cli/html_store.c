@@ -144,13 +144,14 @@ static int same_value(double a, double b)
 }
 
 /* Is target a point of parameter k's curve: k at one of its values on the curve (at[], as
- * grid() wrote them), every other parameter at the newest run's value or left out? */
+ * grid() wrote them), every other parameter at the newest run's value (newest[]) or left
+ * out? */
 static int on_curve(const char *target, const struct param *params, int np, int k,
-                    const double *at, const struct profile *newest)
+                    const double *at, const double *newest)
 {
     for (int o = 0; o < np; o++) {
-        double v = target_value(target, params[o].name), w = param_value(newest, params[o].name);
-        if (o != k && !isnan(v) && !isnan(w) && !same_value(v, w))
+        double v = o == k ? NAN : target_value(target, params[o].name);
+        if (!isnan(v) && !isnan(newest[o]) && !same_value(v, newest[o]))
             return 0;
     }
     double v = target_value(target, params[k].name);
@@ -189,6 +190,9 @@ static json_t *model_curves(const struct engine_opts *opts, const struct profile
     json_t *on_grid = all.len ? predict_at(opts, all.data, runs, n, NULL, err, errlen)
                               : json_array();
     sb_free(&all);
+    double at_newest[MAX_PARAMS]; /* once, not at every prediction */
+    for (int o = 0; o < np; o++)
+        at_newest[o] = param_value(newest, params[o].name);
     json_t *curves = on_grid ? json_array() : NULL;
     for (int k = 0; k < np && on_grid; k++) {
         if (params[k].distinct < 3)
@@ -207,7 +211,7 @@ static json_t *model_curves(const struct engine_opts *opts, const struct profile
         json_array_foreach(on_grid, i, q) {
             const char *target = json_string_value(json_object_get(q, "target")),
                        *metric = json_string_value(json_object_get(q, "metric"));
-            if (!target || !on_curve(target, params, np, k, at, newest))
+            if (!target || !on_curve(target, params, np, k, at, at_newest))
                 continue;
             key.len = 0;
             sb_printf(&key, "%s;%s", target, metric ? metric : "");
