@@ -328,7 +328,7 @@ static char *report_json(const struct profile *runs, int n, const char *where,
         json_object_set_new(doc, "curves", json_incref(curves));
         if (note)
             json_object_set_new(doc, "note", json_incref(note));
-        text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
+        text = json_text(doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
         if (!text)
             snprintf(err, errlen, "out of memory while building the store's report");
     }

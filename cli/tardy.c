@@ -19,6 +19,7 @@
 #include "diff.h"
 #include "export.h"
 #include "html.h"
+#include "json_chunks.h"
 #include "merge.h"
 #include "tool/base/base.h"
 #include "lua/engine.h"
@@ -223,6 +224,7 @@ int main(int argc, char **argv)
                     {"diff", cmd_diff},     {"export", cmd_export},   {"html", cmd_html},
                     {"export-extrap", cmd_export_extrap}};
     const char *cmd = argv[1];
+    json_chunks_use();
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].run(argc - 2, argv + 2);

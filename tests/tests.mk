@@ -93,6 +93,12 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(HOST_OBJ)
 	@mkdir -p $(dir $@)
 	@$(CC) $(TFLAGS) -o $@ $< $(HOST_OBJ) $(DEPS)
 
+# The command's allocator for jansson (cli/json_chunks.c), beside the rooms it serves.
+$(B)/tests/unit/test_json_chunks: tests/unit/test_json_chunks.c tests/unit/check.h \
+                                  cli/json_chunks.c $(HOST_OBJ)
+	@mkdir -p $(dir $@)
+	@$(CC) $(TFLAGS) -o $@ $< cli/json_chunks.c $(HOST_OBJ) $(DEPS)
+
 # The wait states' arithmetic (tool/waits: the files without MPI calls; their header needs
 # mpi.h for the types, nothing links the library).
 MPI_INC    = $(filter -I%,$(shell $(MPICC) -show 2>/dev/null))

@@ -58,16 +58,30 @@ void sb_puts(struct strbuf *sb, const char *s)
     sb_add(sb, s, strlen(s));
 }
 
+/* Formats into the spare room first; only a text longer than that is formatted twice. */
 void sb_printf(struct strbuf *sb, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || !sb_reserve(sb, (size_t)n))
+    if (sb->failed)
         return;
+    va_list ap;
+    size_t room = sb->cap > sb->len ? sb->cap - sb->len : 0;
     va_start(ap, fmt);
-    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    int n = vsnprintf(room ? sb->data + sb->len : NULL, room, fmt, ap);
     va_end(ap);
+    if (n < 0) {
+        if (room)
+            sb->data[sb->len] = '\0';
+        return;
+    }
+    if ((size_t)n >= room) {
+        if (!sb_reserve(sb, (size_t)n)) {
+            if (room)
+                sb->data[sb->len] = '\0'; /* the cut text of the first try */
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     sb->len += (size_t)n;
 }

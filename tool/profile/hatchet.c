@@ -104,7 +104,7 @@ char *hatchet_literal(const struct profile *p)
         if (p->rows.rows[i].kind == ROW_MPI)
             add_row(roots, index, &p->rows.rows[i], &key);
     sb_free(&key);
-    char *text = json_dumps(roots, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    char *text = json_text(roots, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(index);
     json_decref(roots);
     return text;

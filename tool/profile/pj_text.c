@@ -107,3 +107,20 @@ char *pj_text(json_t *root)
     }
     return out.data;
 }
+
+static int add_text(const char *bytes, size_t n, void *sb)
+{
+    sb_add(sb, bytes, n);
+    return ((struct strbuf *)sb)->failed ? -1 : 0;
+}
+
+char *json_text(const json_t *doc, size_t flags)
+{
+    struct strbuf out;
+    sb_init(&out);
+    if (json_dump_callback(doc, add_text, &out, flags) != 0 || out.failed || !out.data) {
+        sb_free(&out);
+        return NULL;
+    }
+    return out.data;
+}

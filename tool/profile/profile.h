@@ -219,6 +219,12 @@ char *profile_to_json(struct profile *p);
  * histograms, which the page does not draw (a third of a large profile). Caller frees. */
 char *profile_to_page_json(struct profile *p);
 
+/* jansson's text of doc (json_dumps' flags) in memory of malloc, which the caller frees with
+ * free() whatever allocator jansson was given (the command's chunks, cli/json_chunks.c);
+ * NULL when memory is short. */
+struct json_t;
+char *json_text(const struct json_t *doc, size_t flags);
+
 /* The predictions of p as a document of their own (`tardy predict --json`, schema
  * "tardy-predictions", docs/lua-api.md): where the runs came from, the policy, the targets,
  * the predictions (as in a profile, with low, high and coverage) and the note. Caller frees;

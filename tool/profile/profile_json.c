@@ -425,7 +425,7 @@ char *profile_to_page_json(struct profile *p)
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
         json_array_foreach(json_object_get(root, tables[t]), i, row)
             json_object_del(row, "histogram");
-    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7));
+    char *text = json_text(root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7));
     json_decref(root);
     return text;
 }
@@ -444,7 +444,7 @@ char *predictions_to_json(const struct profile *p, const struct predictions_sour
     json_object_set_new(root, "predictions", predictions_json(p));
     if (p->prediction_note)
         json_object_set_new(root, "note", json_string(p->prediction_note));
-    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    char *text = json_text(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
     return text;
 }
@@ -669,7 +669,9 @@ static int site_of(struct reader *rd, json_t *site, struct strbuf *out)
         return -1;
     }
     out->len = 0;
-    sb_printf(out, "%s@%s", fn, rd->paths.text[k]);
+    sb_puts(out, fn);
+    sb_add(out, "@", 1);
+    sb_puts(out, rd->paths.text[k]);
     return 0;
 }
 

@@ -1,0 +1,98 @@
+/* cli/json_chunks.c: jansson's values from chunks in the `tardy` command. Documents freed in
+ * any order leave the others intact, a value larger than a chunk's share has its own block,
+ * json_text's result is the caller's to free(), and reading two hundred documents one after
+ * another holds the memory of one, not of a thousand. */
+#include <jansson.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli/json_chunks.h"
+#include "tool/profile/profile.h"
+
+/* A document of n rows like a profile's: {"rows": [{"name": "row k", "v": [k, k/2]}, ...]}. */
+static json_t *rows_doc(int n, int tag)
+{
+    char text[64];
+    json_t *rows = json_array();
+    for (int k = 0; k < n; k++) {
+        snprintf(text, sizeof text, "row %d of %d", k, tag);
+        json_array_append_new(rows, json_pack("{s:s,s:[i,f]}", "name", text, "v", k, k / 2.0));
+    }
+    return json_pack("{s:o,s:i}", "rows", rows, "tag", tag);
+}
+
+static int intact(json_t *doc, int n, int tag)
+{
+    json_t *rows = json_object_get(doc, "rows");
+    char text[64];
+    if (json_integer_value(json_object_get(doc, "tag")) != tag || (int)json_array_size(rows) != n)
+        return 0;
+    for (int k = 0; k < n; k++) {
+        json_t *row = json_array_get(rows, (size_t)k);
+        snprintf(text, sizeof text, "row %d of %d", k, tag);
+        if (strcmp(json_string_value(json_object_get(row, "name")), text) ||
+            json_integer_value(json_array_get(json_object_get(row, "v"), 0)) != k)
+            return 0;
+    }
+    return 1;
+}
+
+/* Documents of several chunks each, freed out of the order they were made in. */
+static void lifetimes(void)
+{
+    json_t *a = rows_doc(20000, 1), *b = rows_doc(20000, 2);
+    json_decref(a);
+    json_t *c = rows_doc(20000, 3);
+    CHECK(intact(b, 20000, 2));
+    json_decref(b);
+    CHECK(intact(c, 20000, 3));
+    json_decref(c);
+}
+
+/* A string of 4 MiB (more than a chunk) and text parsed back. */
+static void large_and_text(void)
+{
+    size_t n = (size_t)4 << 20;
+    char *big = malloc(n + 1);
+    CHECK(big != NULL);
+    memset(big, 'x', n);
+    big[n] = '\0';
+    json_t *doc = json_pack("{s:s,s:o}", "big", big, "rows", json_array());
+    char *text = json_text(doc, JSON_COMPACT);
+    CHECK(text != NULL && strlen(text) == n + 20);
+    json_error_t je;
+    json_t *back = json_loads(text, 0, &je);
+    CHECK(back && strlen(json_string_value(json_object_get(back, "big"))) == n);
+    free(text); /* malloc's memory, whatever jansson allocates with */
+    json_decref(back);
+    json_decref(doc);
+    free(big);
+}
+
+/* Two hundred documents of up to 1 MiB of values, one alive at a time. */
+static void bounded(void)
+{
+    json_decref(rows_doc(10, 0));
+    size_t before = mallinfo2().uordblks, most = 0;
+    for (int i = 0; i < 200; i++) {
+        json_t *doc = rows_doc(i % 2 ? 5000 : 1000, i);
+        size_t used = mallinfo2().uordblks;
+        most = used > most ? used : most;
+        json_decref(doc);
+    }
+    size_t after = mallinfo2().uordblks;
+    CHECK(most - before < (size_t)16 << 20);
+    CHECK(after - before <= (size_t)2 << 20); /* at most the chunk in use */
+}
+
+int main(void)
+{
+    json_chunks_use();
+    lifetimes();
+    large_and_text();
+    bounded();
+    CHECK_DONE();
+}
