@@ -4,6 +4,7 @@
  *                                    repetitions (predict/trend.c)
  * A scale is a set of points whose x tables hold the same values. */
 #include <lauxlib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,19 @@
 #include "api.h"
 #include "predict/predict.h"
 
-/* The scale of the point at idx (a table with field x) as text: its x table's fields in name
- * order, "k=v" joined by ",", into buf. */
+/* The scale of a point: its x table's fields in name order. Numbers are compared as numbers
+ * (as their text "%.17g" would be: -0 is not 0, and NaN is NaN), other values by their text
+ * (its first 39 bytes). */
 struct field {
-    const char *key;
-    char value[40];
+    const char *key; /* stays on the x table, which the points table holds */
+    int number;
+    double v;
+    char text[40];
+};
+
+struct scale {
+    int nf;
+    struct field f[16];
 };
 
 static int by_key(const void *a, const void *b)
@@ -23,32 +32,57 @@ static int by_key(const void *a, const void *b)
     return strcmp(((const struct field *)a)->key, ((const struct field *)b)->key);
 }
 
-static void scale_text(lua_State *L, int idx, char *buf, size_t len)
+static void scale_of(lua_State *L, int idx, struct scale *s)
 {
-    struct field f[16];
-    int nf = 0;
+    s->nf = 0;
     lua_getfield(L, idx, "x");
     luaL_checktype(L, -1, LUA_TTABLE);
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-        if (lua_type(L, -2) == LUA_TSTRING && nf < 16) {
-            f[nf].key = lua_tostring(L, -2); /* the key stays on the x table */
-            if (lua_type(L, -1) == LUA_TNUMBER)
-                snprintf(f[nf].value, sizeof f[nf].value, "%.17g", lua_tonumber(L, -1));
-            else
-                snprintf(f[nf].value, sizeof f[nf].value, "%s", luaL_tolstring(L, -1, NULL));
-            if (lua_type(L, -1) != LUA_TNUMBER)
+        if (lua_type(L, -2) == LUA_TSTRING && s->nf < 16) {
+            struct field *f = &s->f[s->nf++];
+            f->key = lua_tostring(L, -2);
+            f->number = lua_type(L, -1) == LUA_TNUMBER;
+            if (f->number) {
+                f->v = lua_tonumber(L, -1);
+            } else {
+                snprintf(f->text, sizeof f->text, "%s", luaL_tolstring(L, -1, NULL));
                 lua_pop(L, 1); /* luaL_tolstring's copy */
-            nf++;
+            }
         }
         lua_pop(L, 1);
     }
-    qsort(f, (size_t)nf, sizeof *f, by_key);
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < nf && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", i ? "," : "", f[i].key, f[i].value);
+    qsort(s->f, (size_t)s->nf, sizeof *s->f, by_key);
     lua_pop(L, 1);
+}
+
+static const char *field_text(const struct field *f, char *buf, size_t len)
+{
+    if (!f->number)
+        return f->text;
+    snprintf(buf, len, "%.17g", f->v);
+    return buf;
+}
+
+static int same_value(const struct field *a, const struct field *b)
+{
+    if (a->number && b->number) {
+        if (signbit(a->v) != signbit(b->v))
+            return 0;
+        return a->v == b->v || (isnan(a->v) && isnan(b->v));
+    }
+    char ta[40], tb[40];
+    return !strcmp(field_text(a, ta, sizeof ta), field_text(b, tb, sizeof tb));
+}
+
+static int same_scale(const struct scale *a, const struct scale *b)
+{
+    if (a->nf != b->nf)
+        return 0;
+    for (int i = 0; i < a->nf; i++)
+        if (strcmp(a->f[i].key, b->f[i].key) || !same_value(&a->f[i], &b->f[i]))
+            return 0;
+    return 1;
 }
 
 static int by_double(const void *a, const void *b)
@@ -61,23 +95,23 @@ static int by_double(const void *a, const void *b)
  * returns the number of scales. */
 static int scales_of(lua_State *L, int idx, int n, int *scale)
 {
-    char(*text)[512] = malloc((size_t)n * sizeof *text);
-    if (!text)
+    struct scale *of = malloc((size_t)(n ? n : 1) * sizeof *of);
+    if (!of)
         return luaL_error(L, "out of memory");
     int k = 0;
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, idx, i + 1);
         luaL_checktype(L, -1, LUA_TTABLE);
-        scale_text(L, lua_gettop(L), text[i], sizeof text[i]);
+        scale_of(L, lua_gettop(L), &of[i]);
         lua_pop(L, 1);
         scale[i] = -1;
         for (int j = 0; j < i && scale[i] < 0; j++)
-            if (!strcmp(text[j], text[i]))
+            if (same_scale(&of[j], &of[i]))
                 scale[i] = scale[j];
         if (scale[i] < 0)
             scale[i] = k++;
     }
-    free(text);
+    free(of);
     return k;
 }
 

@@ -890,6 +890,12 @@ tardy.policy("repeats_api", function(ctx)
   assert(m[4].x.n == 512 and m[4].y == 512, "last scale: " .. m[4].y)
   local t = assert(tardy.trend(m))
   assert(t.trend == true and type(t.test) == "string", "rising: " .. tostring(t.test))
+  -- a scale is its x's values whatever the order of the fields; numbers one ulp apart are
+  -- two scales, and a text value is the same scale as the number it prints as
+  local same = tardy.medians({{x = {p = 4, n = 8}, y = 1}, {x = {n = 8, p = 4}, y = 3},
+    {x = {n = 8, p = 4 + 2 ^ -50}, y = 5}, {x = {n = 8, p = "4"}, y = 7}})
+  assert(#same == 2 and #same[1].reps == 3 and same[1].y == 3 and same[2].y == 5,
+         "scales of fields in any order: " .. #same)
   local f = assert(tardy.trend(tardy.medians(flat)))
   assert(f.trend == false and f.test:find("Kruskal"), "flat: " .. tostring(f.test))
   local none, why = tardy.trend({{x = {n = 1}, y = 1}, {x = {n = 2}, y = 2}, {x = {n = 4}, y = 3}})
