@@ -969,8 +969,9 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     free(cand);
     free(se2);
     free(reexpressed);
-    for (int i = 0; i < count; i++)
-        describe(&out[i], names);
+    describe(&out[0], names);
+    for (int i = 1; i < count; i++)
+        out[i].formula[0] = '\0';
     return count;
 }
 

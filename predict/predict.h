@@ -116,7 +116,8 @@ int fit_pmnf(const double *x, int nparams, const double *y, int n,
              const struct pmnf_options *opt, struct pmnf_model *out);
 /* The same search; out[0] is the chosen model, out[1..] the other hypotheses that score
  * nearly as well (at most 1.25 × the chosen score + 0.5 points), best first: their spread at a
- * target is part of a prediction's uncertainty. Returns how many (>= 1) or a FIT_E* code. */
+ * target is part of a prediction's uncertainty, their formulas are left empty (a text each
+ * was 1.5% of a prediction's instructions). Returns how many (>= 1) or a FIT_E* code. */
 int fit_pmnf_ranked(const double *x, int nparams, const double *y, int n,
                     const struct pmnf_options *opt, struct pmnf_model *out, int max);
 double pmnf_eval(const struct pmnf_model *m, const double *x);
