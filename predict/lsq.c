@@ -29,23 +29,34 @@ const char *fit_strerror(int code)
     return "unknown error";
 }
 
-/* The weighted design matrix A (X's rows times sqrt(w_i)) into a, column-major. */
-static void weighted_design(const double *X, int n, int k, const double *w, double *a)
+/* The square roots of the weights w[n] into sw (NULL for none: NULL). Taken once per fit:
+ * in the loops over the design matrix's elements they were a fifth of a search's fits. */
+static const double *root_weights(const double *w, int n, double *sw)
+{
+    if (!w)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        sw[i] = sqrt(w[i]);
+    return sw;
+}
+
+/* The weighted design matrix A (X's rows times sqrt(w_i), sw[i]) into a, column-major. */
+static void weighted_design(const double *X, int n, int k, const double *sw, double *a)
 {
     for (int i = 0; i < n; i++)
         for (int j = 0; j < k; j++)
-            a[j * n + i] = X[i * k + j] * (w ? sqrt(w[i]) : 1.0);
+            a[j * n + i] = X[i * k + j] * (sw ? sw[i] : 1.0);
 }
 
 /* The thin SVD of the weighted design matrix A = U S V^T: U (n x k, column-major) into u,
  * the singular values into s and, unless vt is NULL, V^T (k x k) into vt. a holds
  * n x k + 5 (n + k) + 64 doubles of work space. */
-static int weighted_svd(const double *X, int n, int k, const double *w, double *a, double *u,
+static int weighted_svd(const double *X, int n, int k, const double *sw, double *a, double *u,
                         double *s, double *vt)
 {
     int lwork = 5 * (n + k) + 64, info, one = 1;
     double *work = a + (size_t)n * k, none;
-    weighted_design(X, n, k, w, a);
+    weighted_design(X, n, k, sw, a);
     dgesvd_("S", vt ? "S" : "N", &n, &k, a, &n, s, u, &n, vt ? vt : &none, vt ? &k : &one,
             work, &lwork, &info);
     return info;
@@ -62,32 +73,40 @@ static void leverages(const double *u, const double *s, int n, int k, double *h)
     }
 }
 
+/* Work space of a fit: two n x k matrices, LAPACK's work, and the n roots of the weights
+ * at the end (lsq_roots). */
 static double *lsq_space(int n, int k)
 {
-    return malloc((2 * (size_t)n * k + 5 * ((size_t)n + k) + 64) * sizeof(double));
+    return malloc((2 * (size_t)n * k + 5 * ((size_t)n + k) + 64 + (size_t)n) * sizeof(double));
 }
 
-/* The weighted right-hand side sqrt(w_i) y_i projected on the k orthonormal columns of q
- * (n x k, column-major), into qb. */
-static void project(const double *q, int n, int k, const double *y, const double *w,
+static double *lsq_roots(double *space, int n, int k)
+{
+    return space + 2 * (size_t)n * k + 5 * ((size_t)n + k) + 64;
+}
+
+/* The weighted right-hand side sqrt(w_i) y_i (sw[i] y_i) projected on the k orthonormal
+ * columns of q (n x k, column-major), into qb. */
+static void project(const double *q, int n, int k, const double *y, const double *sw,
                     double *qb)
 {
     for (int j = 0; j < k; j++) {
         qb[j] = 0;
         for (int i = 0; i < n; i++)
-            qb[j] += q[j * n + i] * y[i] * (w ? sqrt(w[i]) : 1.0);
+            qb[j] += q[j * n + i] * y[i] * (sw ? sw[i] : 1.0);
     }
 }
 
 /* Least squares by the SVD: coef = V S^-1 U^T b; FIT_ESINGULAR when a singular value is
  * below 1e-12 of the largest. */
-static int svd_solve(const double *X, int n, int k, const double *y, const double *w,
+static int svd_solve(const double *X, int n, int k, const double *y, const double *sw,
                      double *space, double *coef, double *h)
 {
     double *u = space, s[64], vt[64 * 64], ub[64];
-    if (weighted_svd(X, n, k, w, u + (size_t)n * k, u, s, vt) != 0 || !(s[k - 1] > 1e-12 * s[0]))
+    if (weighted_svd(X, n, k, sw, u + (size_t)n * k, u, s, vt) != 0 ||
+        !(s[k - 1] > 1e-12 * s[0]))
         return FIT_ESINGULAR;
-    project(u, n, k, y, w, ub);
+    project(u, n, k, y, sw, ub);
     for (int c = 0; c < k; c++) { /* V = vt^T; vt is k x k, column-major */
         coef[c] = 0;
         for (int j = 0; j < k; j++)
@@ -103,12 +122,12 @@ static int svd_solve(const double *X, int n, int k, const double *y, const doubl
  * the smallest singular value is at most R's smallest diagonal element and the largest at
  * least its largest). A model search fits hundreds of hypotheses of a few columns a series,
  * and on ten rows dgesvd costs five times dgeqr2 and dorg2r. */
-static int qr_solve(const double *X, int n, int k, const double *y, const double *w,
+static int qr_solve(const double *X, int n, int k, const double *y, const double *sw,
                     double *space, double *coef, double *h)
 {
     double *q = space, *work = space + (size_t)n * k, tau[64], r[64 * 64], qb[64];
     int info;
-    weighted_design(X, n, k, w, q);
+    weighted_design(X, n, k, sw, q);
     dgeqr2_(&n, &k, q, &n, tau, work, &info);
     double lo = INFINITY, hi = 0;
     for (int j = 0; j < k; j++) {
@@ -122,7 +141,7 @@ static int qr_solve(const double *X, int n, int k, const double *y, const double
     dorg2r_(&n, &k, &k, q, &n, tau, work, &info);
     if (info != 0)
         return 1;
-    project(q, n, k, y, w, qb);
+    project(q, n, k, y, sw, qb);
     for (int j = k - 1; j >= 0; j--) { /* back substitution */
         double v = qb[j];
         for (int c = j + 1; c < k; c++)
@@ -154,11 +173,12 @@ static int lsq_fit(const double *X, int n, int k, const double *y, const double 
     double *space = lsq_space(n, k);
     if (!space)
         return FIT_ENOMEM;
-    int rc = qr_solve(X, n, k, y, w, space, coef, h);
+    const double *sw = root_weights(w, n, lsq_roots(space, n, k));
+    int rc = qr_solve(X, n, k, y, sw, space, coef, h);
     if (rc == 1)
-        rc = svd_solve(X, n, k, y, w, space, coef, h);
+        rc = svd_solve(X, n, k, y, sw, space, coef, h);
     free(space);
-    if (rc != FIT_OK)
+    if (rc != FIT_OK || !rss)
         return rc;
     double sum = 0;
     for (int i = 0; i < n; i++) {
@@ -190,7 +210,8 @@ int fit_leverage(const double *X, int n, int k, const double *w, double *h)
     double *u = lsq_space(n, k), s[64];
     if (!u)
         return FIT_ENOMEM;
-    int info = weighted_svd(X, n, k, w, u + (size_t)n * k, u, s, NULL);
+    int info = weighted_svd(X, n, k, root_weights(w, n, lsq_roots(u, n, k)), u + (size_t)n * k,
+                            u, s, NULL);
     if (info == 0)
         leverages(u, s, n, k, h);
     free(u);

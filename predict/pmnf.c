@@ -479,14 +479,56 @@ double pmnf_eval(const struct pmnf_model *m, const double *x)
     return v;
 }
 
-/* The value of each of m's products at each point: P[i * nterms + t]. A hypothesis is fitted,
- * evaluated and refitted on subsets of the points several times; pow() for every product
- * each time took a third of `tardy predict` on 1,000 series of two parameters. */
-static void products_at(const struct pmnf_model *m, const double *x, int n, double *P)
+/* The values of a search's terms at its points, each term's once: the search builds its
+ * hundreds of models from a few terms per parameter, and pow() for every product of every
+ * model was a fifth of a prediction over three parameters. */
+#define MAX_COLUMNS 24 /* terms of one parameter: 12 best, 2 falling, 4 growing second terms */
+struct columns {
+    const double *x;
+    int np, n;
+    int count[PMNF_MAX_PARAMS];
+    struct term term[PMNF_MAX_PARAMS][MAX_COLUMNS];
+    double *values; /* [d][j][i] */
+};
+
+/* The values of term t of parameter d at every point; NULL when d has MAX_COLUMNS already. */
+static const double *column(struct columns *c, int d, struct term t)
 {
-    for (int i = 0; i < n; i++)
-        for (int t = 0; t < m->nterms; t++)
-            P[i * m->nterms + t] = product(m, m->mask[t], &x[i * m->nparams]);
+    double *v = c->values + (size_t)d * MAX_COLUMNS * c->n;
+    for (int j = 0; j < c->count[d]; j++, v += c->n)
+        if (c->term[d][j].e == t.e && c->term[d][j].l == t.l)
+            return v;
+    if (c->count[d] == MAX_COLUMNS)
+        return NULL;
+    c->term[d][c->count[d]++] = t;
+    for (int i = 0; i < c->n; i++)
+        v[i] = term_value(t, c->x[i * c->np + d]);
+    return v;
+}
+
+/* The value of each of m's products at each point: P[i * nterms + t], as product() gives it
+ * (the same multiplications in the same order). A hypothesis is fitted, evaluated and
+ * refitted on subsets of the points several times; pow() for every product each time took a
+ * third of `tardy predict` on 1,000 series of two parameters. */
+static void products_at(const struct pmnf_model *m, struct columns *c, double *P)
+{
+    for (int t = 0; t < m->nterms; t++) {
+        const double *col[PMNF_MAX_PARAMS];
+        int nd = 0, whole = 1;
+        if (m->mask[t] == PMNF_SECOND) {
+            whole = (col[nd++] = column(c, m->d2, (struct term){m->e2, m->l2})) != NULL;
+        } else {
+            for (int d = 0; d < m->nparams; d++)
+                if (m->mask[t] >> d & 1)
+                    whole &= (col[nd++] = column(c, d, (struct term){m->e[d], m->l[d]})) != NULL;
+        }
+        for (int i = 0; i < c->n; i++) {
+            double v = whole ? 1 : product(m, m->mask[t], &c->x[i * m->nparams]);
+            for (int k = 0; whole && k < nd; k++)
+                v *= col[k][i];
+            P[i * m->nterms + t] = v;
+        }
+    }
 }
 
 /* m at point i from its products there (P of products_at): pmnf_eval, in the same order. */
@@ -516,9 +558,9 @@ static int fit_coefficients(struct pmnf_model *m, const double *P, const double 
     if (rows < k + (use ? 0 : 1))
         return FIT_EINPUT;
     relative_weights(yy, rows, w);
-    double coef[PMNF_MAX_TERMS + 1], rss;
-    int rc = lev ? fit_lsq_leverage(Xs, rows, k, yy, w, coef, &rss, lev)
-                 : fit_lsq(Xs, rows, k, yy, w, coef, &rss);
+    double coef[PMNF_MAX_TERMS + 1]; /* the residuals are the caller's (SMAPE, not RSS) */
+    int rc = lev ? fit_lsq_leverage(Xs, rows, k, yy, w, coef, NULL, lev)
+                 : fit_lsq(Xs, rows, k, yy, w, coef, NULL);
     if (rc)
         return rc;
     memcpy(m->c, coef, (size_t)k * sizeof *coef);
@@ -568,14 +610,14 @@ static struct chain chain_of(const double *x, int np, int n)
 /* Fit m on all points; its fit, leave-one-out and forward-chaining SMAPE (from the origins in
  * ch), its score and the squared standard error of the score. */
 static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n,
-                    const struct chain *ch, double *se2)
+                    const struct chain *ch, struct columns *cols, double *se2)
 {
     /* not zeroed: products_at writes every product read here (16 KB a model: 10% of the
      * instructions of a prediction on 10 runs × 200 intervals) */
     double P[FIT_MAX_POINTS * PMNF_MAX_TERMS], h[FIT_MAX_POINTS];
     /* e: a term for each point at an origin; per parameter the origins' points are distinct */
     double pred[FIT_MAX_POINTS], loo[FIT_MAX_POINTS], e[PMNF_MAX_PARAMS * FIT_MAX_POINTS];
-    products_at(m, x, n, P);
+    products_at(m, cols, P);
     if (m->nterms <= 1) { /* c0 + c1 t: in closed form, no SVD */
         double w[FIT_MAX_POINTS];
         relative_weights(y, n, w);
@@ -850,17 +892,20 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     struct pmnf_model *cand = malloc((size_t)cap * sizeof *cand);
     double *se2 = malloc((size_t)cap * sizeof *se2);
     unsigned char *reexpressed = calloc((size_t)cap, 1); /* reexpresses_additive */
-    if (!cand || !se2 || !reexpressed) {
+    struct columns cols = {.x = x, .np = np, .n = n};
+    cols.values = malloc((size_t)np * MAX_COLUMNS * (size_t)n * sizeof *cols.values);
+    if (!cand || !se2 || !reexpressed || !cols.values) {
         free(cand);
         free(se2);
         free(reexpressed);
+        free(cols.values);
         return FIT_ENOMEM;
     }
     int nc = 0;
     /* the constant model competes too (a metric that does not scale) */
     cand[nc] = (struct pmnf_model){.nparams = np};
     struct chain ch = chain_of(x, np, n);
-    if (evaluate(&cand[nc], x, y, n, &ch, &se2[nc]) == FIT_OK)
+    if (evaluate(&cand[nc], x, y, n, &ch, &cols, &se2[nc]) == FIT_OK)
         nc++;
     for (int c = 0; c < combos; c++) {
         struct pmnf_model m = {.nparams = np};
@@ -884,7 +929,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
             int additive_again = !measured && reexpresses_additive(&m, fm[f], flen[f], x, n);
             cand[nc] = m;
             reexpressed[nc] = (unsigned char)additive_again;
-            if (evaluate(&cand[nc], x, y, n, &ch, &se2[nc]) == FIT_OK)
+            if (evaluate(&cand[nc], x, y, n, &ch, &cols, &se2[nc]) == FIT_OK)
                 nc++;
             /* the form with a falling term of a parameter it uses and a growing second term
              * of it: once per combination of the other parameters' terms */
@@ -906,13 +951,14 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
                         s2.l2 = growing[g].l;
                         cand[nc] = s2;
                         reexpressed[nc] = (unsigned char)additive_again;
-                        if (evaluate(&cand[nc], x, y, n, &ch, &se2[nc]) == FIT_OK &&
+                        if (evaluate(&cand[nc], x, y, n, &ch, &cols, &se2[nc]) == FIT_OK &&
                             work_and_overhead(&cand[nc]))
                             nc++;
                     }
             }
         }
     }
+    free(cols.values);
     if (!nc) {
         free(cand);
         free(se2);

@@ -26,9 +26,9 @@ enum {
 const char *fit_strerror(int code);
 
 /* Least squares X b ≈ y by QR (LAPACK dgeqr2), or by SVD (dgesvd) where the columns may be
- * nearly dependent. w (may be NULL) weights each point. On success coef[k] and *rss
- * (residual sum of squares) are set; FIT_ESINGULAR when X has not full rank (a singular value
- * below 1e-12 of the largest). */
+ * nearly dependent. w (may be NULL) weights each point. On success coef[k] and, unless rss
+ * is NULL, *rss (residual sum of squares) are set; FIT_ESINGULAR when X has not full rank (a
+ * singular value below 1e-12 of the largest). */
 int fit_lsq(const double *X, int n, int k, const double *y, const double *w, double *coef,
             double *rss);
 /* The same and the leverages h[n] (fit_leverage) from the same decomposition. */
