@@ -1,4 +1,4 @@
-/* jansson's memory in the `tardy` command, from chunks of 1 MiB. A profile of 1,000
+/* jansson's memory in the `tardy` command, from chunks of 256 KiB. A profile of 1,000
  * intervals is some 150,000 small JSON values, each a malloc and a free of its own; reading
  * and freeing 10 of them for `tardy predict` was a fifth of its time in malloc and free.
  * Here a value is a bump of a pointer, and a chunk goes back when its last value is freed,
@@ -15,7 +15,7 @@
 
 /* Under AddressSanitizer each value stays a malloc of its own, for the sanitizer to watch. */
 #ifndef __SANITIZE_ADDRESS__
-#define CHUNK_SIZE ((size_t)1 << 20)
+#define CHUNK_SIZE ((size_t)256 << 10) /* a value kept alive keeps no more than this */
 #define LARGE (CHUNK_SIZE / 8) /* bigger requests get a malloc of their own */
 
 struct chunk {
