@@ -4,7 +4,7 @@
  * instructions. Lua says the size of every block it frees or resizes (lua_Alloc's osize),
  * so a block needs no header. Freed blocks stay on their list for the next of their size
  * until the state closes: the pool holds the most the script had at once, which the
- * sandbox's cap bounds. */
+ * sandbox's cap bounds (the cap counts the bytes Lua asks for; a block takes up to 15 more). */
 #include "small_blocks.h"
 
 #include <stdlib.h>
