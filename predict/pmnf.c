@@ -514,17 +514,17 @@ static void products_at(const struct pmnf_model *m, struct columns *c, double *P
 {
     for (int t = 0; t < m->nterms; t++) {
         const double *col[PMNF_MAX_PARAMS];
-        int nd = 0, whole = 1;
+        int nd = 0, kept = 1; /* kept: every factor's column is in c */
         if (m->mask[t] == PMNF_SECOND) {
-            whole = (col[nd++] = column(c, m->d2, (struct term){m->e2, m->l2})) != NULL;
+            kept = (col[nd++] = column(c, m->d2, (struct term){m->e2, m->l2})) != NULL;
         } else {
             for (int d = 0; d < m->nparams; d++)
                 if (m->mask[t] >> d & 1)
-                    whole &= (col[nd++] = column(c, d, (struct term){m->e[d], m->l[d]})) != NULL;
+                    kept &= (col[nd++] = column(c, d, (struct term){m->e[d], m->l[d]})) != NULL;
         }
         for (int i = 0; i < c->n; i++) {
-            double v = whole ? 1 : product(m, m->mask[t], &c->x[i * m->nparams]);
-            for (int k = 0; whole && k < nd; k++)
+            double v = kept ? 1 : product(m, m->mask[t], &c->x[i * m->nparams]);
+            for (int k = 0; kept && k < nd; k++)
                 v *= col[k][i];
             P[i * m->nterms + t] = v;
         }
