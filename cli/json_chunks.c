@@ -37,7 +37,7 @@ static void *chunk_malloc(size_t size)
     size_t need = (sizeof(struct head) + size + alignof(max_align_t) - 1) &
                   ~(alignof(max_align_t) - 1);
     if (size > LARGE) {
-        struct head *h = malloc(sizeof *h + size);
+        struct head *h = size < SIZE_MAX - sizeof *h ? malloc(sizeof *h + size) : NULL;
         if (!h)
             return NULL;
         h->chunk = NULL;
