@@ -29,7 +29,7 @@ const char *fit_strerror(int code)
     return "unknown error";
 }
 
-/* The square roots of the weights w[n] into sw (NULL for none: NULL). Taken once per fit:
+/* The square roots of the weights w[n] into sw, returned (NULL without weights). Once a fit:
  * in the loops over the design matrix's elements they were a fifth of a search's fits. */
 static const double *root_weights(const double *w, int n, double *sw)
 {
@@ -73,16 +73,21 @@ static void leverages(const double *u, const double *s, int n, int k, double *h)
     }
 }
 
-/* Work space of a fit: two n x k matrices, LAPACK's work, and the n roots of the weights
- * at the end (lsq_roots). */
+/* Work space of a fit: two n x k matrices and LAPACK's work (lsq_work doubles), then the n
+ * roots of the weights (lsq_roots). */
+static size_t lsq_work(int n, int k)
+{
+    return 2 * (size_t)n * k + 5 * ((size_t)n + k) + 64;
+}
+
 static double *lsq_space(int n, int k)
 {
-    return malloc((2 * (size_t)n * k + 5 * ((size_t)n + k) + 64 + (size_t)n) * sizeof(double));
+    return malloc((lsq_work(n, k) + (size_t)n) * sizeof(double));
 }
 
 static double *lsq_roots(double *space, int n, int k)
 {
-    return space + 2 * (size_t)n * k + 5 * ((size_t)n + k) + 64;
+    return space + lsq_work(n, k);
 }
 
 /* The weighted right-hand side sqrt(w_i) y_i (sw[i] y_i) projected on the k orthonormal

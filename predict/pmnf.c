@@ -479,9 +479,9 @@ double pmnf_eval(const struct pmnf_model *m, const double *x)
     return v;
 }
 
-/* The values of a search's terms at its points, each term's once: the search builds its
- * hundreds of models from a few terms per parameter, and pow() for every product of every
- * model was a fifth of a prediction over three parameters. */
+/* The points of a search and the values of its terms there, each term's once: the search
+ * builds its hundreds of models from a few terms per parameter, and pow() for every product
+ * of every model was a fifth of a prediction over three parameters. */
 #define MAX_COLUMNS 24 /* terms of one parameter: 12 best, 2 falling, 4 growing second terms */
 struct columns {
     const double *x;
@@ -607,11 +607,13 @@ static struct chain chain_of(const double *x, int np, int n)
     return c;
 }
 
-/* Fit m on all points; its fit, leave-one-out and forward-chaining SMAPE (from the origins in
- * ch), its score and the squared standard error of the score. */
-static int evaluate(struct pmnf_model *m, const double *x, const double *y, int n,
-                    const struct chain *ch, struct columns *cols, double *se2)
+/* Fit m on all the points of cols (values y); its fit, leave-one-out and forward-chaining
+ * SMAPE (from the origins in ch), its score and the squared standard error of the score. */
+static int evaluate(struct pmnf_model *m, struct columns *cols, const double *y,
+                    const struct chain *ch, double *se2)
 {
+    const double *x = cols->x;
+    int n = cols->n;
     /* not zeroed: products_at writes every product read here (16 KB a model: 10% of the
      * instructions of a prediction on 10 runs × 200 intervals) */
     double P[FIT_MAX_POINTS * PMNF_MAX_TERMS], h[FIT_MAX_POINTS];
@@ -905,7 +907,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     /* the constant model competes too (a metric that does not scale) */
     cand[nc] = (struct pmnf_model){.nparams = np};
     struct chain ch = chain_of(x, np, n);
-    if (evaluate(&cand[nc], x, y, n, &ch, &cols, &se2[nc]) == FIT_OK)
+    if (evaluate(&cand[nc], &cols, y, &ch, &se2[nc]) == FIT_OK)
         nc++;
     for (int c = 0; c < combos; c++) {
         struct pmnf_model m = {.nparams = np};
@@ -929,7 +931,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
             int additive_again = !measured && reexpresses_additive(&m, fm[f], flen[f], x, n);
             cand[nc] = m;
             reexpressed[nc] = (unsigned char)additive_again;
-            if (evaluate(&cand[nc], x, y, n, &ch, &cols, &se2[nc]) == FIT_OK)
+            if (evaluate(&cand[nc], &cols, y, &ch, &se2[nc]) == FIT_OK)
                 nc++;
             /* the form with a falling term of a parameter it uses and a growing second term
              * of it: once per combination of the other parameters' terms */
@@ -951,7 +953,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
                         s2.l2 = growing[g].l;
                         cand[nc] = s2;
                         reexpressed[nc] = (unsigned char)additive_again;
-                        if (evaluate(&cand[nc], x, y, n, &ch, &cols, &se2[nc]) == FIT_OK &&
+                        if (evaluate(&cand[nc], &cols, y, &ch, &se2[nc]) == FIT_OK &&
                             work_and_overhead(&cand[nc]))
                             nc++;
                     }

@@ -1,7 +1,7 @@
 /* cli/json_chunks.c: jansson's values from chunks in the `tardy` command. Documents freed in
  * any order leave the others intact, a value larger than a chunk's share has its own block,
  * json_text's result is the caller's to free(), and reading two hundred documents one after
- * another holds the memory of one, not of a thousand. */
+ * another holds the memory of one, not of two hundred. */
 #include <jansson.h>
 #include <malloc.h>
 #include <stdio.h>
