@@ -823,10 +823,11 @@ static int interactions_measured(const struct pmnf_model *m, const double *x, in
  * chosen among the forms of its best term there, and the forms of its other candidates only
  * count among the near-best ones (the interval's spread). The forms, fitted to every point,
  * had chosen between terms that three values barely tell apart by the noise of single points,
- * and the simplicity rule then took the simplest of them: octree_update's 0.5 + 0.05·p·log2 p
- * on the 4 × 4 grid became c + a·p^(3/2), 12-24% high at the corner in 7 of 36 draws (4 now),
- * and its largest p was within 10% in 81 of 144 draws (118 now). With four values the forms'
- * own choice was the better one (docs/design.md 3.4). */
+ * and the simplicity rule then took the simplest of them: octree_update's 0.5 + 0.05·p·log2 p,
+ * at the corner of the 4 × 4 grid from the 3 × 3 points below, became a line in p (7-19% low)
+ * in 12 of 36 draws and c + a·p^(3/2) (12-24% high) in 7, now in 4 and 4; its largest p is
+ * within 10% in 118 of 144 draws, where 81 were. With four values the forms' own choice was
+ * the better one (docs/design.md 3.4). */
 #define TERM_CHOICE_VALUES 3
 
 /* Why a candidate may not be chosen, lightest first: nothing; it uses another term than the
