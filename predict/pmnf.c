@@ -832,7 +832,8 @@ static int interactions_measured(const struct pmnf_model *m, const double *x, in
 
 /* Why a candidate may not be chosen, lightest first: nothing; it uses another term than the
  * best of a parameter decided on its curve (TERM_CHOICE_VALUES); it re-expresses the additive
- * form (reexpresses_additive). Only the candidates of the lightest bar present compete. */
+ * form (reexpresses_additive), chosen only where all are. The constant model competes, and
+ * the candidates of the lighter of the first two bars that a candidate with a term has. */
 enum bar { BAR_NONE, BAR_OTHER_TERM, BAR_REEXPRESSED };
 
 /* The sets of products to try for np parameters: every set of 1 to min(np, 3) distinct
@@ -992,11 +993,16 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
      * a mixed form fits the noise as well as the law; with no slack n²/p on a 5 x 5 grid was
      * within 10% at 4x in 90.5% of the noise draws, with a tenth 97%; a quarter kept the
      * flatter n·log2 n at a two-parameter corner: 2.6% error where a tenth errs by 2.1%),
-     * then the others by score; only the candidates of the lightest bar compete (enum bar) */
-    unsigned char lightest = BAR_REEXPRESSED;
-    for (int i = 0; i < nc; i++)
-        if (bar[i] < lightest)
+     * then the others by score; the candidates of the lightest bar compete (enum bar) */
+    unsigned char lightest = BAR_OTHER_TERM;
+    int open = 0;
+    for (int i = 0; i < nc; i++) {
+        if (cand[i].nterms > 0 && bar[i] < lightest)
             lightest = bar[i];
+        open |= bar[i] <= BAR_OTHER_TERM;
+    }
+    if (!open) /* nothing but re-expressions */
+        lightest = BAR_REEXPRESSED;
     int best = -1;
     for (int i = 0; i < nc; i++)
         if (bar[i] <= lightest && (best < 0 || cand[i].score < cand[best].score))
