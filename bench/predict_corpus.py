@@ -20,6 +20,9 @@ point where every parameter is largest, from all the others).
                     p row, the corner from all others, the corner from the points where neither
                     parameter is largest
   kernels_grid4_*.txt  the same kernels in a smaller study: 4 x 4 points, 3 repetitions
+  strong_grid4_*.txt   six strong-scaling kernels of p and n (work / p, a tree beside it, ...)
+                    on the same 4 x 4 points, three draws: the largest p row, the corner from
+                    the points below
   synth_3p_*.txt    eight kernels of three parameters (ranks, size, threads), 5 x 5 x 5
                     points, the largest p held out and the corner
   collectives_*.txt 7 collectives' latencies over p for two MPI libraries (log p and linear
@@ -109,6 +112,7 @@ def synthetic():
     write("synth_pn_corner.txt", ["p", "n"], pts, data, "corner",
           "the same; the (largest p, largest n) point held out, all others known")
     kernels_pn()
+    strong_grid4()
     collectives()
     weak()
     strong()
@@ -224,6 +228,31 @@ GRIDS = {  # name: (seed of the corpus's noise, values of p, values of n, repeti
 def kernels_pn():
     for name, (seed, ps, ns, reps) in GRIDS.items():
         kernel_grid(name, seed, ps, ns, reps)
+
+
+KERNELS_STRONG = {  # name: (law, noise as a log-normal sigma): strong scaling over p
+    "solve": (lambda p, n: 2 + 1e-4 * n ** 2 / p, 0.03),
+    "solve_log": (lambda p, n: 1 + 2e-3 * n * LG(n) / p, 0.04),
+    "stencil_tree": (lambda p, n: 0.5 + 1e-3 * n ** 1.5 / p + 0.2 * LG(p), 0.05),
+    "fft": (lambda p, n: 1 + 5e-4 * n * LG(n) * LG(p) / p, 0.05),
+    "halo": (lambda p, n: 0.3 + 0.05 * (n / p) ** 0.5, 0.05),
+    "reduce": (lambda p, n: 0.2 + 0.1 * LG(p) + 1e-5 * n, 0.06),
+}
+
+
+def strong_grid4():
+    """The strong-scaling kernels on the 4 x 4 grid: a rule that kept for a parameter of three
+    values the term its averaged curve scores best helped the growing kernels and turned these
+    kernels' p^-1 into p^(-3/2)·log2 p (docs/design.md 3.4)."""
+    _, ps, ns, reps = GRIDS["kernels_grid4"]
+    pts = [(p, n) for p in ps for n in ns]
+    data = kernel_values(1319, KERNELS_STRONG, pts, reps, (1, 2, 3))
+    for split, what in (("p", "the largest p row held out"),
+                        ("corner_below", "the (largest p, largest n) point from the points "
+                                         "where neither p nor n is largest")):
+        write("strong_grid4_%s.txt" % split, ["p", "n"], pts, data, split,
+              "6 strong-scaling kernels of p and n on %d x %d points, 3-6%% noise, %d "
+              "repetitions, 3 draws of the noise; %s" % (len(ps), len(ns), reps, what))
 
 
 def kernel_grid(name, seed, ps, ns, reps, out=OUT):

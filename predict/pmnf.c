@@ -819,23 +819,6 @@ static int interactions_measured(const struct pmnf_model *m, const double *x, in
  * need four of them: six values of the parameter. */
 #define SECOND_VALUES 6
 
-/* A parameter with at most this many values is decided on its averaged curve: the model is
- * chosen among the forms of its best term there, and the forms of its other candidates only
- * count among the near-best ones (the interval's spread). The forms, fitted to every point,
- * had chosen between terms that three values barely tell apart by the noise of single points,
- * and the simplicity rule then took the simplest of them: octree_update's 0.5 + 0.05·p·log2 p,
- * at the corner of the 4 × 4 grid from the 3 × 3 points below, became a line in p (7-19% low)
- * in 12 of 36 draws and c + a·p^(3/2) (12-24% high) in 7, now in 4 and 4; its largest p is
- * within 10% in 118 of 144 draws, where 81 were. With four values the forms' own choice was
- * the better one (docs/design.md 3.4). */
-#define TERM_CHOICE_VALUES 3
-
-/* Why a candidate may not be chosen, lightest first: nothing; it uses another term than the
- * best of a parameter decided on its curve (TERM_CHOICE_VALUES); it re-expresses the additive
- * form (reexpresses_additive), chosen only where all are. The constant model competes, and
- * the candidates of the lighter of the first two bars that a candidate with a term has. */
-enum bar { BAR_NONE, BAR_OTHER_TERM, BAR_REEXPRESSED };
-
 /* The sets of products to try for np parameters: every set of 1 to min(np, 3) distinct
  * non-empty subsets of the parameters, in which no product contains another unless it is
  * the full product (c0 + c1·f + c2·f·g, not c0 + c1·f + c2·f). */
@@ -910,13 +893,13 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     int cap = 1 + combos * nforms * (1 + np * 2 * NGROWING);
     struct pmnf_model *cand = malloc((size_t)cap * sizeof *cand);
     double *se2 = malloc((size_t)cap * sizeof *se2);
-    unsigned char *bar = calloc((size_t)cap, 1); /* enum bar */
+    unsigned char *reexpressed = calloc((size_t)cap, 1); /* reexpresses_additive */
     struct columns cols = {.x = x, .np = np, .n = n};
     cols.values = malloc((size_t)np * MAX_COLUMNS * (size_t)n * sizeof *cols.values);
-    if (!cand || !se2 || !bar || !cols.values) {
+    if (!cand || !se2 || !reexpressed || !cols.values) {
         free(cand);
         free(se2);
-        free(bar);
+        free(reexpressed);
         free(cols.values);
         return FIT_ENOMEM;
     }
@@ -928,11 +911,10 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
         nc++;
     for (int c = 0; c < combos; c++) {
         struct pmnf_model m = {.nparams = np};
-        int rest = c, constant_term = 0, first[PMNF_MAX_PARAMS], other_term = 0;
+        int rest = c, constant_term = 0, first[PMNF_MAX_PARAMS];
         for (int d = 0; d < np; d++) {
             struct term t = terms[d][rest % nt[d]];
             first[d] = rest % nt[d] == 0;
-            other_term |= np > 1 && !first[d] && values[d] <= TERM_CHOICE_VALUES;
             rest /= nt[d];
             m.e[d] = t.e;
             m.l[d] = t.l;
@@ -946,12 +928,9 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
             m.nterms = flen[f];
             memset(m.mask, 0, sizeof m.mask);
             memcpy(m.mask, fm[f], (size_t)flen[f]);
-            enum bar why = !measured && reexpresses_additive(&m, fm[f], flen[f], x, n)
-                               ? BAR_REEXPRESSED
-                           : other_term ? BAR_OTHER_TERM
-                                        : BAR_NONE;
+            int additive_again = !measured && reexpresses_additive(&m, fm[f], flen[f], x, n);
             cand[nc] = m;
-            bar[nc] = (unsigned char)why;
+            reexpressed[nc] = (unsigned char)additive_again;
             if (evaluate(&cand[nc], &cols, y, &ch, &se2[nc]) == FIT_OK)
                 nc++;
             /* the form with a falling term of a parameter it uses and a growing second term
@@ -973,7 +952,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
                         s2.e2 = growing[g].e;
                         s2.l2 = growing[g].l;
                         cand[nc] = s2;
-                        bar[nc] = (unsigned char)why;
+                        reexpressed[nc] = (unsigned char)additive_again;
                         if (evaluate(&cand[nc], &cols, y, &ch, &se2[nc]) == FIT_OK &&
                             work_and_overhead(&cand[nc]))
                             nc++;
@@ -985,7 +964,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     if (!nc) {
         free(cand);
         free(se2);
-        free(bar);
+        free(reexpressed);
         return FIT_ESINGULAR;
     }
     /* the simplest model within one standard error and a tenth of the best score (more
@@ -993,24 +972,19 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
      * a mixed form fits the noise as well as the law; with no slack n²/p on a 5 x 5 grid was
      * within 10% at 4x in 90.5% of the noise draws, with a tenth 97%; a quarter kept the
      * flatter n·log2 n at a two-parameter corner: 2.6% error where a tenth errs by 2.1%),
-     * then the others by score; the candidates of the lightest bar compete (enum bar) */
-    unsigned char lightest = BAR_OTHER_TERM;
-    int open = 0;
-    for (int i = 0; i < nc; i++) {
-        if (cand[i].nterms > 0 && bar[i] < lightest)
-            lightest = bar[i];
-        open |= bar[i] <= BAR_OTHER_TERM;
-    }
-    if (!open) /* nothing but re-expressions */
-        lightest = BAR_REEXPRESSED;
+     * then the others by score; a form that re-expresses the additive one is no choice where
+     * another is (reexpresses_additive) */
+    int any = 0;
+    for (int i = 0; i < nc; i++)
+        any |= !reexpressed[i];
     int best = -1;
     for (int i = 0; i < nc; i++)
-        if (bar[i] <= lightest && (best < 0 || cand[i].score < cand[best].score))
+        if ((!any || !reexpressed[i]) && (best < 0 || cand[i].score < cand[best].score))
             best = i;
     double limit = 1.1 * cand[best].score + sqrt(se2[best]);
     int pick = best;
     for (int i = 0; i < nc; i++) {
-        if (!(cand[i].score <= limit) || bar[i] > lightest)
+        if (!(cand[i].score <= limit) || (any && reexpressed[i]))
             continue;
         int a = model_complexity(&cand[i]), b = model_complexity(&cand[pick]);
         if (a < b || (a == b && cand[i].score < cand[pick].score))
@@ -1042,7 +1016,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     }
     free(cand);
     free(se2);
-    free(bar);
+    free(reexpressed);
     describe(&out[0], names);
     for (int i = 1; i < count; i++)
         out[i].formula[0] = '\0';
