@@ -245,29 +245,30 @@ def strong_grid4():
     values the term its averaged curve scores best helped the growing kernels and turned these
     kernels' p^-1 into p^(-3/2)·log2 p (docs/design.md 3.4)."""
     _, ps, ns, reps = GRIDS["kernels_grid4"]
-    pts = [(p, n) for p in ps for n in ns]
-    data = kernel_values(1319, KERNELS_STRONG, pts, reps, (1, 2, 3))
-    for split, what in (("p", "the largest p row held out"),
-                        ("corner_below", "the (largest p, largest n) point from the points "
-                                         "where neither p nor n is largest")):
-        write("strong_grid4_%s.txt" % split, ["p", "n"], pts, data, split,
-              "6 strong-scaling kernels of p and n on %d x %d points, 3-6%% noise, %d "
-              "repetitions, 3 draws of the noise; %s" % (len(ps), len(ns), reps, what))
+    kernel_grid("strong_grid4", 1319, ps, ns, reps, kernels=KERNELS_STRONG,
+                about="6 strong-scaling kernels of p and n", noise="3-6%",
+                splits=("p", "corner_below"))
 
 
-def kernel_grid(name, seed, ps, ns, reps, out=OUT):
-    """The 14 kernels on the grid ps x ns with reps repetitions and three draws of the noise,
-    in three splits, into out (the corpus; bench/predict_studies.py gives other seeds and a
+GRID_SPLITS = {  # a kernel grid's splits: what each holds out
+    "p": "the largest p row held out",
+    "corner": "the (largest p, largest n) point held out, all others known",
+    "corner_below": "the (largest p, largest n) point from the points where neither p nor n is "
+                    "largest",
+}
+
+
+def kernel_grid(name, seed, ps, ns, reps, out=OUT, kernels=KERNELS_PN,
+                about="14 kernels of p and n", noise="3-20%", splits=tuple(GRID_SPLITS)):
+    """The kernels on the grid ps x ns with reps repetitions and three draws of the noise, in
+    the given splits, into out (the corpus; bench/predict_studies.py gives other seeds and a
     directory of its own)."""
     pts = [(p, n) for p in ps for n in ns]
-    data = kernel_values(seed, KERNELS_PN, pts, reps, (1, 2, 3))
-    for split, what in (("p", "the largest p row held out"),
-                        ("corner", "the (largest p, largest n) point held out, all others known"),
-                        ("corner_below", "the same point from the points where neither p nor n "
-                                         "is largest")):
+    data = kernel_values(seed, kernels, pts, reps, (1, 2, 3))
+    for split in splits:
         write("%s_%s.txt" % (name, split), ["p", "n"], pts, data, split,
-              "14 kernels of p and n on %d x %d points, 3-20%% noise, %d repetitions, 3 draws "
-              "of the noise; %s" % (len(ps), len(ns), reps, what), out)
+              "%s on %d x %d points, %s noise, %d repetitions, 3 draws of the noise; %s" % (
+                  about, len(ps), len(ns), noise, reps, GRID_SPLITS[split]), out)
 
 
 def three_parameters():
