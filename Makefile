@@ -18,7 +18,7 @@ B          ?= build
 MPI_CFLAGS  ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-I' | tr '\n' ' ')
 MPI_LIBS    ?= $(shell $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l|Wl)' | tr '\n' ' ')
 MPI_FLIBS   ?= $(shell $(MPIFC) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-l(mpi|fmpi)' | tr '\n' ' ')
-DEPS_PKGS   ?= libunwind libdw jansson lua5.4
+DEPS_PKGS   ?= libunwind libdw jansson libcjson lua5.4
 DEPS_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS))
 DEPS_LIBS   ?= $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
 # PAPI is loaded with dlopen when counters are asked for (tool/counters/papi_api.c): headers

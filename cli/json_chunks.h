@@ -1,4 +1,4 @@
-/* jansson's allocations in the `tardy` command from chunks (json_chunks.c). */
+/* jansson's and cJSON's allocations in the `tardy` command from chunks (json_chunks.c). */
 #ifndef TARDY_CLI_JSON_CHUNKS_H
 #define TARDY_CLI_JSON_CHUNKS_H
 

@@ -6,7 +6,7 @@ CC      ?= cc
 MPICC   ?= mpicc.mpich
 PYTHON  ?= python3
 LAPACK_LIBS ?= $(shell pkg-config --libs lapack)
-DEPS    = $(shell pkg-config --cflags --libs jansson lua5.4) $(LAPACK_LIBS) -ldl -lm
+DEPS    = $(shell pkg-config --cflags --libs jansson libcjson lua5.4) $(LAPACK_LIBS) -ldl -lm
 TFLAGS  = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Iinclude -I. -I$(B)/gen
 HOST_OBJ = $(filter-out $(B)/obj/host/cli/%,$(shell find $(B)/obj/host -name '*.o'))
 
@@ -67,7 +67,7 @@ FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 300
 FUZZ_SEEDS ?= tests/unit/profile-v1.json
 FUZZ_SRC    = $(wildcard tool/base/*.c tool/profile/*.c predict/*.c lua/*.c) $(B)/gen/html_assets.c
-FUZZ_PKGS   = jansson lua5.4 libdw libunwind
+FUZZ_PKGS   = jansson libcjson lua5.4 libdw libunwind
 fuzz: $(B)/fuzz/fuzz_inputs
 	@rm -rf $(B)/fuzz/seeds && mkdir -p $(B)/fuzz/seeds $(B)/fuzz/corpus
 	@for f in bench/predict/*.txt tests/fuzz/seeds/extrap-*; do \
@@ -83,7 +83,7 @@ $(B)/fuzz/fuzz_inputs: tests/fuzz/fuzz_inputs.c $(FUZZ_SRC)
 	$(FUZZ_CC) -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=undefined -Iinclude -I. -I$(B)/gen \
 	  $(shell pkg-config --cflags $(FUZZ_PKGS)) -DTARDY_VERSION='"fuzz"' -o $@ $^ \
-	  $(shell pkg-config --libs jansson lua5.4) $(LAPACK_LIBS) -ldl -lm
+	  $(shell pkg-config --libs jansson libcjson lua5.4) $(LAPACK_LIBS) -ldl -lm
 
 # The unit tests alone (the sanitizer build runs these).
 unit-only: $(UNIT_BIN)
@@ -93,7 +93,7 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(HOST_OBJ)
 	@mkdir -p $(dir $@)
 	@$(CC) $(TFLAGS) -o $@ $< $(HOST_OBJ) $(DEPS)
 
-# The command's allocator for jansson (cli/json_chunks.c), beside the rooms it serves.
+# The command's allocator for jansson and cJSON (cli/json_chunks.c), beside the rooms it serves.
 $(B)/tests/unit/test_json_chunks: tests/unit/test_json_chunks.c tests/unit/check.h \
                                   cli/json_chunks.c $(HOST_OBJ)
 	@mkdir -p $(dir $@)

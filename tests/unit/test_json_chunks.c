@@ -1,7 +1,8 @@
-/* cli/json_chunks.c: jansson's values from chunks in the `tardy` command. Documents freed in
- * any order leave the others intact, a value larger than a chunk's share has its own block,
- * json_text's result is the caller's to free(), and reading two hundred documents one after
- * another holds the memory of one, not of two hundred. */
+/* cli/json_chunks.c: jansson's and cJSON's values from chunks in the `tardy` command.
+ * Documents freed in any order leave the others intact, a value larger than a chunk's share
+ * has its own block, json_text's result is the caller's to free(), and reading two hundred
+ * documents one after another holds the memory of one, not of two hundred. */
+#include <cJSON.h>
 #include <jansson.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -88,11 +89,63 @@ static void bounded(void)
     CHECK(after - before <= (size_t)2 << 20); /* at most the chunk in use */
 }
 
+/* The text of rows_doc(n, tag) parsed by cJSON (as profiles are read back). */
+static cJSON *parsed(int n, int tag)
+{
+    json_t *doc = rows_doc(n, tag);
+    char *text = json_text(doc, JSON_COMPACT);
+    json_decref(doc);
+    cJSON *back = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return back;
+}
+
+static int parsed_intact(const cJSON *doc, int n, int tag)
+{
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *row;
+    char text[64];
+    int k = 0;
+    if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(doc, "tag")) != tag)
+        return 0;
+    cJSON_ArrayForEach(row, rows) {
+        snprintf(text, sizeof text, "row %d of %d", k, tag);
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "name"));
+        if (!name || strcmp(name, text) ||
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(row, "v"), 0)->valuedouble != k)
+            return 0;
+        k++;
+    }
+    return k == n;
+}
+
+/* cJSON's trees the same way: freed out of order, two hundred read one after another. */
+static void cjson_trees(void)
+{
+    cJSON *a = parsed(20000, 1), *b = parsed(20000, 2);
+    cJSON_Delete(a);
+    cJSON *c = parsed(20000, 3);
+    CHECK(parsed_intact(b, 20000, 2));
+    cJSON_Delete(b);
+    CHECK(parsed_intact(c, 20000, 3));
+    cJSON_Delete(c);
+    size_t before = mallinfo2().uordblks, most = 0;
+    for (int i = 0; i < 200; i++) {
+        cJSON *doc = parsed(i % 2 ? 5000 : 1000, i);
+        size_t used = mallinfo2().uordblks;
+        most = used > most ? used : most;
+        cJSON_Delete(doc);
+    }
+    size_t after = mallinfo2().uordblks;
+    CHECK(most - before < (size_t)16 << 20);
+    CHECK(after - before <= (size_t)2 << 20);
+}
+
 int main(void)
 {
     json_chunks_use();
     lifetimes();
     large_and_text();
     bounded();
+    cjson_trees();
     CHECK_DONE();
 }

@@ -622,8 +622,23 @@ static void corrupt(const char *dir)
     f = fopen(path, "w");
     fclose(f);
     profile_init(&p);
-    CHECK(profile_read(&p, path, err, sizeof err) < 0 && strstr(err, "not a JSON profile"));
+    CHECK(profile_read(&p, path, err, sizeof err) < 0 &&
+          strstr(err, "not a JSON profile (line 1: the text ends early)"));
     profile_free(&p);
+    /* not UTF-8, a second document after the first, a syntax error: where, on which line */
+    const char *texts[][2] = {
+        {"{\"schema\": \"tardy-\xff\"}", "(line 1: byte 0xff at column 19 is not UTF-8)"},
+        {"{\"a\": 1}\n {\"b\": 2}\n", "(line 2: text after the JSON value from column 2"},
+        {"{\"a\": 1,\n\"b\": [1; 2]}", "(line 2: not JSON from column 8, '; 2]}')"},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        f = fopen(path, "w");
+        fputs(texts[i][0], f);
+        fclose(f);
+        profile_init(&p);
+        CHECK(profile_read(&p, path, err, sizeof err) < 0 && strstr(err, texts[i][1]));
+        profile_free(&p);
+    }
     snprintf(path, sizeof path, "%s/missing.json", dir);
     profile_init(&p);
     CHECK(profile_read(&p, path, err, sizeof err) < 0 && !strncmp(err, path, strlen(path)));

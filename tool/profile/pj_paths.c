@@ -1,8 +1,8 @@
-/* Call paths in tardy's JSON documents, both ways. Written (version 2): every string once, in
- * three tables: "files" (names), "frames" ([function, file id, line]) and "callpaths" (lists
- * of frame ids, innermost first), a call site being {"function", "callpath": id}. Read: the
- * frame strings "function file:line;..." of each call-path id, from version 2's tables or
- * version 1's {"id", "frames": [{"function", "file", "line"}]}. */
+/* Call paths in tardy's JSON documents, written (version 2): every string once, in three
+ * tables: "files" (names), "frames" ([function, file id, line]) and "callpaths" (lists of
+ * frame ids, innermost first), a call site being {"function", "callpath": id}. The profile's
+ * reader (profile_read.c) turns them back into "function file:line;..." by id, from these
+ * tables or version 1's {"id", "frames": [{"function", "file", "line"}]}. */
 #include "profile_json.h"
 
 #include <stdio.h>
@@ -128,83 +128,4 @@ void pj_paths_put(struct pj_paths *t, json_t *doc)
     json_object_set_new(doc, "callpaths", t->callpaths);
     json_decref(t->ids);
     t->files = t->frames = t->callpaths = t->ids = NULL;
-}
-
-/* ---- reading ----------------------------------------------------------------------------- */
-
-/* Version 1's frames: [{"function", "file", "line"}]. */
-static void frames_v1(json_t *frames, struct strbuf *out)
-{
-    size_t i;
-    json_t *fr;
-    json_array_foreach(frames, i, fr) {
-        const char *f = json_string_value(json_object_get(fr, "function"));
-        const char *file = json_string_value(json_object_get(fr, "file"));
-        sb_printf(out, "%s%s %s:%d", i ? ";" : "", f ? f : "??", file ? file : "??",
-                  (int)json_integer_value(json_object_get(fr, "line")));
-    }
-}
-
-/* Version 2's frame ids into the frames and files tables. */
-static int frames_v2(json_t *ids, json_t *frames, json_t *files, struct strbuf *out)
-{
-    size_t i;
-    json_t *id;
-    json_array_foreach(ids, i, id) {
-        json_t *fr = json_array_get(frames, (size_t)json_integer_value(id));
-        const char *f = json_string_value(json_array_get(fr, 0));
-        json_t *file = json_array_get(files, (size_t)json_integer_value(json_array_get(fr, 1)));
-        if (!json_is_integer(id) || json_integer_value(id) < 0 || !f ||
-            !json_is_string(file) || json_integer_value(json_array_get(fr, 1)) < 0 ||
-            !json_is_integer(json_array_get(fr, 2)))
-            return -1;
-        sb_printf(out, "%s%s %s:%d", i ? ";" : "", f, json_string_value(file),
-                  (int)json_integer_value(json_array_get(fr, 2)));
-    }
-    return 0;
-}
-
-int pj_paths_read(json_t *doc, struct pj_pathtext *pt, const char **why)
-{
-    json_t *paths = json_object_get(doc, "callpaths"), *path;
-    json_t *frames = json_object_get(doc, "frames"), *files = json_object_get(doc, "files");
-    size_t i;
-    pt->n = 0;
-    pt->text = NULL;
-    if (!json_is_array(paths)) {
-        *why = "no \"callpaths\" array";
-        return -1;
-    }
-    pt->text = calloc(json_array_size(paths) + 1, sizeof *pt->text);
-    if (!pt->text) {
-        *why = "out of memory";
-        return -1;
-    }
-    json_array_foreach(paths, i, path) {
-        struct strbuf s;
-        sb_init(&s);
-        sb_add(&s, "", 0);
-        int bad = 0;
-        if (json_is_array(path))
-            bad = frames_v2(path, frames, files, &s);
-        else
-            frames_v1(json_object_get(path, "frames"), &s);
-        if (bad || s.failed) {
-            sb_free(&s);
-            *why = bad ? "a call path names a frame or file that is not in the tables"
-                       : "out of memory";
-            return -1;
-        }
-        pt->text[pt->n++] = s.data;
-    }
-    return 0;
-}
-
-void pj_pathtext_free(struct pj_pathtext *pt)
-{
-    for (size_t i = 0; i < pt->n; i++)
-        free(pt->text[i]);
-    free(pt->text);
-    pt->text = NULL;
-    pt->n = 0;
 }

@@ -1,5 +1,5 @@
-/* Pieces of the JSON profile's writer and reader (profile_json.c) that other documents of
- * tool/profile reuse (the diff, Hatchet's format): internal to the room. */
+/* Pieces of the JSON profile's writer (profile_json.c) that its reader (profile_read.c) and
+ * other documents of tool/profile reuse (the diff, Hatchet's format): internal to the room. */
 #ifndef TARDY_PROFILE_JSON_H
 #define TARDY_PROFILE_JSON_H
 
@@ -28,16 +28,6 @@ json_t *pj_site(struct pj_paths *t, const char *site);
 /* Move the tables into doc as "files", "frames" and "callpaths"; t is spent. */
 void pj_paths_put(struct pj_paths *t, json_t *doc);
 
-/* The frames of each call path of a document, "function file:line;...", by id. */
-struct pj_pathtext {
-    char **text;
-    size_t n;
-};
-/* Read doc's call paths, version 2's tables or version 1's objects, into pt. Returns 0, or
- * -1 with the problem in *why; pj_pathtext_free(pt) either way. */
-int pj_paths_read(json_t *doc, struct pj_pathtext *pt, const char **why);
-void pj_pathtext_free(struct pj_pathtext *pt);
-
 /* ---- pj_text.c ---- */
 /* The text of doc: the members of the document and of its tables each on a line, nothing
  * indented, numbers in the fewest digits that read back as the same double. Caller frees;
@@ -47,5 +37,15 @@ char *pj_text(json_t *doc);
 /* ---- profile_json.c ---- */
 /* The "run" object of p: program, args, ranks, hosts, MPI, start time, run_id, ... */
 json_t *pj_run(const struct profile *p);
+
+/* The histogram a row implies where version 2 leaves it out: n values summing to sum, all in
+ * the bin of the largest, max (no bins when n is 0). The writer leaves out exactly the
+ * histograms equal to it, the reader fills them in. */
+void pj_hist_implied(struct hist *h, double n, double sum, double max);
+
+/* The statistic a row implies where version 2 leaves "sent" or "recv" out: no byte on any
+ * of the ranks that have the row (count's), min and max at the lowest of them by the tie
+ * rule, which is count's min_rank or max_rank, whichever is lower. */
+void pj_zero_implied(struct red_stat *s, const struct red_stat *count);
 
 #endif
