@@ -4,33 +4,46 @@
 -- fit(points, opts) returning a model {formula, predict = function(x) ... end, score, ...}
 -- or nil and the reason.
 
--- Mean and sample standard deviation (divides by count - 1) of v without the sample farthest
--- from the mean (ScalaExtrap's outlier rule), and without v[skip] (leave-one-out; nil: none).
--- With the sample form the selection reproduces all three of the seed's predictions; with the
--- population form NPB-IS would pick the inverse model (d3 0.1035 < d4 0.1067) instead of the
--- seed's inverse + constant. The farthest sample is the smallest or the largest (the first
--- of them on a tie), so one pass finds it.
-local function robust_mean_sd(v, skip)
-  local s, n, lo, hi = 0, 0, nil, nil
+local abs, sqrt = math.abs, math.sqrt
+
+-- Mean of v without the sample farthest from the mean (ScalaExtrap's outlier rule), and
+-- without v[skip] (leave-one-out; nil: none); that sample's index and how many remain. The
+-- farthest sample is the smallest or the largest (the first of them on a tie), so one pass
+-- finds it.
+local function robust_mean(v, skip)
+  local s, n, lo, hi, vlo, vhi = 0, 0, nil, nil, nil, nil
   for i = 1, #v do
     if i ~= skip then
       local x = v[i]
       s, n = s + x, n + 1
-      if not lo or x < v[lo] then lo = i end
-      if not hi or x > v[hi] then hi = i end
+      if not lo or x < vlo then lo, vlo = i, x end
+      if not hi or x > vhi then hi, vhi = i, x end
     end
   end
   local m, at = s / n, nil
   if n >= 3 then
-    local dl, dh = math.abs(v[lo] - m), math.abs(v[hi] - m)
+    local dl, dh = abs(vlo - m), abs(vhi - m)
     if dl > dh then at = lo elseif dh > dl then at = hi else at = math.min(lo, hi) end
   end
   local c, k = 0, 0
   for i = 1, #v do if i ~= skip and i ~= at then c, k = c + v[i], k + 1 end end
-  c = c / k
+  return c / k, at, k
+end
+
+-- robust_mean(v) and the sample standard deviation (divides by count - 1) of the same
+-- samples. With the sample form the selection reproduces all three of the seed's
+-- predictions; with the population form NPB-IS would pick the inverse model (d3 0.1035 <
+-- d4 0.1067) instead of the seed's inverse + constant.
+local function robust_mean_sd(v)
+  local c, at, k = robust_mean(v)
   local q = 0
-  for i = 1, #v do if i ~= skip and i ~= at then q = q + (v[i] - c) ^ 2 end end
-  return c, math.sqrt(q / (k - 1))
+  for i = 1, #v do
+    if i ~= at then
+      local d = v[i] - c
+      q = q + d * d
+    end
+  end
+  return c, sqrt(q / (k - 1))
 end
 
 -- Least squares y = a x + b (closed form); a, b and sqrt(residual) / mean(fitted).
@@ -39,11 +52,17 @@ local function line(xs, ys)
   for i = 1, n do xm, ym = xm + xs[i], ym + ys[i] end
   xm, ym = xm / n, ym / n
   local sxx, sxy = 0, 0
-  for i = 1, n do sxx, sxy = sxx + (xs[i] - xm) ^ 2, sxy + (xs[i] - xm) * (ys[i] - ym) end
+  for i = 1, n do
+    local d = xs[i] - xm
+    sxx, sxy = sxx + d * d, sxy + d * (ys[i] - ym)
+  end
   local a = sxy / sxx
   local b, rss = ym - a * xm, 0
-  for i = 1, n do rss = rss + (ys[i] - a * xs[i] - b) ^ 2 end
-  return a, b, math.sqrt(rss) / math.abs(a * xm + b) -- the mean of the fitted values
+  for i = 1, n do
+    local e = ys[i] - a * xs[i] - b
+    rss = rss + e * e
+  end
+  return a, b, sqrt(rss) / abs(a * xm + b) -- the mean of the fitted values
 end
 
 local FORMULA = {constant = "%.6g", linear = "%.6g * p + %.6g", inverse = "%.6g / p",
@@ -69,11 +88,11 @@ local function select(points)
     end
   end
   local c, sdc = robust_mean_sd(t)
-  consider("constant", c ~= 0 and sdc / math.abs(c) or math.huge, c)
+  consider("constant", c ~= 0 and sdc / abs(c) or math.huge, c)
   local a, b, d2 = line(n, t)
   consider("linear", d2, a, b)
   local kk, sdk = robust_mean_sd(k)
-  consider("inverse", sdk / math.abs(kk), kk)
+  consider("inverse", sdk / abs(kk), kk)
   local c4, k4, d4 = line(n, k) -- t n = c n + k
   consider("inverse+constant", d4, k4, c4)
   if not best.name then return nil, "no model scores" end
@@ -89,7 +108,7 @@ local function loo_predictions(name, n, t)
     local v = {}
     for j = 1, m do v[j] = name == "constant" and t[j] or t[j] * n[j] end
     for i = 1, m do
-      local c = robust_mean_sd(v, i)
+      local c = robust_mean(v, i)
       pred[i] = name == "constant" and c or c / n[i]
     end
     return pred
@@ -99,13 +118,30 @@ local function loo_predictions(name, n, t)
   local a, b = line(n, y)
   local xm, sxx = 0, 0
   for i = 1, m do xm = xm + n[i] / m end
-  for i = 1, m do sxx = sxx + (n[i] - xm) ^ 2 end
   for i = 1, m do
-    local h = 1 / m + (n[i] - xm) ^ 2 / sxx
+    local d = n[i] - xm
+    sxx = sxx + d * d
+  end
+  for i = 1, m do
+    local d = n[i] - xm
+    local h = 1 / m + d * d / sxx
     local yi = y[i] - (y[i] - (a * n[i] + b)) / (1 - h)
     pred[i] = name == "linear" and yi or yi / n[i]
   end
   return pred
+end
+
+-- The training points of the last forward chaining and select's choice on them: the default
+-- policy refits the family on the very same points right after its fit (lib/selection.lua,
+-- holdout), and select depends on the points alone.
+local chained = {}
+local function chained_choice(points)
+  local train = chained.train
+  if not train or #train ~= #points then return nil end
+  for i = 1, #points do
+    if points[i] ~= train[i] then return nil end
+  end
+  return chained.best
 end
 
 -- Forward chaining (what a prediction does): the four models scored on the runs below the
@@ -123,6 +159,7 @@ local function extrap(points)
   if below < 3 then return nil end
   local best = select(train)
   if not best then return nil end
+  chained.train, chained.best = train, best
   for _, pt in ipairs(points) do
     if pt.x.p == top then
       actual[#actual + 1], pred[#pred + 1] = pt.y, evaluate(best.name, best.u, best.v, top)
@@ -142,7 +179,8 @@ local function fit(points, opts)
       end
     end
   end
-  local best, why = select(points)
+  local best, why = chained_choice(points), nil
+  if not best then best, why = select(points) end
   if not best then return nil, why end
   local name, u, v = best.name, best.u, best.v
   local function predict(x) return evaluate(name, u, v, x.p) end

@@ -3,6 +3,7 @@
 -- (tardy.require("noise")).
 
 local finite = tardy.require("series").finite
+local abs, log, sqrt, pcall = math.abs, math.log, math.sqrt, pcall -- used at every point
 
 -- the lack-of-fit test's bound: a model that misses the runs by more than this many times
 -- their noise does not follow them
@@ -16,16 +17,29 @@ local MISFIT = 3
 -- without repetitions.
 local MAD_SCALE = {[2] = 1.771, [3] = 2.208, [4] = 2.018, [5] = 1.805, [6] = 1.768,
                    [7] = 1.687, [8] = 1.672, [9] = 1.632, [10] = 1.625}
-local function rep_noise(pt)
+local function measure(pt)
   local r = pt.reps
   if not (r and #r >= 2 and pt.y > 0) then return nil end
   local d = {}
-  for i, v in ipairs(r) do d[i] = v > 0 and math.abs(math.log(v / pt.y)) or 0 end
+  for i, v in ipairs(r) do d[i] = v > 0 and abs(log(v / pt.y)) or 0 end
   table.sort(d)
   local n = #d
   local mad = n % 2 == 1 and d[(n + 1) // 2] or (d[n // 2] + d[n // 2 + 1]) / 2
   local sd = mad * (MAD_SCALE[n] or 1.4826 * n / (n - 1))
-  return 1.2533 * sd / math.sqrt(n)
+  return 1.2533 * sd / sqrt(n)
+end
+
+-- measure(pt) kept per point (false: none), weakly: a series' points are asked again and
+-- again (the lack-of-fit test, pmnf_upper's fit and refits, every interval), each time a
+-- sort and a log per repetition; the noise draws' copies are fresh points and go with them.
+local measured = setmetatable({}, {__mode = "k"})
+local function rep_noise(pt)
+  local s = measured[pt]
+  if s == nil then
+    s = measure(pt) or false
+    measured[pt] = s
+  end
+  return s or nil
 end
 
 -- The noise of the medians: the median over the scales of rep_noise; 0 without repetitions.
@@ -46,7 +60,7 @@ local function pooled_noise(pts)
     local s = rep_noise(pt)
     if s then sum, n = sum + s * s, n + 1 end
   end
-  return n > 0 and math.sqrt(sum / n) or 0
+  return n > 0 and sqrt(sum / n) or 0
 end
 
 -- How far predict (x -> value) misses the points, in units of the noise between their
@@ -61,10 +75,11 @@ local function misfit(predict, pts, noise)
     if pt.y > 0 then
       local ok, v = pcall(predict, pt.x)
       if not (ok and finite(v) and v > 0) then return math.huge end
-      sum, n = sum + (math.log(v / pt.y) / noise) ^ 2, n + 1
+      local e = log(v / pt.y) / noise
+      sum, n = sum + e * e, n + 1
     end
   end
-  return n > 0 and math.sqrt(sum / n) or 0
+  return n > 0 and sqrt(sum / n) or 0
 end
 
 return {rep_noise = rep_noise, median_noise = median_noise, pooled_noise = pooled_noise,

@@ -7,6 +7,7 @@ local finite = tardy.require("series").finite
 local pooled_noise = tardy.require("noise").pooled_noise
 local misfit = tardy.require("noise").misfit
 local MISFIT = tardy.require("noise").MISFIT
+local abs, log = math.abs, math.log
 
 local NEAR = 1.25      -- models scoring within this factor of the best are near-best
 local REFIT = {refit = true} -- fit's opts where only the model's predict is used
@@ -35,26 +36,38 @@ end
 -- The relative error of a prediction p of the actual a: |log(p / a)| when both are positive,
 -- else the relative difference.
 local function log_error(p, a)
-  if p > 0 and a > 0 then return math.abs(math.log(p / a)) end
-  return math.abs(p - a) / math.max(math.abs(a), 1e-300)
+  if p > 0 and a > 0 then return abs(log(p / a)) end
+  return abs(p - a) / math.max(abs(a), 1e-300)
 end
 
--- Forward chaining (what a prediction does): for each parameter that varies, the points at
--- its largest value predicted by the family fitted on the others. The errors (log ratios),
--- or an empty array when no parameter has enough smaller values.
-local function holdout(spec, pts, info)
-  local errors = {}
-  for _, k in ipairs(info.names) do
+-- Forward chaining's splits of pts, per parameter that varies: {train = the points below its
+-- largest value, test = those at it, below = how many smaller values it has}. Made once per
+-- series for all the families.
+local function splits(pts, info)
+  local out = {}
+  for i, k in ipairs(info.names) do
     local top = info.hi[k]
     local train, test = {}, {}
     for _, pt in ipairs(pts) do
       if pt.x[k] < top then train[#train + 1] = pt else test[#test + 1] = pt end
     end
-    -- enough smaller values of k for the family (counted along k: no scale keys to build)
-    if info.values[k] - 1 >= math.max(3, spec.min_points or 3) then
-      local ok, m = pcall(spec.fit, train, REFIT)
+    out[i] = {train = train, test = test, below = info.values[k] - 1}
+  end
+  return out
+end
+
+-- Forward chaining (what a prediction does): for each split, the points at the largest value
+-- predicted by the family fitted on the others. The errors (log ratios), or an empty array
+-- when no parameter has enough smaller values.
+local function holdout(spec, split)
+  local errors = {}
+  for _, s in ipairs(split) do
+    -- enough smaller values for the family (counted along the parameter: no scale keys to
+    -- build)
+    if s.below >= math.max(3, spec.min_points or 3) then
+      local ok, m = pcall(spec.fit, s.train, REFIT)
       if ok and type(m) == "table" and type(m.predict) == "function" then
-        for _, pt in ipairs(test) do
+        for _, pt in ipairs(s.test) do
           local okp, v = pcall(m.predict, pt.x)
           if okp and finite(v) then errors[#errors + 1] = log_error(v, pt.y) end
         end
@@ -108,7 +121,7 @@ end
 -- when no family can.
 local function best_model(families, pts)
   local n, fits, info, prevailing = #pts, {}, scale_info(pts), nil
-  local said, few = {}, nil
+  local said, few, split = {}, nil, nil -- split: splits(pts, info), once a family fits
   for _, f in ipairs(families) do
     if n >= (f.spec.min_points or 3) then
       local m, reason = f.spec.fit(pts)
@@ -124,7 +137,8 @@ local function best_model(families, pts)
         -- interval (the refit's made intervals 27% wide where 16% held as many of the
         -- corpus's values).
         local own = finite(m.extrap_error) and m.extrap_error / 100 or nil
-        local ext = mean_of(holdout(f.spec, pts, info)) or own
+        split = split or splits(pts, info)
+        local ext = mean_of(holdout(f.spec, split)) or own
         -- a model that cannot be cross-validated inside the range (no leave-one-out error)
         -- has not earned its place: it wins only where no other family fits
         if loo and ext then m.score = (loo + ext) / 2
