@@ -41,18 +41,6 @@ static int intact(json_t *doc, int n, int tag)
     return 1;
 }
 
-/* Documents of several chunks each, freed out of the order they were made in. */
-static void lifetimes(void)
-{
-    json_t *a = rows_doc(20000, 1), *b = rows_doc(20000, 2);
-    json_decref(a);
-    json_t *c = rows_doc(20000, 3);
-    CHECK(intact(b, 20000, 2));
-    json_decref(b);
-    CHECK(intact(c, 20000, 3));
-    json_decref(c);
-}
-
 /* A string of 4 MiB (more than a chunk) and text parsed back. */
 static void large_and_text(void)
 {
@@ -71,22 +59,6 @@ static void large_and_text(void)
     json_decref(back);
     json_decref(doc);
     free(big);
-}
-
-/* Two hundred documents of up to 1 MiB of values, one alive at a time. */
-static void bounded(void)
-{
-    json_decref(rows_doc(10, 0));
-    size_t before = mallinfo2().uordblks, most = 0;
-    for (int i = 0; i < 200; i++) {
-        json_t *doc = rows_doc(i % 2 ? 5000 : 1000, i);
-        size_t used = mallinfo2().uordblks;
-        most = used > most ? used : most;
-        json_decref(doc);
-    }
-    size_t after = mallinfo2().uordblks;
-    CHECK(most - before < (size_t)16 << 20);
-    CHECK(after - before <= (size_t)2 << 20); /* at most the chunk in use */
 }
 
 /* The text of rows_doc(n, tag) parsed by cJSON (as profiles are read back). */
@@ -111,41 +83,64 @@ static int parsed_intact(const cJSON *doc, int n, int tag)
         snprintf(text, sizeof text, "row %d of %d", k, tag);
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "name"));
         if (!name || strcmp(name, text) ||
-            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(row, "v"), 0)->valuedouble != k)
+            cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(row, "v"),
+                                                    0)) != k)
             return 0;
         k++;
     }
     return k == n;
 }
 
-/* cJSON's trees the same way: freed out of order, two hundred read one after another. */
-static void cjson_trees(void)
+/* jansson's documents and cJSON's trees (profiles are read back with cJSON), alike. */
+struct library {
+    void *(*make)(int n, int tag);
+    int (*intact)(const void *doc, int n, int tag);
+    void (*release)(void *doc);
+};
+static void *jansson_make(int n, int tag) { return rows_doc(n, tag); }
+static int jansson_intact(const void *doc, int n, int tag) { return intact((json_t *)doc, n, tag); }
+static void jansson_release(void *doc) { json_decref(doc); }
+static void *cjson_make(int n, int tag) { return parsed(n, tag); }
+static int cjson_intact(const void *doc, int n, int tag) { return parsed_intact(doc, n, tag); }
+static void cjson_release(void *doc) { cJSON_Delete(doc); }
+static const struct library JANSSON = {jansson_make, jansson_intact, jansson_release};
+static const struct library CJSON = {cjson_make, cjson_intact, cjson_release};
+
+/* Documents of several chunks each, freed out of the order they were made in. */
+static void lifetimes(const struct library *lib)
 {
-    cJSON *a = parsed(20000, 1), *b = parsed(20000, 2);
-    cJSON_Delete(a);
-    cJSON *c = parsed(20000, 3);
-    CHECK(parsed_intact(b, 20000, 2));
-    cJSON_Delete(b);
-    CHECK(parsed_intact(c, 20000, 3));
-    cJSON_Delete(c);
+    void *a = lib->make(20000, 1), *b = lib->make(20000, 2);
+    lib->release(a);
+    void *c = lib->make(20000, 3);
+    CHECK(lib->intact(b, 20000, 2));
+    lib->release(b);
+    CHECK(lib->intact(c, 20000, 3));
+    lib->release(c);
+}
+
+/* Two hundred documents of up to 1 MiB of values, one alive at a time. */
+static void bounded(const struct library *lib)
+{
+    lib->release(lib->make(10, 0));
     size_t before = mallinfo2().uordblks, most = 0;
     for (int i = 0; i < 200; i++) {
-        cJSON *doc = parsed(i % 2 ? 5000 : 1000, i);
+        void *doc = lib->make(i % 2 ? 5000 : 1000, i);
         size_t used = mallinfo2().uordblks;
         most = used > most ? used : most;
-        cJSON_Delete(doc);
+        lib->release(doc);
     }
     size_t after = mallinfo2().uordblks;
     CHECK(most - before < (size_t)16 << 20);
-    CHECK(after - before <= (size_t)2 << 20);
+    CHECK(after - before <= (size_t)2 << 20); /* at most the chunk in use */
 }
 
 int main(void)
 {
     json_chunks_use();
-    lifetimes();
+    lifetimes(&JANSSON);
+    lifetimes(&CJSON);
     large_and_text();
-    bounded();
-    cjson_trees();
+    bounded(&JANSSON);
+    bounded(&CJSON);
     CHECK_DONE();
 }
