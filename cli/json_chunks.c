@@ -4,8 +4,9 @@
  * malloc and free.
  * Here a value is a bump of a pointer, and a chunk goes back when its last value is freed,
  * so memory stays that of the documents alive. The command is single-threaded; the tool
- * inside MPI programs keeps jansson's own allocator (the setting is global, and a program
- * may use jansson itself, with values made before MPI_Finalize and freed after). */
+ * inside MPI programs keeps both libraries' own allocator (the setting is global, and a
+ * program may use jansson or cJSON itself, with values made before MPI_Finalize and freed
+ * after). */
 #include <cJSON.h>
 #include <jansson.h>
 #include <stdalign.h>
