@@ -47,6 +47,12 @@ static const cJSON *members(const cJSON *o)
     return cJSON_IsObject(o) ? o->child : NULL;
 }
 
+/* How many elements the array a has (0 for anything else). */
+static size_t length(const cJSON *a)
+{
+    return cJSON_IsArray(a) ? (size_t)cJSON_GetArraySize(a) : 0;
+}
+
 /* Up to n elements of the array a into e; returns how many it has (n + 1: more than n). */
 static int items(const cJSON *a, const cJSON **e, int n)
 {
@@ -119,6 +125,15 @@ static void read_stat(struct reader *rd, const cJSON *o, struct red_stat *s)
     s->ranks = (uint32_t)integer(get(o, "ranks"));
 }
 
+/* One entry [bin, ...] of a sparse histogram of bins bins, its n items into e: the bin, or -1
+ * when it is out of range. */
+static long long bin_of(const cJSON *entry, const cJSON **e, int n, int bins)
+{
+    items(entry, e, n);
+    long long b = integer(e[0]);
+    return b >= 0 && b < bins ? b : -1;
+}
+
 /* A histogram's sparse bins; where version 2 leaves it out, the one the row implies. */
 static void read_hist(struct reader *rd, const cJSON *a, struct hist *h, double n, double sum,
                       double max)
@@ -135,9 +150,8 @@ static void read_hist(struct reader *rd, const cJSON *a, struct hist *h, double 
     }
     for (const cJSON *bin = elements(a); bin; bin = bin->next) {
         const cJSON *e[3];
-        items(bin, e, 3);
-        long long b = integer(e[0]);
-        if (b < 0 || b >= HIST_BINS) {
+        long long b = bin_of(bin, e, 3, HIST_BINS);
+        if (b < 0) {
             bad(rd, "a histogram bin is out of range");
             return;
         }
@@ -157,9 +171,8 @@ static void read_counter(struct reader *rd, const cJSON *c, struct red_stat *s, 
         bins[ctr_rank_bin(s->max)] = s->ranks;
     for (const cJSON *bin = elements(hist); bin; bin = bin->next) {
         const cJSON *e[2];
-        items(bin, e, 2);
-        long long b = integer(e[0]);
-        if (b < 0 || b >= CTR_RANK_BINS) {
+        long long b = bin_of(bin, e, 2, CTR_RANK_BINS);
+        if (b < 0) {
             bad(rd, "a counter histogram bin is out of range");
             return;
         }
@@ -204,9 +217,7 @@ static void frames_v1(const cJSON *frames, struct strbuf *out)
 /* An array's elements by index (the tables of version 2 are looked up by id). */
 static const cJSON **indexed(const cJSON *a, size_t *n)
 {
-    *n = 0;
-    for (const cJSON *v = elements(a); v; v = v->next)
-        (*n)++;
+    *n = length(a);
     const cJSON **at = malloc((*n + 1) * sizeof *at);
     size_t i = 0;
     for (const cJSON *v = elements(a); at && v; v = v->next)
@@ -244,21 +255,20 @@ static int read_paths(struct reader *rd, const cJSON *doc, const char **why)
         *why = "no \"callpaths\" array";
         return -1;
     }
-    size_t n, nframes, nfiles;
-    const cJSON **by_id = indexed(paths, &n);
+    size_t nframes, nfiles;
     const cJSON **frames = indexed(get(doc, "frames"), &nframes);
     const cJSON **files = indexed(get(doc, "files"), &nfiles);
-    rd->paths = calloc(n + 1, sizeof *rd->paths);
-    *why = by_id && frames && files && rd->paths ? NULL : "out of memory";
-    for (size_t i = 0; !*why && i < n; i++) {
+    rd->paths = calloc(length(paths) + 1, sizeof *rd->paths);
+    *why = frames && files && rd->paths ? NULL : "out of memory";
+    for (const cJSON *path = elements(paths); !*why && path; path = path->next) {
         struct strbuf s;
         sb_init(&s);
         sb_add(&s, "", 0);
         int broken = 0;
-        if (cJSON_IsArray(by_id[i]))
-            broken = frames_v2(by_id[i], frames, nframes, files, nfiles, &s);
+        if (cJSON_IsArray(path))
+            broken = frames_v2(path, frames, nframes, files, nfiles, &s);
         else
-            frames_v1(get(by_id[i], "frames"), &s);
+            frames_v1(get(path, "frames"), &s);
         if (broken || s.failed) {
             sb_free(&s);
             *why = broken ? "a call path names a frame or file that is not in the tables"
@@ -267,7 +277,6 @@ static int read_paths(struct reader *rd, const cJSON *doc, const char **why)
         }
         rd->paths[rd->npaths++] = s.data;
     }
-    free(by_id);
     free(frames);
     free(files);
     return *why ? -1 : 0;
@@ -367,10 +376,7 @@ static void read_mpit(struct reader *rd, struct profile *p, const cJSON *root)
     if (note)
         p->mpit_note = strdup(note);
     const cJSON *cvars = get(o, "cvars");
-    size_t n = 0;
-    for (const cJSON *v = elements(cvars); v; v = v->next)
-        n++;
-    p->cvars = calloc(n + 1, sizeof *p->cvars);
+    p->cvars = calloc(length(cvars) + 1, sizeof *p->cvars);
     for (const cJSON *v = elements(cvars); p->cvars && v; v = v->next) {
         struct prof_cvar *c = &p->cvars[p->ncvars++];
         c->name = str_of(v, "name");
@@ -465,9 +471,7 @@ static void read_run(struct reader *rd, struct profile *p, const cJSON *run)
     }
     p->program = str_of(run, "program");
     const cJSON *args = get(run, "args");
-    p->argc = 0;
-    for (const cJSON *v = elements(args); v; v = v->next)
-        p->argc++;
+    p->argc = (int)length(args);
     p->argv = calloc((size_t)p->argc + 1, sizeof *p->argv);
     int i = 0;
     for (const cJSON *v = elements(args); p->argv && v; v = v->next) {
@@ -543,9 +547,7 @@ static void read_partial(struct reader *rd, struct profile *p, const cJSON *o)
 static void read_predictions(struct profile *p, const cJSON *root)
 {
     const cJSON *arr = get(root, "predictions");
-    size_t n = 0;
-    for (const cJSON *o = elements(arr); o; o = o->next)
-        n++;
+    size_t n = length(arr);
     const char *note = text_of(root, "prediction_note");
     if (note)
         p->prediction_note = strdup(note);
