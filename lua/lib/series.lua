@@ -223,7 +223,30 @@ local function newest(list)
   return kept
 end
 
+-- The runs whose hosts had more ranks than CPUs (the per-rank metric ranks_per_cpu above 1
+-- on some rank; index from index_runs): their rank counts ascending ("p=4"; their scales
+-- where the runs have no p), and the most ranks per CPU among them; nil when there are none.
+local function crowded(runs, index)
+  local seen, which, most = {}, {}, 1
+  for i, run in ipairs(runs) do
+    local m = index[i]["rank:ranks_per_cpu"]
+    local v = m and m.value and m.value.max
+    if finite(v) and v > 1 then
+      local p = run.params.p
+      local name = p and string.format("p=%d", p) or scale_key(run.params)
+      if not seen[name] then seen[name], which[#which + 1] = p or math.huge, name end
+      most = math.max(most, v)
+    end
+  end
+  if #which == 0 then return nil end
+  table.sort(which, function(a, b)
+    if seen[a] ~= seen[b] then return seen[a] < seen[b] end
+    return a < b
+  end)
+  return which, most
+end
+
 return {finite = finite, scale_key = scale_key, distinct = distinct, range = range,
   extrapolates = extrapolates, uncombined = uncombined, index_runs = index_runs, series = series, get = get,
   reference = reference, keys_of = keys_of, other_kinds = other_kinds, stats_of = stats_of,
-  canonical = canonical, newest = newest}
+  canonical = canonical, newest = newest, crowded = crowded}

@@ -26,6 +26,7 @@ local finite, scale_key, distinct, range, extrapolates, uncombined = S.finite, S
 local index_runs, series, get, reference, keys_of = S.index_runs, S.series, S.get, S.reference,
   S.keys_of
 local other_kinds, stats_of, canonical, newest = S.other_kinds, S.stats_of, S.canonical, S.newest
+local crowded = S.crowded
 local best_model = tardy.require("selection").best_model
 local I = tardy.require("interval")
 local COVERAGE, interval = I.COVERAGE, I.interval
@@ -138,6 +139,18 @@ tardy.policy("default", function(ctx)
     return {note = string.format("too few runs: predictions need runs at 3 different scales, " ..
       "there %s %d (%d run%s)", nscales == 1 and "is" or "are", nscales, #runs,
       #runs == 1 and "" or "s")}
+  end
+
+  -- runs on hosts with more ranks than CPUs: their times hold the ranks' turns for a CPU
+  -- (halo3d's MPI_Init at 1, 2 and 4 ranks on 2 CPUs, 0.03, 0.03 and 0.12 s, became
+  -- c + a·p³·log2 p, 0.97 s at 8 ranks where 8 on those CPUs took 0.27 s); the note says so,
+  -- the numbers stay those of the runs
+  local crowded_at, most = crowded(runs, index)
+  if crowded_at then
+    note(string.format("ranks outnumber CPUs in the runs at %s (up to %.3g ranks per online " ..
+      "CPU): their times include the ranks' turns for a CPU, so times predicted from them are " ..
+      "those of hosts as crowded, not of a CPU for every rank", table.concat(crowded_at, ", "),
+      most))
   end
 
   local intervals = keys_of(index, "interval", function(m) return m.time and m.time.sum end)

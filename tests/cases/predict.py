@@ -287,7 +287,8 @@ def test_weak_scaling():
 
 def test_setting_metrics():
     """Per-rank metrics of how the runs were measured and placed (the hosts' CPUs, the clocks'
-    offsets, tardy's bookkeeping) are not predicted; the program's own (MPI time) are."""
+    offsets, tardy's bookkeeping) are not predicted; the program's own (MPI time) are. Runs
+    with more ranks than CPUs are named in the note."""
     ps = (2, 4, 8, 16)
     rows = {"host_cpus": [2] * 4, "ranks_per_cpu": [p / 2 for p in ps],
             "clock_offset": [1e-6 * p for p in ps], "waits_unmeasured_requests": [1, 2, 3, 4],
@@ -298,10 +299,37 @@ def test_setting_metrics():
     try:
         p = tardy(["predict", "--extrap", path, "--at", "p=64", "--json"])
         expect(p.returncode == 0, p.stderr)
-        metrics = [q["metric"] for q in json.loads(p.stdout)["predictions"]]
+        doc = json.loads(p.stdout)
+        metrics = [q["metric"] for q in doc["predictions"]]
         expect(metrics == ["MPI time per rank, max (s)"], "predicted: %s" % metrics)
+        # the runs of 4, 8 and 16 ranks on 2 CPUs were crowded, and the note says so
+        expect("ranks outnumber CPUs in the runs at p=4, p=8, p=16 (up to 8 ranks per online "
+               "CPU)" in doc.get("note", ""), "note: %s" % doc.get("note"))
     finally:
         os.unlink(path)
+
+
+def test_crowded_runs():
+    """Runs with more ranks than their host's online CPUs (jacobi at 1, 2 and 4 ranks): the
+    prediction's note names them where there are such runs here, and there is no such note
+    where each rank had a CPU."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    jacobi = os.path.abspath(os.path.join(B, "examples", "jacobi"))
+    cpus = os.sysconf("SC_NPROCESSORS_ONLN")
+    try:
+        for ranks in (1, 2, 4):
+            Run([jacobi, "32", "5"], ranks, {"TARDY_STORE": store}).cleanup()
+        p = tardy(["predict", "--store", store, "--at", "p=8", "--json"])
+        expect(p.returncode == 0, p.stderr[-300:])
+        note = json.loads(p.stdout).get("note", "")
+        crowded = ["p=%d" % r for r in (1, 2, 4) if r > cpus]
+        if crowded:
+            expect("ranks outnumber CPUs in the runs at %s (up to %.3g ranks per online CPU)" % (
+                ", ".join(crowded), 4 / cpus) in note, "%d CPUs, note: %s" % (cpus, note))
+        else:
+            expect("ranks outnumber CPUs" not in note, "%d CPUs, note: %s" % (cpus, note))
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
 
 
 BROKEN_EXTRAP = (  # (file, what the message must say): the first found by fuzzing
@@ -1001,6 +1029,7 @@ def test_store_program():
 
 
 room.case("lua/API: tardy.pmnf with three parameters, extrap_error and range", test_pmnf_api)
+room.case("cli/tardy predict: a note on runs whose ranks outnumber the CPUs", test_crowded_runs)
 room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
@@ -1011,7 +1040,8 @@ room.case("lua/runs that vary p and n one at a time: additive, and a note off th
           test_cross)
 room.case("cli/tardy predict --extrap: a file of three parameters, each point at two largest",
           test_extrap_three_parameters_at_their_largest)
-room.case("lua/the runs' setting (hosts, clocks) is not predicted", test_setting_metrics)
+room.case("lua/the runs' setting (hosts, clocks) is not predicted; crowded hosts noted",
+          test_setting_metrics)
 room.case("lua/the 80% interval holds over noise draws 4x beyond the runs",
           test_interval_over_noise_draws)
 room.case("lua/an interval the same at a target alone or among others",
