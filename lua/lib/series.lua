@@ -233,7 +233,7 @@ local function crowded(runs, index)
     local v = m and m.value and m.value.max
     if finite(v) and v > 1 then
       local p = run.params.p
-      local name = p and string.format("p=%d", p) or scale_key(run.params)
+      local name = p and scale_key({p = p}) or scale_key(run.params)
       if not seen[name] then seen[name], which[#which + 1] = p or math.huge, name end
       most = math.max(most, v)
     end
