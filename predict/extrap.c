@@ -463,7 +463,7 @@ static int counter_column(struct profile *r, const char *event)
  * was exported from (regions "ranks/NAME", "pvar/NAME => CLASS", "event/EVENT => SITE",
  * "SITE => SITE" and call sites "MPI_X@..." with tardy's metric names); anything else (also
  * a counter beyond the run's PROF_COUNTERS columns) becomes the per-rank metric
- * "region/metric". -1 when out of memory. */
+ * "region/metric". -1 when out of memory, 1 when that metric was placed already. */
 static int place(struct profile *r, const char *region, const char *metric, double v)
 {
     const char *a;
@@ -498,9 +498,15 @@ static int place(struct profile *r, const char *region, const char *metric, doub
     } else if (m) {
         row = rowset_get(&r->rows, kind, a, NULL);
     } else {
-        char key[1024];
-        snprintf(key, sizeof key, "%s/%s", region, metric);
-        row = rowset_get(&r->rows, ROW_RANK, key, NULL);
+        char *key;
+        if (asprintf(&key, "%s/%s", region, metric) < 0)
+            return -1;
+        /* a second block of the same pair would replace the first's values unseen */
+        int again = rowset_find(&r->rows, ROW_RANK, key, NULL) != NULL;
+        row = again ? NULL : rowset_get(&r->rows, ROW_RANK, key, NULL);
+        free(key);
+        if (again)
+            return 1;
         if (!row)
             return -1;
         row->n.time = (struct red_stat){.sum = v * r->ranks, .min = v, .max = v,
@@ -548,9 +554,18 @@ int extrap_values(struct extrap_reader *rd, int point, const double *vals, int n
         struct extrap_repetition *b = &rd->reps[j];
         if (tardys && !strcmp(rd->metric, PRESENT))
             b->absent[point] = vals[j] == 0;
-        else if (!(tardys && b->absent[point]) && place(&b->runs[point], rd->region,
-                                                        rd->metric, vals[j]) < 0)
-            return extrap_fail(rd, "out of memory");
+        else if (!(tardys && b->absent[point])) {
+            int rc = place(&b->runs[point], rd->region, rd->metric, vals[j]);
+            if (rc > 0) {
+                char what[600];
+                snprintf(what, sizeof what, "REGION %.200s with METRIC %.200s a second time "
+                         "(one block each; a point's repetitions go on its DATA line)",
+                         rd->region, rd->metric);
+                return extrap_fail(rd, what);
+            }
+            if (rc < 0)
+                return extrap_fail(rd, "out of memory");
+        }
     }
     return 0;
 }

@@ -65,6 +65,9 @@ static int read_line(void *ctx, char *line)
     if (*value)
         *value++ = '\0';
     value += strspn(value, " \t");
+    /* names end at their last visible character, as Extra-P strips them */
+    for (size_t n = strlen(value); n && (value[n - 1] == ' ' || value[n - 1] == '\t'); n--)
+        value[n - 1] = '\0';
     /* the points' layout is fixed by the parameters, the runs' by the points */
     if (!strcmp(s, "PARAMETER")) {
         if (rd->npoints)

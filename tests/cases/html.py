@@ -265,6 +265,23 @@ def test_extrap_page():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def test_extrap_page_one_series():
+    """Seed 000's POISSON_MPI series, one metric: its model table counts "1 row", the values
+    table "5 rows"."""
+    d = tempfile.mkdtemp(prefix="tardy-html-one-")
+    try:
+        src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))), "bench", "predict", "seed000_POISSON_MPI.txt")
+        html = os.path.join(d, "page.html")
+        p = subprocess.run(["timeout", "120", TARDY, "html", "--extrap", src, "-o", html],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html --extrap: %s" % p.stderr)
+        counts = re.findall(r'<span class="count">([^<]*)</span>', opened(html, "one.png").dom)
+        expect(counts == ["1 row", "5 rows"], "table counts %s" % counts)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_extrap_page_three_parameters():
     """An Extra-P file of p x n x t whose last point is at the largest n and t: every chart's
     curve runs through its 24 points once (the curves' points go to the policy in one call and
@@ -324,6 +341,7 @@ room.case("html/run store page with predictions", test_store_page)
 room.case("html/run store page: a parameter at two values", test_store_page_two_values)
 room.case("html/diff page of two runs", test_diff_page)
 room.case("html/Extra-P file page (--extrap)", test_extrap_page)
+room.case("html/Extra-P file of one series: a table of one row", test_extrap_page_one_series)
 room.case("html/Extra-P file of three parameters: each curve once", test_extrap_page_three_parameters)
 room.case("html/bad input", test_bad_input)
 room.case("html/TARDY_HTML without a JSON profile", lambda: test_bad_option(

@@ -772,6 +772,10 @@ static void extrap(void)
         {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA\n", 5, "DATA without values"},
         {"PARAMETER p\nFOO 1\n", 2,
          "unknown field (expected PARAMETER, POINTS, REGION, METRIC or DATA)"},
+        {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nREGION r\nMETRIC m\n"
+         "DATA 3\n",
+         9, "REGION r with METRIC m a second time (one block each; a point's repetitions go "
+            "on its DATA line)"},
         {"PARAMETER p\nPOINTS 2 4\n", 0, "no data"}, /* the file as a whole: no line */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -804,6 +808,25 @@ static void extrap(void)
         CHECK_INT(extrap_read(path, &runs, err, sizeof err), -1);
         CHECK_STR(err, want);
     }
+    /* names as Extra-P reads them: without the blanks that end a line, and whole however
+     * long (two call paths alike in their first 1,100 characters stay two) */
+    char long_a[1200], long_b[1200], text[3000];
+    memset(long_a, 'x', 1100);
+    memcpy(long_b, long_a, 1100);
+    strcpy(long_a + 1100, "_a");
+    strcpy(long_b + 1100, "_b");
+    snprintf(text, sizeof text, "PARAMETER p\nPOINTS 2 4\nREGION r \t\nMETRIC m  \nDATA 1\n"
+             "DATA 2\nREGION %s\nDATA 3\nDATA 4\nREGION %s\nDATA 5\nDATA 6\n", long_a, long_b);
+    write_file(path, text);
+    CHECK_INT(extrap_read(path, &runs, err, sizeof err), 2);
+    char key_a[1300], key_b[1300];
+    snprintf(key_a, sizeof key_a, "%s/m", long_a);
+    snprintf(key_b, sizeof key_b, "%s/m", long_b);
+    const struct prof_row *named = rank_row(&runs[1], "r/m"), *a = rank_row(&runs[1], key_a),
+                          *b = rank_row(&runs[1], key_b);
+    CHECK(named && named->n.time.max == 2);
+    CHECK(a && a->n.time.max == 4 && b && b->n.time.max == 6);
+    store_free(runs, 2);
     unlink(path);
     CHECK_INT(extrap_read(path, &runs, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s: cannot open", path);

@@ -142,9 +142,11 @@ function table(parent, columns, rows, opts) {
       }
       return tr;
     }));
+    const noun = n => n === 1 ? "row" : "rows";
     count.textContent = idx.length === rows.length
-      ? `${rows.length} rows` + (rows.length > limit ? `, the first ${limit} shown` : "")
-      : `${idx.length} of ${rows.length} rows match` + (idx.length > limit ? `, the first ${limit} shown` : "");
+      ? `${rows.length} ${noun(rows.length)}` + (rows.length > limit ? `, the first ${limit} shown` : "")
+      : `${idx.length} of ${rows.length} ${noun(rows.length)} ${idx.length === 1 ? "matches" : "match"}` +
+        (idx.length > limit ? `, the first ${limit} shown` : "");
   }
   filter.addEventListener("input", draw);
   draw();
