@@ -49,6 +49,33 @@ local function jumps(points, key, cut)
   return at ~= nil and (up or down) and math.abs(at) > JUMP * steepest
 end
 
+-- Where the law holds: from the cut down, each value of key whose runs it follows (within
+-- MISFIT times their noise where they repeat, else TIGHT percent) down to the first it misses.
+-- Returns model.outside (x -> the reason where the law does not hold at x, else nil), or nil
+-- where it follows every value. The barrier's law from p = 64..512 gave at p = 4, below the
+-- node where the runs change law, twice their latency, inside an interval 5% wide.
+local function regime(law, points, values, key, pooled)
+  local from = values[#values - UPPER + 1]
+  for i = #values - UPPER, 1, -1 do
+    local at = {}
+    for _, pt in ipairs(points) do if pt.x[key] == values[i] then at[#at + 1] = pt end end
+    local miss = noise.misfit(law, at, pooled > 0 and pooled or nil)
+    local follows
+    if miss then follows = miss <= noise.MISFIT
+    else
+      local ok, v = pcall(law, at[1].x)
+      follows = ok and type(v) == "number" and math.abs(v - at[1].y) <= TIGHT / 100 * math.abs(at[1].y)
+    end
+    if not follows then break end
+    from = values[i]
+  end
+  if from == values[1] then return nil end
+  local why = string.format("the runs follow the model from %s=%g on, not below", key, from)
+  return function(x)
+    if type(x[key]) == "number" and x[key] < from then return why end
+  end
+end
+
 local function fit(points)
   local names = tardy.varying(points)
   if #names ~= 1 then return nil, "one parameter only, " .. #names .. " vary" end
@@ -85,6 +112,7 @@ local function fit(points)
   elseif #values < LEAST then
     return unjumped()
   end
+  model.outside = regime(model.predict, points, values, key, pooled)
   local miss = noise.misfit(model.predict, upper)
   if miss and not (miss <= noise.MISFIT) then
     return nil, string.format("the upper %d values of %s follow no law within %g times their "

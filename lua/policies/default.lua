@@ -89,6 +89,8 @@ tardy.policy("default", function(ctx)
   local function predict(target, metric, id, make, least)
     local pts, model, why = fitted(target, id, make)
     if not model then return nil, why end
+    local outside = model.outside and model.outside(target)
+    if outside then return nil, "no prediction at " .. scale_key(target) .. ": " .. outside end
     local v = model.predict(target)
     if not finite(v) then return nil, "the model gives no finite value" end
     local lo, hi, zlo, zhi = interval(model, pts, target, v, true)
@@ -200,8 +202,9 @@ tardy.policy("default", function(ctx)
     local got, total = {}, beyond or 0
     for j, part in ipairs(parts) do
       local pts, model, why = fitted(target, part.id, part.make)
-      local v = model and model.predict(target)
-      got[j] = {pts = pts, model = model, v = v, why = why}
+      local outside = model and model.outside and model.outside(target)
+      local v = model and not outside and model.predict(target)
+      got[j] = {pts = pts, model = model, v = v, why = why or outside}
       if finite(v) then total = total + math.max(v, 0) end
     end
     local s = {value = 0, below = 0, above = 0, var = 0, n = 0, missing = 0}
@@ -474,8 +477,9 @@ tardy.policy("default", function(ctx)
   for _, target in ipairs(ctx.targets) do predict_target(target) end
   for _, why in ipairs(reasons) do
     local metrics = unsupported[why]
-    note(#metrics == 1 and metrics[1] .. ": " .. why or string.format("%d metrics (%s and %d " ..
-      "others): %s", #metrics, metrics[1], #metrics - 1, why))
+    note(#metrics == 1 and metrics[1] .. ": " .. why or #metrics == 2 and
+      string.format("2 metrics (%s and %s): %s", metrics[1], metrics[2], why) or
+      string.format("%d metrics (%s and %d others): %s", #metrics, metrics[1], #metrics - 1, why))
   end
   if #notes > 0 then out.note = table.concat(notes, "\n") end
   return out

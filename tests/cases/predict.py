@@ -650,6 +650,29 @@ def test_upper_regime():
     expect(family != "pmnf_upper", "six values of p predicted by %s" % family)
 
 
+def test_upper_regime_below():
+    """Below the node the upper regime's law does not hold: node_law from p = 2..256, asked at
+    p = 4 and 512 at once, gives 512 (pmnf_upper) and at 4 no number, saying from where the
+    runs follow the law (it gave 2.1 for 1.7, inside an interval 3% wide), single runs and
+    three repetitions alike."""
+    ps = [2 ** i for i in range(1, 9)]
+    for reps in (1, 3):
+        path = extrap_file("PARAMETER p\nPOINTS %s\nREGION bcast\nMETRIC latency\n" %
+                           " ".join(str(p) for p in ps) + "".join(
+                               "DATA %s\n" % " ".join(repr(node_law(p, 0.003) * (1 + 0.002 * r))
+                                                      for r in range(reps)) for p in ps))
+        try:
+            p = tardy(["predict", "--extrap", path, "--at", "p=4;p=512", "--json"])
+            expect(p.returncode == 0, p.stderr)
+            doc = json.loads(p.stdout)
+            got = [(q["target"], q["family"]) for q in doc["predictions"]]
+            expect(got == [("p=512", "pmnf_upper")], "%d repetitions: %s" % (reps, got))
+            want = "bcast/latency: no prediction at p=4: the runs follow the model from p=32 on"
+            expect(want in doc.get("note", ""), "%d repetitions, note: %s" % (reps, doc.get("note")))
+        finally:
+            os.unlink(path)
+
+
 # jacobi's time from MPI_Init to its first MPI_Sendrecv at one rank, measured here at 9 sizes,
 # 3 repetitions: the two smallest grids are allocated below malloc's mmap threshold and are
 # slower; beyond, the time grows with the grid. The last row is the held-out measurement.
@@ -1058,6 +1081,7 @@ room.case("lua/no number where the runs cannot support one", test_no_number)
 room.case("lua/counts never below 0, nor their intervals", test_never_negative)
 room.case("lua/wall time from its parts: compute, MPI, the rest", test_wall_time_of_parts)
 room.case("lua/pmnf_upper: the law beyond a node, from the upper regime", test_upper_regime)
+room.case("lua/pmnf_upper: below the node, no number", test_upper_regime_below)
 room.case("lua/pmnf_upper: an upper regime whose repetitions are noisy (measured here)",
           test_noisy_upper_regime)
 room.case("lua/a line below zero at the smallest size: not ruled out (measured here)",
