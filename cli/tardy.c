@@ -128,11 +128,12 @@ static int cmd_predict(int argc, char **argv)
             bad = 1;
         }
     }
-    if (bad || !o.targets || !!store == !!extrap || (program && !store)) {
+    int none = o.targets && !o.targets[strspn(o.targets, " \t;")];
+    if (bad || !o.targets || none || !!store == !!extrap || (program && !store)) {
         if (!bad)
-            fprintf(stderr, "tardy predict: %s\n", program && !store
-                    ? "--program goes with --store"
-                    : "needs --at and one of --store or --extrap");
+            fprintf(stderr, "tardy predict: %s\n", program && !store ? "--program goes with --store"
+                    : none ? "--at names no target (p=1024;p=4096,n=8192)"
+                           : "needs --at and one of --store or --extrap");
         fputs(predict_usage, stderr);
         return 2;
     }

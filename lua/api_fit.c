@@ -282,16 +282,21 @@ struct lua_pmnf {
     char names[PMNF_MAX_PARAMS][32];
 };
 
-/* The parameters of u's models from the table at idx into x; raises an error naming a missing
- * one. */
-static void pmnf_point(lua_State *L, struct lua_pmnf *u, int idx, double *x)
+/* The parameters of the first `models` of u's models from the table at idx into x; raises an
+ * error naming one they use that is missing or not above 0 (its logs and powers), and takes
+ * 1 for one they do not use (io's 2 + 0.01·p at n = 0). */
+static void pmnf_point(lua_State *L, struct lua_pmnf *u, int idx, int models, double *x)
 {
     luaL_checktype(L, idx, LUA_TTABLE);
     for (int d = 0; d < u->m[0].nparams; d++) {
+        int used = 0;
+        for (int i = 0; i < models && !used; i++)
+            used = pmnf_uses(&u->m[i], d);
         lua_getfield(L, idx, u->names[d]);
-        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0))
+        int positive = lua_isnumber(L, -1) && lua_tonumber(L, -1) > 0;
+        if (used && !positive)
             luaL_error(L, "predict: parameter %s must be a positive number", u->names[d]);
-        x[d] = lua_tonumber(L, -1);
+        x[d] = positive ? lua_tonumber(L, -1) : 1;
         lua_pop(L, 1);
     }
 }
@@ -302,7 +307,7 @@ static int pmnf_range(lua_State *L)
 {
     struct lua_pmnf *u = luaL_checkudata(L, lua_upvalueindex(1), MODEL_META);
     double x[PMNF_MAX_PARAMS], lo = INFINITY, hi = -INFINITY;
-    pmnf_point(L, u, 1, x);
+    pmnf_point(L, u, 1, u->count, x);
     for (int i = 0; i < u->count; i++) {
         double v = pmnf_eval(&u->m[i], x);
         lo = fmin(lo, v);
@@ -318,7 +323,7 @@ static int pmnf_predict(lua_State *L)
 {
     struct lua_pmnf *u = luaL_checkudata(L, lua_upvalueindex(1), MODEL_META);
     double x[PMNF_MAX_PARAMS];
-    pmnf_point(L, u, 1, x);
+    pmnf_point(L, u, 1, 1, x);
     lua_pushnumber(L, pmnf_eval(&u->m[0], x));
     return 1;
 }

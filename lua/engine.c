@@ -275,6 +275,60 @@ int engine_init_hook(struct engine *e, const struct profile *job, const struct p
     return rc;
 }
 
+/* The blanks around s cut off, in place. */
+static char *trimmed(char *s)
+{
+    s += strspn(s, " \t");
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* One target "p=4096, n=8192" into the table on top; -1 with err: a pair that is not
+ * name=number, a name given twice, p below 1 (the runs' p is a rank count). */
+static int push_target(lua_State *L, char *item, char *err, size_t errlen)
+{
+    char *whole = strdup(item), *save, *name = NULL, *value = NULL;
+    if (!whole) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    const char *why = NULL;
+    for (char *kv = strtok_r(item, ",", &save); kv && !why; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '='), *end = NULL;
+        name = value = trimmed(kv);
+        if (eq) {
+            *eq = '\0';
+            name = trimmed(kv);
+            value = trimmed(eq + 1);
+        }
+        double v = eq ? strtod(value, &end) : 0;
+        if (!eq || !*name || !*value || *end || !isfinite(v)) {
+            why = "is not name=number";
+            if (eq)
+                *eq = '='; /* the pair as given */
+            name = trimmed(kv);
+            value = NULL;
+            continue;
+        }
+        int given = lua_getfield(L, -1, name) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (given)
+            why = "names a parameter given before";
+        else if (!strcmp(name, "p") && !(v >= 1 && v <= 1e9)) /* a curve's p lies between */
+            why = "is no rank count (1 to 1e9)";
+        lua_pushnumber(L, v);
+        lua_setfield(L, -2, name);
+    }
+    if (why && value)
+        snprintf(err, errlen, "target '%s': '%s=%s' %s", whole, name, value, why);
+    else if (why)
+        snprintf(err, errlen, "target '%s': '%s' %s", whole, name, why);
+    free(whole);
+    return why ? -1 : 0;
+}
+
 /* Push ctx.targets from "p=1024;p=4096,n=8192"; -1 with err on a malformed target. */
 static int push_targets(lua_State *L, const char *text, char *err, size_t errlen)
 {
@@ -283,25 +337,22 @@ static int push_targets(lua_State *L, const char *text, char *err, size_t errlen
     const char *s = text ? text : "";
     while (*s) {
         size_t len = strcspn(s, ";");
-        if (len) {
+        char *item = strndup(s, len);
+        if (!item) {
+            snprintf(err, errlen, "out of memory");
+            lua_pop(L, 1);
+            return -1;
+        }
+        if (*trimmed(item)) {
             lua_newtable(L);
-            char item[256];
-            snprintf(item, sizeof item, "%.*s", (int)(len < 255 ? len : 255), s);
-            char *save;
-            for (char *kv = strtok_r(item, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-                char *eq = strchr(kv, '='), *end;
-                double v = eq ? strtod(eq + 1, &end) : 0;
-                if (!eq || eq == kv || !eq[1] || *end || !isfinite(v)) {
-                    snprintf(err, errlen, "target '%s': '%s' is not name=number", item, kv);
-                    lua_pop(L, 2);
-                    return -1;
-                }
-                *eq = '\0';
-                lua_pushnumber(L, v);
-                lua_setfield(L, -2, kv);
+            if (push_target(L, item, err, errlen) < 0) {
+                free(item);
+                lua_pop(L, 2);
+                return -1;
             }
             lua_rawseti(L, -2, ++n);
         }
+        free(item);
         s += len + (s[len] == ';');
     }
     return 0;

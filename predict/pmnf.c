@@ -479,6 +479,14 @@ double pmnf_eval(const struct pmnf_model *m, const double *x)
     return v;
 }
 
+int pmnf_uses(const struct pmnf_model *m, int d)
+{
+    for (int t = 0; t < m->nterms; t++)
+        if (m->mask[t] == PMNF_SECOND ? m->d2 == d : m->mask[t] >> d & 1)
+            return 1;
+    return 0;
+}
+
 /* The points of a search and the values of its terms there, each term's once: the search
  * builds its hundreds of models from a few terms per parameter, and pow() for every product
  * of every model was a fifth of a prediction over three parameters. */

@@ -121,6 +121,8 @@ int fit_pmnf(const double *x, int nparams, const double *y, int n,
 int fit_pmnf_ranked(const double *x, int nparams, const double *y, int n,
                     const struct pmnf_options *opt, struct pmnf_model *out, int max);
 double pmnf_eval(const struct pmnf_model *m, const double *x);
+/* Whether m's value depends on parameter d. */
+int pmnf_uses(const struct pmnf_model *m, int d);
 
 /* ---- trend.c ----
  * Does a series change with its parameters beyond the noise between its repetitions? n values

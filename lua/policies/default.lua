@@ -78,6 +78,17 @@ tardy.policy("default", function(ctx)
     end
   end
 
+  -- the model's value at target, or nil and why not: where it holds none (model.outside), or
+  -- where its predict refuses the target (PMNF's at n = 0: it takes logs and powers of the
+  -- parameters), which ends this prediction, not the others
+  local function value_at(model, target)
+    local outside = model.outside and model.outside(target)
+    if outside then return nil, outside end
+    local ok, v = pcall(model.predict, target)
+    if not ok then return nil, (tostring(v):gsub("^[^:]*:%d+: ", "")) end
+    return v
+  end
+
   -- one prediction of a series; returns value, model, points, low, high (nil and the reason
   -- if omitted: no model, or data that cannot support a number at the target). least: the
   -- smallest value the metric can take, if it has one (the max over ranks over their mean
@@ -89,10 +100,11 @@ tardy.policy("default", function(ctx)
   local function predict(target, metric, id, make, least)
     local pts, model, why = fitted(target, id, make)
     if not model then return nil, why end
-    local outside = model.outside and model.outside(target)
-    if outside then return nil, "no prediction at " .. scale_key(target) .. ": " .. outside end
-    local v = model.predict(target)
-    if not finite(v) then return nil, "the model gives no finite value" end
+    local v, refused = value_at(model, target)
+    if not finite(v) then
+      return nil, "no prediction at " .. scale_key(target) .. ": " ..
+        (refused or "the model gives no finite value there")
+    end
     local lo, hi, zlo, zhi = interval(model, pts, target, v, true)
     local all_positive, none_negative, largest = true, true, 0
     for _, pt in ipairs(pts) do
@@ -202,9 +214,9 @@ tardy.policy("default", function(ctx)
     local got, total = {}, beyond or 0
     for j, part in ipairs(parts) do
       local pts, model, why = fitted(target, part.id, part.make)
-      local outside = model and model.outside and model.outside(target)
-      local v = model and not outside and model.predict(target)
-      got[j] = {pts = pts, model = model, v = v, why = why or outside}
+      local v, refused
+      if model then v, refused = value_at(model, target) end
+      got[j] = {pts = pts, model = model, v = v, why = why or refused}
       if finite(v) then total = total + math.max(v, 0) end
     end
     local s = {value = 0, below = 0, above = 0, var = 0, n = 0, missing = 0}

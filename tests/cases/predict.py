@@ -416,6 +416,48 @@ def test_broken_extrap():
             os.unlink(path)
 
 
+# --at as a user may mistype it: (targets, exit code, what stderr says)
+BAD_TARGETS = [
+    ("p=1024,p=2048", 1, "target 'p=1024,p=2048': 'p=2048' names a parameter given before"),
+    ("p=0", 1, "target 'p=0': 'p=0' is no rank count (1 to 1e9)"),
+    ("p=-8", 1, "target 'p=-8': 'p=-8' is no rank count (1 to 1e9)"),
+    ("p=", 1, "target 'p=': 'p=' is not name=number"),
+    ("p=64;n", 1, "target 'n': 'n' is not name=number"),
+    (" ; ", 2, "--at names no target (p=1024;p=4096,n=8192)"),
+]
+
+
+def test_bad_targets():
+    """Targets mistyped: each named with what is wrong, nothing predicted; blanks around a
+    name or value are not part of it; a value the models cannot take (n = 0: PMNF takes logs
+    and powers) leaves those series without a number, with the reason, and the others
+    predicted."""
+    points = [(p, n) for p in (2, 4, 8, 16) for n in (10, 20, 40, 80)]
+    path = extrap_file("PARAMETER p n\nPOINTS %s\nREGION solve\nMETRIC time\n%sREGION io\n"
+                       "METRIC time\n%s" % (" ".join("(%d %d)" % pt for pt in points),
+                                           "".join("DATA %r\n" % (1 + 0.1 * p * n) for p, n in points),
+                                           "".join("DATA %r\n" % (2 + 0.01 * p) for p, n in points)))
+    try:
+        for at, code, want in BAD_TARGETS:
+            p = tardy(["predict", "--extrap", path, "--at", at])
+            expect(p.returncode == code and "tardy predict: " + want in p.stderr and
+                   not p.stdout, "--at %r: exit %d, %s" % (at, p.returncode, p.stderr.strip()))
+        p = tardy(["predict", "--extrap", path, "--at", " p = 32 , n = 160 ", "--json"])
+        got = [(q["target"], q["metric"]) for q in json.loads(p.stdout)["predictions"]]
+        expect(got == [("n=160,p=32", "io/time"), ("n=160,p=32", "solve/time")] or
+               sorted(got) == [("n=160,p=32", "io/time"), ("n=160,p=32", "solve/time")],
+               "blanks in the target: %s" % got)
+        p = tardy(["predict", "--extrap", path, "--at", "p=32,n=0", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        doc = json.loads(p.stdout)
+        expect([q["metric"] for q in doc["predictions"]] == ["io/time"], "at n=0: %s" %
+               doc["predictions"])
+        expect("solve/time: no prediction at n=0,p=32: predict: parameter n must be a positive "
+               "number" in doc.get("note", ""), "note: %s" % doc.get("note"))
+    finally:
+        os.unlink(path)
+
+
 def extrap_formats(work):
     """One measurement set (a law of p and n, two call paths, two metrics, three repetitions)
     in Extra-P's text format and in its four JSON inputs: {path: format}."""
@@ -1056,6 +1098,7 @@ room.case("cli/tardy predict: a note on runs whose ranks outnumber the CPUs", te
 room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
+room.case("cli/tardy predict --at: mistyped targets named, a value no model takes", test_bad_targets)
 room.case("cli/tardy predict --extrap: a file in Extra-P's JSON inputs, as its text",
           test_extrap_json_formats)
 room.case("cli/Extra-P's own readers take those JSON inputs", test_extrap_reads_them)
