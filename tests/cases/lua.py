@@ -85,6 +85,20 @@ def test_broken_in_job(policy):
         expect("the Lua policy failed" in run.profile.get("prediction_note", ""), "note")
 
 
+def test_mistyped_target_in_job():
+    """TARDY_PREDICT mistyped: the program's exit code and profile stay, one warning names the
+    setting and the target, and so does the profile's note (not "the Lua policy failed")."""
+    @with_run([binary("exits"), "return", "5"], 2, {"TARDY_PREDICT": "p=8,p=16"})
+    def _(run):
+        expect(run.rc == 5, "exit %d" % run.rc)
+        expect(run.profile is not None, "profile lost")
+        want = "TARDY_PREDICT: target 'p=8,p=16': 'p=16' names a parameter given before"
+        lines = [line for line in run.err.splitlines() if want in line]
+        expect(len(lines) == 1, "no one warning %r: %s" % (want, run.err[-600:]))
+        note = run.profile.get("prediction_note", "")
+        expect(note == "no predictions: " + want, "note: %r" % note)
+
+
 def test_broken_at_init():
     """A script that fails its check at MPI_Init: one warning, no second one at finalize."""
     @with_run([binary("exits"), "return", "3"], 2, {
@@ -458,6 +472,7 @@ for _policy in ("runtime_error", "endless", "memory_bomb", "garbage", "nan_value
     room.case("lua/failing script in a job: %s" % _policy,
               lambda p=_policy: test_broken_in_job(p))
 room.case("lua/script failing its check at MPI_Init", test_broken_at_init)
+room.case("lua/TARDY_PREDICT mistyped: named, the job unchanged", test_mistyped_target_in_job)
 room.case("lua/store: finalize, offline and Extra-P predictions agree", test_store_predictions)
 room.case("lua/store: repeated runs by their median, from the store as from its export",
           test_store_repetitions)

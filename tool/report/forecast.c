@@ -139,9 +139,12 @@ void fc_predict(struct profile *p)
     struct profile out;
     profile_init(&out);
     if (engine_predict(&o, all, n + 1, 1, &out, err, sizeof err) < 0) {
-        tardy_warn("Lua: %s", err);
+        /* a mistyped target is the setting's fault, not the policy's */
+        int target = !strncmp(err, "target '", 8);
+        tardy_warn("%s: %s", target ? "TARDY_PREDICT" : "Lua", err);
         char line[600];
-        snprintf(line, sizeof line, "no predictions: the Lua policy failed (%.*s)",
+        snprintf(line, sizeof line, target ? "no predictions: TARDY_PREDICT: %.*s"
+                                           : "no predictions: the Lua policy failed (%.*s)",
                  (int)strcspn(err, "\n"), err);
         note(p, line);
     } else {
