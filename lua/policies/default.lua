@@ -118,8 +118,11 @@ tardy.policy("default", function(ctx)
     end
     v, lo, hi, zlo, zhi = bounded(v), bounded(lo), bounded(hi), bounded(zlo), bounded(zhi)
     if all_positive and v <= 0 then
-      return nil, "no prediction at " .. scale_key(target) .. ": the trend of the runs does " ..
-        "not continue there (the best model falls to zero or below)"
+      -- inside the runs' range it is the model that fails there, not the trend
+      return nil, "no prediction at " .. scale_key(target) .. (extrapolates(pts, target) and
+        ": the trend of the runs does not continue there (the best model falls to zero or below)"
+        or ": the best model, chosen for how it predicts larger scales, falls to zero or " ..
+        "below there, inside the runs' range")
     end
     -- also where some runs are 0 (no waits at one rank): a wait's time that is 0.02 s in one
     -- run and 0.9 s in its twin got 0.04 at 12 ranks, "4.9e-06..328". Judged on the interval
