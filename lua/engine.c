@@ -275,16 +275,6 @@ int engine_init_hook(struct engine *e, const struct profile *job, const struct p
     return rc;
 }
 
-/* The blanks around s cut off, in place. */
-static char *trimmed(char *s)
-{
-    s += strspn(s, " \t");
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        s[--n] = '\0';
-    return s;
-}
-
 /* One target "p=4096, n=8192" into the table on top; -1 with err: a pair that is not
  * name=number, a name given twice, p below 1 (the runs' p is a rank count). */
 static int push_target(lua_State *L, char *item, char *err, size_t errlen)
@@ -297,18 +287,18 @@ static int push_target(lua_State *L, char *item, char *err, size_t errlen)
     const char *why = NULL;
     for (char *kv = strtok_r(item, ",", &save); kv && !why; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '='), *end = NULL;
-        name = value = trimmed(kv);
+        name = value = str_trim(kv);
         if (eq) {
             *eq = '\0';
-            name = trimmed(kv);
-            value = trimmed(eq + 1);
+            name = str_trim(kv);
+            value = str_trim(eq + 1);
         }
         double v = eq ? strtod(value, &end) : 0;
         if (!eq || !*name || !*value || *end || !isfinite(v)) {
             why = "is not name=number";
             if (eq)
                 *eq = '='; /* the pair as given */
-            name = trimmed(kv);
+            name = str_trim(kv);
             value = NULL;
             continue;
         }
@@ -318,8 +308,10 @@ static int push_target(lua_State *L, char *item, char *err, size_t errlen)
             why = "names a parameter given before";
         else if (!strcmp(name, "p") && !(v >= 1 && v <= 1e9)) /* a curve's p lies between */
             why = "is no rank count (1 to 1e9)";
-        lua_pushnumber(L, v);
-        lua_setfield(L, -2, name);
+        else {
+            lua_pushnumber(L, v);
+            lua_setfield(L, -2, name);
+        }
     }
     if (why && value)
         snprintf(err, errlen, "target '%s': '%s=%s' %s", whole, name, value, why);
@@ -343,7 +335,7 @@ static int push_targets(lua_State *L, const char *text, char *err, size_t errlen
             lua_pop(L, 1);
             return -1;
         }
-        if (*trimmed(item)) {
+        if (*str_trim(item)) {
             lua_newtable(L);
             if (push_target(L, item, err, errlen) < 0) {
                 free(item);

@@ -501,14 +501,12 @@ static int place(struct profile *r, const char *region, const char *metric, doub
         char *key;
         if (asprintf(&key, "%s/%s", region, metric) < 0)
             return -1;
-        /* a second block of the same pair would replace the first's values unseen */
-        int again = rowset_find(&r->rows, ROW_RANK, key, NULL) != NULL;
-        row = again ? NULL : rowset_get(&r->rows, ROW_RANK, key, NULL);
+        row = rowset_get(&r->rows, ROW_RANK, key, NULL);
         free(key);
-        if (again)
-            return 1;
         if (!row)
             return -1;
+        if (row->n.time.ranks) /* a second block of the pair: it would replace the first's */
+            return 1;
         row->n.time = (struct red_stat){.sum = v * r->ranks, .min = v, .max = v,
                                         .ranks = (uint32_t)r->ranks};
         return 0;

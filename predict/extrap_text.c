@@ -64,10 +64,7 @@ static int read_line(void *ctx, char *line)
     char *value = s + strcspn(s, " \t");
     if (*value)
         *value++ = '\0';
-    value += strspn(value, " \t");
-    /* names end at their last visible character, as Extra-P strips them */
-    for (size_t n = strlen(value); n && (value[n - 1] == ' ' || value[n - 1] == '\t'); n--)
-        value[n - 1] = '\0';
+    value = str_trim(value); /* names end at their last visible character, as Extra-P's */
     /* the points' layout is fixed by the parameters, the runs' by the points */
     if (!strcmp(s, "PARAMETER")) {
         if (rd->npoints)

@@ -59,7 +59,7 @@ local function regime(law, points, values, key, pooled)
   for i = #values - UPPER, 1, -1 do
     local at = {}
     for _, pt in ipairs(points) do if pt.x[key] == values[i] then at[#at + 1] = pt end end
-    local miss = noise.misfit(law, at, pooled > 0 and pooled or nil)
+    local miss = noise.misfit(law, at, pooled) -- nil without repetitions
     local follows
     if miss then follows = miss <= noise.MISFIT
     else

@@ -270,8 +270,7 @@ def test_extrap_page_one_series():
     table "5 rows"."""
     d = tempfile.mkdtemp(prefix="tardy-html-one-")
     try:
-        src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-            os.path.abspath(__file__)))), "bench", "predict", "seed000_POISSON_MPI.txt")
+        src = os.path.abspath("bench/predict/seed000_POISSON_MPI.txt")
         html = os.path.join(d, "page.html")
         p = subprocess.run(["timeout", "120", TARDY, "html", "--extrap", src, "-o", html],
                            capture_output=True, text=True)

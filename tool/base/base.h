@@ -76,6 +76,8 @@ void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append the rest of f (a file or a pipe): 0, or -1 when it cannot be read or memory is short. */
 int sb_read(struct strbuf *sb, FILE *f);
+/* s without the blanks (spaces, tabs) around it: the end cut off in place, the start skipped. */
+char *str_trim(char *s);
 
 /* ---- fdwrite.c ---- */
 /* Write all len bytes of buf to fd (retrying short writes and EINTR): 0, or -1 with errno. */

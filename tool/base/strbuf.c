@@ -85,3 +85,12 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
     }
     sb->len += (size_t)n;
 }
+
+char *str_trim(char *s)
+{
+    s += strspn(s, " \t");
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    return s;
+}
