@@ -15,6 +15,7 @@
 #include "api.h"
 #include "require.h"
 #include "sandbox.h"
+#include "predict/lapack_api.h"
 #include "tool/base/base.h"
 
 struct engine {
@@ -444,6 +445,8 @@ static int take_predictions(lua_State *L, const char *policy, struct profile *p,
 int engine_predict(const struct engine_opts *o, const struct profile *runs, int nruns,
                    int current_last, struct profile *into, char *err, size_t errlen)
 {
+    if (lapack_load(err, errlen) < 0) /* the fits would fail one by one */
+        return -1;
     struct sandbox *s = load_all(o, runs, nruns, current_last, err, errlen);
     if (!s)
         return -1;

@@ -46,7 +46,8 @@ int engine_init_hook(struct engine *e, const struct profile *job, const struct p
 
 /* Run the policy over runs (oldest first; the last is the current run when current_last)
  * and store the predictions in into. Returns 0; -1 with a message (file:line and a
- * traceback) in err when a script fails or returns something that is not a prediction. */
+ * traceback) in err when a script fails or returns something that is not a prediction, or
+ * with the loader's reason when LAPACK cannot be loaded. */
 int engine_predict(const struct engine_opts *o, const struct profile *runs, int nruns,
                    int current_last, struct profile *into, char *err, size_t errlen);
 

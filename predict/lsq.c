@@ -1,21 +1,11 @@
 /* Linear least squares and leverages through LAPACK: a QR factorization, or the SVD where
  * the columns may be nearly dependent and for leverages alone (which allow them). */
 #include "predict.h"
+#include "lapack_api.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* LAPACK (Fortran): the singular value decomposition. */
-void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
-             const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
-             double *work, const int *lwork, int *info);
-/* LAPACK's unblocked QR factorization and the forming of its Q (no workspace query, no
- * tuning look-up). */
-void dgeqr2_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
-             int *info);
-void dorg2r_(const int *m, const int *n, const int *k, double *a, const int *lda,
-             const double *tau, double *work, int *info);
 
 const char *fit_strerror(int code)
 {
@@ -25,8 +15,16 @@ const char *fit_strerror(int code)
     case FIT_ESINGULAR: return "the data do not determine the model";
     case FIT_ENOMEM: return "out of memory";
     case FIT_ENOCONV: return "the fit did not converge";
+    case FIT_ENOLAPACK: return "LAPACK cannot be loaded";
     }
     return "unknown error";
+}
+
+/* Is LAPACK there (loaded on the first fit)? Callers that report why ask lapack_load. */
+static int loaded(void)
+{
+    char why[8];
+    return lapack_load(why, sizeof why) == 0;
 }
 
 /* The square roots of the weights w[n] into sw, returned (NULL without weights). Once a fit:
@@ -57,7 +55,7 @@ static int weighted_svd(const double *X, int n, int k, const double *sw, double 
     int lwork = 5 * (n + k) + 64, info, one = 1;
     double *work = a + (size_t)n * k, none;
     weighted_design(X, n, k, sw, a);
-    dgesvd_("S", vt ? "S" : "N", &n, &k, a, &n, s, u, &n, vt ? vt : &none, vt ? &k : &one,
+    lapack.dgesvd("S", vt ? "S" : "N", &n, &k, a, &n, s, u, &n, vt ? vt : &none, vt ? &k : &one,
             work, &lwork, &info);
     return info;
 }
@@ -133,7 +131,7 @@ static int qr_solve(const double *X, int n, int k, const double *y, const double
     double *q = space, *work = space + (size_t)n * k, tau[64], r[64 * 64], qb[64];
     int info;
     weighted_design(X, n, k, sw, q);
-    dgeqr2_(&n, &k, q, &n, tau, work, &info);
+    lapack.dgeqr2(&n, &k, q, &n, tau, work, &info);
     double lo = INFINITY, hi = 0;
     for (int j = 0; j < k; j++) {
         for (int i = 0; i <= j; i++)
@@ -143,7 +141,7 @@ static int qr_solve(const double *X, int n, int k, const double *y, const double
     }
     if (info != 0 || !(lo > 1e-9 * hi))
         return 1;
-    dorg2r_(&n, &k, &k, q, &n, tau, work, &info);
+    lapack.dorg2r(&n, &k, &k, q, &n, tau, work, &info);
     if (info != 0)
         return 1;
     project(q, n, k, y, sw, qb);
@@ -168,6 +166,8 @@ static int lsq_fit(const double *X, int n, int k, const double *y, const double 
 {
     if (n < k || k < 1 || k > 64)
         return FIT_EINPUT;
+    if (!loaded())
+        return FIT_ENOLAPACK;
     for (int i = 0; i < n; i++) {
         if (!isfinite(y[i]) || (w && !(w[i] >= 0 && isfinite(w[i]))))
             return FIT_EINPUT;
@@ -212,6 +212,8 @@ int fit_leverage(const double *X, int n, int k, const double *w, double *h)
 {
     if (n < 1 || k < 1 || k > n || k > 64)
         return FIT_EINPUT;
+    if (!loaded())
+        return FIT_ENOLAPACK;
     double *u = lsq_space(n, k), s[64];
     if (!u)
         return FIT_ENOMEM;
@@ -225,7 +227,7 @@ int fit_leverage(const double *X, int n, int k, const double *w, double *h)
 
 int fit_rank(const double *X, int n, int k)
 {
-    if (n < 1 || k < 1 || k > 64)
+    if (n < 1 || k < 1 || k > 64 || !loaded())
         return -1;
     double *a = lsq_space(n, k), s[64], u, vt;
     if (!a)
@@ -244,7 +246,7 @@ int fit_rank(const double *X, int n, int k)
         if (!isfinite(a[i]))
             info = -1;
     if (info == 0)
-        dgesvd_("N", "N", &n, &k, a, &n, s, &u, &one, &vt, &one, a + (size_t)n * k, &lwork,
+        lapack.dgesvd("N", "N", &n, &k, a, &n, s, &u, &one, &vt, &one, a + (size_t)n * k, &lwork,
                 &info);
     for (int j = 0; info == 0 && j < m; j++)
         rank += s[j] > 1e-8 * s[0];

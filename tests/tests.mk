@@ -5,8 +5,7 @@ B       ?= build
 CC      ?= cc
 MPICC   ?= mpicc.mpich
 PYTHON  ?= python3
-LAPACK_LIBS ?= $(shell pkg-config --libs lapack)
-DEPS    = $(shell pkg-config --cflags --libs jansson libcjson lua5.4) $(LAPACK_LIBS) -ldl -lm
+DEPS    = $(shell pkg-config --cflags --libs jansson libcjson lua5.4) -ldl -lm
 TFLAGS  = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Iinclude -I. -I$(B)/gen
 HOST_OBJ = $(filter-out $(B)/obj/host/cli/%,$(shell find $(B)/obj/host -name '*.o'))
 
@@ -83,7 +82,7 @@ $(B)/fuzz/fuzz_inputs: tests/fuzz/fuzz_inputs.c $(FUZZ_SRC)
 	$(FUZZ_CC) -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=undefined -Iinclude -I. -I$(B)/gen \
 	  $(shell pkg-config --cflags $(FUZZ_PKGS)) -DTARDY_VERSION='"fuzz"' -o $@ $^ \
-	  $(shell pkg-config --libs jansson libcjson lua5.4) $(LAPACK_LIBS) -ldl -lm
+	  $(shell pkg-config --libs jansson libcjson lua5.4) -ldl -lm
 
 # The unit tests alone (the sanitizer build runs these).
 unit-only: $(UNIT_BIN)

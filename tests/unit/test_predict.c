@@ -4,7 +4,7 @@
  * c0 + c1 · p^k · log2(p)^j of its search space, two-parameter laws, and the recovery of
  * scaling laws from noisy data over many noise draws: acceptance 7(b) checked as a rate, not
  * on one lucky seed), and the Extra-P text format (a foreign file, a round trip of runs,
- * errors named by line). */
+ * errors named by line), and LAPACK's loading. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "predict/lapack_api.h"
 #include "predict/predict.h"
 #include "predict/store_head.h"
 
@@ -110,6 +111,16 @@ static void least_squares(void)
     double negw[] = {1, -1, 1, 1};
     CHECK(fit_lsq(X, 4, 2, y, negw, c, &rss) == FIT_EINPUT);
     CHECK(fit_lsq(X, 1, 2, y, NULL, c, &rss) == FIT_EINPUT); /* fewer points than unknowns */
+
+    /* LAPACK is loaded on the first fit; a library that is not there is named, and one
+     * without the routines too */
+    char why[512];
+    struct lapack_api api;
+    CHECK(lapack_load(why, sizeof why) == 0);
+    CHECK(lapack_load_from("libtardy-no-such-lapack.so.9", &api, why, sizeof why) < 0);
+    CHECK(strstr(why, "cannot load LAPACK (libtardy-no-such-lapack.so.9)") != NULL);
+    CHECK(lapack_load_from("libm.so.6", &api, why, sizeof why) < 0);
+    CHECK(strstr(why, "libm.so.6") && strstr(why, "dgesvd_"));
 
     /* a parabola y = 2 - 3x + x²/2 at x = 0..5: three coefficients exactly */
     double Q[18], qy[6], qc[3];

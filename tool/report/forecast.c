@@ -10,8 +10,9 @@
 
 #include "tool/base/base.h"
 #include "lua/engine.h"
-#include "tool/profile/profile.h"
+#include "predict/lapack_api.h"
 #include "predict/predict.h"
+#include "tool/profile/profile.h"
 
 static void options(struct engine_opts *o)
 {
@@ -117,7 +118,13 @@ void fc_predict(struct profile *p)
         return;
     }
     struct profile *runs = NULL;
-    char err[4096];
+    char err[4096], line[600];
+    if (lapack_load(err, sizeof err) < 0) { /* the machine's fault, not the policy's */
+        tardy_warn("no predictions: %s", err);
+        snprintf(line, sizeof line, "no predictions: %.500s", err);
+        note(p, line);
+        return;
+    }
     int n = 0;
     if (*cfg.store) {
         n = store_load(cfg.store, p, NULL, NULL, &runs, warn_line, NULL, err, sizeof err);
@@ -142,7 +149,6 @@ void fc_predict(struct profile *p)
         /* a mistyped target is the setting's fault, not the policy's */
         int target = !strncmp(err, "target '", 8);
         tardy_warn("%s: %s", target ? "TARDY_PREDICT" : "Lua", err);
-        char line[600];
         snprintf(line, sizeof line, target ? "no predictions: TARDY_PREDICT: %.*s"
                                            : "no predictions: the Lua policy failed (%.*s)",
                  (int)strcspn(err, "\n"), err);
