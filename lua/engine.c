@@ -15,7 +15,7 @@
 #include "api.h"
 #include "require.h"
 #include "sandbox.h"
-#include "predict/lapack_api.h"
+#include "predict/predict.h"
 #include "tool/base/base.h"
 
 struct engine {

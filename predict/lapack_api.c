@@ -1,5 +1,6 @@
 /* Loading LAPACK on demand (see lapack_api.h). */
 #include "lapack_api.h"
+#include "predict.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* LAPACK, loaded with dlopen on the first fit: linked in, liblapack, the reference BLAS,
+/* LAPACK, loaded with dlopen on the first fit (lapack_load, predict.h): linked in, liblapack, the reference BLAS,
  * libgfortran and libquadmath added 0.9 MiB to every rank's resident memory, and their
  * symbols to every MPI program's namespace, in jobs that predict nothing. Loaded with
  * RTLD_LOCAL, they stay out of it when a job does. */
@@ -19,10 +19,6 @@ struct lapack_api {
 };
 
 extern struct lapack_api lapack;
-
-/* Load LAPACK (LAPACK_SONAME, set at build time) and resolve the routines, once for the
- * process (thread-safe). Returns 0, or -1 with the reason, naming the library, in why. */
-int lapack_load(char *why, size_t len);
 
 /* The same from the library named soname, every call: 0 and *api filled, or -1 and why. */
 int lapack_load_from(const char *soname, struct lapack_api *api, char *why, size_t len);

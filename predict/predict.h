@@ -26,6 +26,11 @@ enum {
 
 const char *fit_strerror(int code);
 
+/* Load LAPACK (LAPACK_SONAME, set at build time; lapack_api.c) and resolve its routines, once
+ * for the process (thread-safe; a fit does it too). Returns 0, or -1 with the reason, naming
+ * the library, in why. */
+int lapack_load(char *why, size_t len);
+
 /* Least squares X b ≈ y by QR (LAPACK dgeqr2), or by SVD (dgesvd) where the columns may be
  * nearly dependent. w (may be NULL) weights each point. On success coef[k] and, unless rss
  * is NULL, *rss (residual sum of squares) are set; FIT_ESINGULAR when X has not full rank (a

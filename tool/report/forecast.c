@@ -10,7 +10,6 @@
 
 #include "tool/base/base.h"
 #include "lua/engine.h"
-#include "predict/lapack_api.h"
 #include "predict/predict.h"
 #include "tool/profile/profile.h"
 
