@@ -1,7 +1,7 @@
-/* LAPACK, loaded with dlopen on the first fit (lapack_load, predict.h): linked in, liblapack, the reference BLAS,
- * libgfortran and libquadmath added 0.9 MiB to every rank's resident memory, and their
- * symbols to every MPI program's namespace, in jobs that predict nothing. Loaded with
- * RTLD_LOCAL, they stay out of it when a job does. */
+/* LAPACK, loaded with dlopen on the first fit (lapack_load, predict.h). Linked in, liblapack,
+ * the reference BLAS, libgfortran and libquadmath added 0.9 MiB to every rank's resident
+ * memory, and their symbols to every MPI program's namespace, in jobs that predict nothing.
+ * Loaded with RTLD_LOCAL, they stay out of it when a job does. */
 #ifndef TARDY_LAPACK_API_H
 #define TARDY_LAPACK_API_H
 

@@ -55,8 +55,8 @@ static int weighted_svd(const double *X, int n, int k, const double *sw, double 
     int lwork = 5 * (n + k) + 64, info, one = 1;
     double *work = a + (size_t)n * k, none;
     weighted_design(X, n, k, sw, a);
-    lapack.dgesvd("S", vt ? "S" : "N", &n, &k, a, &n, s, u, &n, vt ? vt : &none, vt ? &k : &one,
-            work, &lwork, &info);
+    lapack.dgesvd("S", vt ? "S" : "N", &n, &k, a, &n, s, u, &n, vt ? vt : &none,
+                  vt ? &k : &one, work, &lwork, &info);
     return info;
 }
 
@@ -246,8 +246,8 @@ int fit_rank(const double *X, int n, int k)
         if (!isfinite(a[i]))
             info = -1;
     if (info == 0)
-        lapack.dgesvd("N", "N", &n, &k, a, &n, s, &u, &one, &vt, &one, a + (size_t)n * k, &lwork,
-                &info);
+        lapack.dgesvd("N", "N", &n, &k, a, &n, s, &u, &one, &vt, &one, a + (size_t)n * k,
+                      &lwork, &info);
     for (int j = 0; info == 0 && j < m; j++)
         rank += s[j] > 1e-8 * s[0];
     free(a);

@@ -21,7 +21,7 @@ enum {
     FIT_ESINGULAR = -2, /* the columns do not determine the coefficients */
     FIT_ENOMEM = -3,
     FIT_ENOCONV = -4, /* Levenberg–Marquardt did not converge */
-    FIT_ENOLAPACK = -5, /* LAPACK cannot be loaded (lapack_api.h says why) */
+    FIT_ENOLAPACK = -5, /* LAPACK cannot be loaded (lapack_load says why) */
 };
 
 const char *fit_strerror(int code);
