@@ -79,6 +79,27 @@ def test_mem_unmap(ranks):
                "ranks" % (alloc, freed, live, page, mapped))
 
 
+def test_mem_many(ranks):
+    """10,000 blocks of 777 bytes allocated inside one MPI call, every other one freed after
+    it: the live table grows past its first 4,096 slots (doubling under the lock) and loses
+    none of them, so the call's live bytes are the 5,000 blocks left, its freed bytes the
+    other 5,000 (the library's own blocks at this call come and go within it)."""
+    src, blocks, size = "tests/mpi/mem_many.c", 10000, 777
+
+    @with_run([binary("mem_many")], ranks)
+    def _(run):
+        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+        ran = len(re.findall(r"^many rank \d+: ran$", run.out, re.M))
+        expect(ran >= 1, "the reduction ran on no rank: %r" % run.out)
+        row = one_row(run.profile, "MPI_Allreduce", src, "blocks")
+        alloc, freed, live = mem(row), mem(row, "freed_bytes"), mem(row, "live_bytes")
+        half = blocks // 2 * size * ran
+        extra = alloc - blocks * size * ran
+        expect(live == half and extra >= 0 and freed - extra == half,
+               "allocated %d, freed %d, live %d; expected %d, %d, %d on %d ranks" % (
+                   alloc, freed, live, 2 * half, half, half, ran))
+
+
 def test_mem_app(ranks):
     """The program's own allocations (64 MiB kept, churn of every allocator function, a thread
     allocating while the main thread waits in MPI_Barrier) are not the MPI library's."""
@@ -172,6 +193,7 @@ for _n in (0, 1, 2):
     room.case("memory/Comm_dup/free pairs %s" % ("singleton" if _n == 0 else "-n %d" % _n),
               lambda n=_n: test_mem_dup(n))
 room.case("memory/munmap of part of a mapping -n 2", lambda: test_mem_unmap(2))
+room.case("memory/10,000 live blocks: the live table grows -n 2", lambda: test_mem_many(2))
 for _n in (1, 2):
     room.case("memory/application malloc loop -n %d" % _n, lambda n=_n: test_mem_app(n))
 for _lib in ("libjemalloc.so.2", "libtcmalloc_minimal.so.4"):

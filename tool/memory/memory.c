@@ -1,11 +1,15 @@
 /* Allocation interposition and the table of blocks the MPI library holds.
  *
  * The real allocator is found with dlsym(RTLD_NEXT); while dlsym itself allocates (on that
- * thread), requests are served from a small static arena. All tables are mmap'd once at
- * mem_start and never grow:
+ * thread), requests are served from a small static arena. The tables are mmap'd at
+ * mem_start; only the live table grows, by doubling under the lock, up to MAX_LIVE (its
+ * pages are touched at random: at its bound from the start, it held 0.5 MiB of every rank's
+ * memory where the library holds 1,600 blocks):
  *   live   linear probing, deletion by backward shift (no tombstones): block → size and site
  *   sites  open addressing: call site → counters (MAX_SITES sites)
- *   filter counts of the live blocks per hashed address: a free whose bucket is 0 skips the lock.
+ *   filter counts of the live blocks per hashed address: a free whose bucket is 0 skips the
+ *          lock. One byte each, written under the lock; a count that reaches 255 stays there
+ *          (its frees take the lock, as a collision's do).
  * With one thread in MPI, its newest blocks of one site stay on the thread first, outside the
  * tables and the filter (see "blocks kept on the thread").
  * A forked child gets a fresh lock and charges nothing more (it is not the MPI process).
@@ -29,6 +33,7 @@
 #include "memory_int.h"
 
 #define MAX_LIVE (1u << 15)
+#define FIRST_LIVE (1u << 12)
 #define MAX_SITES (1u << 12)
 #define FILTER (1u << 17)
 #define NO_SITE UINT32_MAX
@@ -64,8 +69,9 @@ static struct {
     atomic_int tracking;         /* between mem_start and mem_stop */
     int solo;                    /* one thread calls MPI: blocks are kept on it */
     struct live *live;
+    uint32_t live_mask;          /* the live table's slots less one (lock held to change) */
     struct mem_site *sites;
-    _Atomic uint16_t *filter;
+    _Atomic uint8_t *filter;
     _Alignas(64) pthread_mutex_t lock;
     uint32_t nlive;
     int64_t live_total, high_water;
@@ -160,7 +166,7 @@ static uint32_t hash_ptr(uintptr_t p)
 
 static uint32_t home(uintptr_t p)
 {
-    return hash_ptr(p) & (MAX_LIVE - 1);
+    return hash_ptr(p) & mem.live_mask;
 }
 
 /* Hashed by block address, not page: the application's blocks share pages with the
@@ -169,6 +175,16 @@ static uint32_t home(uintptr_t p)
 static uint32_t filter_slot(uintptr_t p)
 {
     return hash_ptr(p >> 4) & (FILTER - 1);
+}
+
+/* Count a live block of address p in (+1) or out (-1) of its filter bucket (lock held: one
+ * writer at a time, so a load and a store; frees read the buckets without the lock). */
+static void filter_add(uintptr_t p, int by)
+{
+    _Atomic uint8_t *b = &mem.filter[filter_slot(p)];
+    unsigned v = atomic_load_explicit(b, memory_order_relaxed);
+    if (v < UINT8_MAX && (by > 0 || v > 0))
+        atomic_store_explicit(b, (uint8_t)(v + by), memory_order_relaxed);
 }
 
 /* Index of the counters of site, created if missing; 0 (the overflow site) when full. */
@@ -194,7 +210,7 @@ static uint32_t live_slot(uintptr_t key)
 {
     uint32_t i = home(key);
     while (mem.live[i].ptr && mem.live[i].ptr != key)
-        i = (i + 1) & (MAX_LIVE - 1);
+        i = (i + 1) & mem.live_mask;
     return i;
 }
 
@@ -204,7 +220,7 @@ static void live_delete(uint32_t i)
     for (uint32_t j = i;;) {
         mem.live[i].ptr = 0;
         for (;;) {
-            j = (j + 1) & (MAX_LIVE - 1);
+            j = (j + 1) & mem.live_mask;
             if (!mem.live[j].ptr)
                 return;
             uint32_t h = home(mem.live[j].ptr);
@@ -237,9 +253,33 @@ static void live_release(uint32_t i)
     s->freed_bytes += (int64_t)mem.live[i].size;
     s->live_bytes -= (int64_t)mem.live[i].size;
     mem.live_total -= (int64_t)mem.live[i].size;
-    atomic_fetch_sub_explicit(&mem.filter[filter_slot(mem.live[i].ptr)], 1, memory_order_relaxed);
+    filter_add(mem.live[i].ptr, -1);
     mem.nlive--;
     live_delete(i);
+}
+
+static void *table(size_t bytes);
+
+/* Double the live table, up to MAX_LIVE (lock held): 1 if it grew. Its mappings are tardy's
+ * own (in_map: a hook of the MPI library's that sees them skips them). */
+static int live_grow(void)
+{
+    uint32_t slots = mem.live_mask + 1;
+    if (slots >= MAX_LIVE)
+        return 0;
+    int in_map = self.in_map;
+    self.in_map = 1;
+    struct live *old = mem.live, *grown = table(2 * (size_t)slots * sizeof *grown);
+    if (grown) {
+        mem.live = grown;
+        mem.live_mask = 2 * slots - 1;
+        for (uint32_t i = 0; i < slots; i++)
+            if (old[i].ptr)
+                mem.live[live_slot(old[i].ptr)] = old[i];
+        mem.real.munmap(old, slots * sizeof *old);
+    }
+    self.in_map = in_map;
+    return grown != NULL;
 }
 
 /* A new block p of size bytes charged to the counters at index s (lock held). */
@@ -247,7 +287,7 @@ static void insert(void *p, size_t size, uint32_t s)
 {
     mem.sites[s].allocs++;
     mem.sites[s].alloc_bytes += (int64_t)size;
-    if (mem.nlive >= MAX_LIVE / 4 * 3) {
+    if (mem.nlive >= (mem.live_mask + 1) / 4 * 3 && !live_grow()) {
         mem.untracked++; /* its free cannot be matched: count it as allocated only */
         return;
     }
@@ -266,7 +306,7 @@ static void insert(void *p, size_t size, uint32_t s)
     mem.live_total += (int64_t)size;
     if (mem.live_total > mem.high_water)
         mem.high_water = mem.live_total;
-    atomic_fetch_add_explicit(&mem.filter[filter_slot((uintptr_t)p)], 1, memory_order_relaxed);
+    filter_add((uintptr_t)p, 1);
 }
 
 static void record(void *p, size_t size, uint64_t site)
@@ -730,7 +770,8 @@ int mem_start(const char **why)
         return -1;
     }
     if (!mem.live) {
-        mem.live = table(MAX_LIVE * sizeof *mem.live);
+        mem.live = table(FIRST_LIVE * sizeof *mem.live);
+        mem.live_mask = FIRST_LIVE - 1;
         mem.sites = table(MAX_SITES * sizeof *mem.sites);
         mem.filter = table(FILTER * sizeof *mem.filter);
         if (!mem.live || !mem.sites || !mem.filter) {
