@@ -59,6 +59,17 @@ def test_mem_dup(ranks):
                "frees not charged back to the allocating call")
 
 
+def reduction_memory(run, src, site, line):
+    """A run of a program whose user-defined reduction allocates inside MPI_Allreduce at
+    `@site site` of src: the ranks where it ran (its output lines matching line), and that
+    call's allocated, freed and live bytes over all ranks."""
+    expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+    ran = len(re.findall(r"^%s$" % line, run.out, re.M))
+    expect(ran >= 1, "the reduction ran on no rank: %r" % run.out)
+    row = one_row(run.profile, "MPI_Allreduce", src, site)
+    return ran, mem(row), mem(row, "freed_bytes"), mem(row, "live_bytes")
+
+
 def test_mem_unmap(ranks):
     """munmap of the tail, the head and the middle of a 5-page mapping made inside an MPI call:
     3 pages freed and 2 still live, all charged to the call that mapped them (before: the
@@ -67,11 +78,7 @@ def test_mem_unmap(ranks):
 
     @with_run([binary("mem_unmap")], ranks)
     def _(run):
-        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
-        mapped = len(re.findall(r"^unmap rank \d+: all$", run.out, re.M))
-        expect(mapped >= 1, "the reduction ran on no rank: %r" % run.out)
-        row = one_row(run.profile, "MPI_Allreduce", src, "map")
-        alloc, freed, live = mem(row), mem(row, "freed_bytes"), mem(row, "live_bytes")
+        mapped, alloc, freed, live = reduction_memory(run, src, "map", r"unmap rank \d+: all")
         # The library's own small blocks at this call are allocated and freed within it.
         extra = alloc - 5 * page * mapped
         expect(live == 2 * page * mapped and extra >= 0 and freed - extra == 3 * page * mapped,
@@ -88,11 +95,7 @@ def test_mem_many(ranks):
 
     @with_run([binary("mem_many")], ranks)
     def _(run):
-        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
-        ran = len(re.findall(r"^many rank \d+: ran$", run.out, re.M))
-        expect(ran >= 1, "the reduction ran on no rank: %r" % run.out)
-        row = one_row(run.profile, "MPI_Allreduce", src, "blocks")
-        alloc, freed, live = mem(row), mem(row, "freed_bytes"), mem(row, "live_bytes")
+        ran, alloc, freed, live = reduction_memory(run, src, "blocks", r"many rank \d+: ran")
         half = blocks // 2 * size * ran
         extra = alloc - blocks * size * ran
         expect(live == half and extra >= 0 and freed - extra == half,

@@ -258,7 +258,14 @@ static void live_release(uint32_t i)
     live_delete(i);
 }
 
-static void *table(size_t bytes);
+/* A table of its own, zeroed (the real mmap: not charged). */
+static void *table(size_t bytes)
+{
+    ENSURE(mmap);
+    void *p = mem.real.mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
 
 /* Double the live table, up to MAX_LIVE (lock held): 1 if it grew. Its mappings are tardy's
  * own (in_map: a hook of the MPI library's that sees them skips them). */
@@ -749,14 +756,6 @@ static void fork_child(void)
     atomic_store(&mem.tracking, 0);
     self.kept.n = 0;
     self.kept.allocs = 0;
-}
-
-static void *table(size_t bytes)
-{
-    ENSURE(mmap);
-    void *p = mem.real.mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                            -1, 0);
-    return p == MAP_FAILED ? NULL : p;
 }
 
 int mem_start(const char **why)
