@@ -118,44 +118,76 @@ static void push_stat(lua_State *L, const struct red_stat *s, int ranks)
     lua_setfield(L, -2, "ranks");
 }
 
+/* The per-rank totals of a row as its histogram keeps them: `zeros` ranks without the row
+ * first, then the bins' ranks at the bins' values, the smallest and the largest exact. */
+struct ranked {
+    uint64_t zeros, total;
+    double lo, hi;
+    int bins;
+    const uint64_t *count;
+    double value[HIST_BINS > RANK_HIST_BINS ? HIST_BINS : RANK_HIST_BINS];
+};
+
+/* The k-th smallest (from 0) of the totals. */
+static double order_stat(const struct ranked *r, uint64_t k)
+{
+    if (k < r->zeros)
+        return 0;
+    if (k == r->zeros)
+        return r->lo;
+    if (k + 1 >= r->total)
+        return r->hi;
+    uint64_t seen = r->zeros;
+    for (int b = 0; b < r->bins; b++) {
+        seen += r->count[b];
+        if (seen > k) /* a bin's value can pass an extreme by rounding (bin sums in ns) */
+            return fmin(fmax(r->value[b], r->lo), r->hi);
+    }
+    return r->hi;
+}
+
+/* Quantile q of the totals, interpolated between the two around q·(total − 1) (Hyndman and
+ * Fan's definition 7, R's and NumPy's default): the median of two ranks is their mean, where
+ * the lower one stood for it and made the median / mean spread of 2-rank runs a trend. */
+static double ranked_quantile(const struct ranked *r, double q)
+{
+    if (!r->total)
+        return NAN;
+    double h = q * (double)(r->total - 1);
+    uint64_t k = (uint64_t)h;
+    double a = order_stat(r, k);
+    return h > (double)k ? a + (h - (double)k) * (order_stat(r, k + 1) - a) : a;
+}
+
 /* Quantile q of the per-rank totals from the log histogram (bin means, ranks without the row
  * count as zero); NaN for a row that keeps none (a root cause's). */
 static double rank_quantile(const struct hist *h, const struct red_stat *time, int ranks,
                             double q)
 {
+    struct ranked r = {.lo = time->min, .hi = time->max, .bins = HIST_BINS, .count = h->count};
     uint64_t kept = 0;
-    for (int b = 0; b < HIST_BINS; b++)
+    for (int b = 0; b < HIST_BINS; b++) {
         kept += h->count[b];
+        r.value[b] = h->count[b] ? h->sum[b] / (double)h->count[b] : 0;
+    }
     if (!kept && time->ranks)
         return NAN;
-    double want = q * ranks, seen = (double)(ranks - (int)time->ranks);
-    if (want <= seen)
-        return 0;
-    for (int b = 0; b < HIST_BINS; b++) {
-        seen += (double)h->count[b];
-        if (seen >= want && h->count[b]) {
-            /* Bin sums and the extremes are each rounded to the nanosecond, so the mean of
-             * a bin can pass the extreme it holds by a fraction of one. */
-            double mean = h->sum[b] / (double)h->count[b];
-            return fmin(fmax(mean, time->min), time->max);
-        }
-    }
-    return 0;
+    r.total = ranks > 0 ? (uint64_t)ranks : 0;
+    r.zeros = time->ranks < r.total ? r.total - time->ranks : 0;
+    return ranked_quantile(&r, q);
 }
 
 /* Quantile q of per-rank compute from the profile's linear histogram (bin middles). */
 static double compute_quantile(const struct profile *p, double q)
 {
-    uint64_t total = 0, seen = 0;
-    for (int b = 0; b < RANK_HIST_BINS; b++)
-        total += p->rank_hist[b];
+    struct ranked r = {.lo = p->rank_hist_lo, .hi = p->rank_hist_hi, .bins = RANK_HIST_BINS,
+                       .count = p->rank_hist};
     double width = (p->rank_hist_hi - p->rank_hist_lo) / RANK_HIST_BINS;
-    for (int b = 0; b < RANK_HIST_BINS && total; b++) {
-        seen += p->rank_hist[b];
-        if ((double)seen >= q * (double)total && p->rank_hist[b])
-            return p->rank_hist_lo + (b + 0.5) * width;
+    for (int b = 0; b < RANK_HIST_BINS; b++) {
+        r.total += p->rank_hist[b];
+        r.value[b] = p->rank_hist_lo + (b + 0.5) * width;
     }
-    return NAN;
+    return ranked_quantile(&r, q);
 }
 
 /* The quantiles of per-rank totals a row keeps (time of MPI and interval rows from their

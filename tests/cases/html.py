@@ -129,6 +129,34 @@ def test_memory_page():
                "wait states not said to be off")
 
 
+def test_two_rank_boxes():
+    """At 2 ranks each box's median lies halfway between its whiskers (the two ranks' totals,
+    a rank without the row at 0): the median of two is their mean. The lower rank had been
+    drawn as the median, on its whisker's end."""
+    @with_run([example("jacobi"), "96", "40"], 2, {"TARDY_WAITS": "0"})
+    def _(r):
+        expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-1000:]))
+        profile = glob.glob(os.path.join(r.dir, "tardy-*.json"))[0]
+        html = os.path.join(r.dir, "boxes.html")
+        p = subprocess.run(["timeout", "60", TARDY, "html", profile, "-o", html],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html: %s" % p.stderr)
+        dom = opened(html, "boxes.png").dom
+        boxes = re.findall(r'<g class="box"[^>]*>(.*?)</g>', dom, re.S)
+        expect(len(boxes) >= 3, "%d box plots" % len(boxes))
+        spread = 0
+        for box in boxes:
+            lines = [[float(v) for v in re.search(r'x1="([-\d.e]+)" x2="([-\d.e]+)"', ln).groups()]
+                     for ln in re.findall(r"<line [^>]*>", box)]
+            expect(len(lines) == 2, "a box without its whisker and median: %s" % box[:300])
+            (lo, hi), (median, _) = lines
+            spread += hi - lo > 1
+            expect(abs(median - (lo + hi) / 2) < 0.01,
+                   "median at x %.2f, whiskers %.2f..%.2f: %s" % (median, lo, hi,
+                                                                 re.sub(r"<[^>]+>", "", box)))
+        expect(spread, "no box whose two ranks differ")
+
+
 def test_store_page():
     """A run store at 1..4 ranks: curves, bands, measured points, targets and the models."""
     store = tempfile.mkdtemp(prefix="tardy-store-")
@@ -336,6 +364,7 @@ def test_bad_input():
 room.case("html/the console check sees a script error", test_console_check)
 room.case("html/run page with wait states (TARDY_HTML=1)", test_run_page)
 room.case("html/MPI library memory page", test_memory_page)
+room.case("html/2 ranks: a box's median halfway between its whiskers -n 2", test_two_rank_boxes)
 room.case("html/run store page with predictions", test_store_page)
 room.case("html/run store page: a parameter at two values", test_store_page_two_values)
 room.case("html/diff page of two runs", test_diff_page)

@@ -233,6 +233,46 @@ def test_api_quantile_rounding():
         shutil.rmtree(store, ignore_errors=True)
 
 
+def test_api_quantile_two_ranks():
+    """Quantiles interpolate between the ranks around them (Hyndman and Fan's definition 7):
+    at 2 ranks the median of a row's time is the mean of the two, its 90th percentile 0.9 of
+    the way from the smaller to the larger, and so for per-rank compute; the lower rank had
+    stood for the median, so the median / mean spread of every 2-rank run fell below 1."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    try:
+        run = Run([binary("p2p_counts")], 2, {"TARDY_STORE": store, "TARDY_PROFILE": "none"})
+        expect(run.rc == 0, "exit %d %s" % (run.rc, run.err[-600:]))
+        run.cleanup()
+        path = glob.glob(os.path.join(store, "*.json"))[0]
+        with open(path) as f:
+            prof = json.load(f)
+        row = mpi_rows(prof, "MPI_Comm_free")[0]
+        row["time"] = [30e-6, 10e-6, 0, 20e-6, 1, 2]
+        row["ranks_histogram"] = [[14, 1, 10e-6], [15, 1, 20e-6]]  # [8, 16) and [16, 32) us
+        with open(path, "w") as f:
+            json.dump(prof, f)
+        p = subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--store", store, "--at",
+                            "p=2", "--lua", os.path.abspath("tests/lua/quantiles.lua"),
+                            "--policy", "quantiles", "--json"], capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy predict: %s" % p.stderr[-600:])
+        got = {q["metric"]: q["value"] for q in json.loads(p.stdout)["predictions"]}
+        key = [k[:-4] for k in got if "MPI_Comm_free" in k and k.endswith("|p50")]
+        expect(key, "no MPI_Comm_free quantiles: %s" % sorted(got)[:5])
+        for field, want in (("p50", 15e-6), ("p90", 19e-6)):
+            v = got[key[0] + "|" + field]
+            expect(abs(v - want) <= 1e-12, "MPI_Comm_free %s %r, want %r" % (field, v, want))
+        compute = prof["ranks"]["compute"]
+        lo, hi = compute[1], compute[3]
+        expect(hi > lo, "the two ranks' compute is the same: %s" % compute)
+        for field, want in (("mean", (lo + hi) / 2), ("p50", (lo + hi) / 2),
+                            ("p90", lo + 0.9 * (hi - lo))):
+            v = got.get("compute|value|" + field)
+            expect(v is not None and abs(v - want) <= 1e-9 * want,
+                   "compute %s %r, want %r" % (field, v, want))
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
 def test_api_counters():
     """PAPI counters of rows reach Lua under their event names, and the default policy
     predicts them per interval and call path."""
@@ -483,3 +523,5 @@ room.case("lua/a user's policy on the shipped libraries", test_libraries)
 room.case("lua/API: every statistic of every row", test_api_metrics)
 room.case("lua/API: PAPI counters of every row", test_api_counters)
 room.case("lua/API: quantiles within the extremes despite rounding", test_api_quantile_rounding)
+room.case("lua/API: quantiles at 2 ranks: the median is the mean of the two -n 2",
+          test_api_quantile_two_ranks)

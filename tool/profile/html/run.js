@@ -193,22 +193,30 @@ function icicle() {
 
 /* ---- distributions over ranks ---- */
 /* Quartiles of the per-rank totals from ranks_histogram ([bin, ranks, seconds]; bin means),
- * ranks without the row at 0, clamped to the exact min and max. The profile leaves out a
- * ranks_histogram of one bin: then every rank with the row is in it. */
+ * ranks without the row at 0, the smallest and largest exact; interpolated between the two
+ * totals around p·(ranks − 1) as the Lua API's p50 and p90 are (Hyndman and Fan's definition
+ * 7): the median of two ranks is their mean. The profile leaves out a ranks_histogram of one
+ * bin: then every rank with the row is in it. */
 function rankBox(row, field) {
   const s = row[field || "time"];
   const hist = row.ranks_histogram || (stat(s, "ranks") ? [[null, stat(s, "ranks"), stat(s, "sum")]] : []);
   const absent = Math.max(NRANKS - stat(s, "ranks"), 0);
   const lo = absent ? 0 : stat(s, "min"), hi = stat(s, "max");
-  const q = p => {
+  const nth = k => { // the k-th smallest total, from 0
+    if (k < absent) return 0;
+    if (k === absent) return stat(s, "min");
+    if (k >= NRANKS - 1) return hi;
     let seen = absent;
-    const want = p * NRANKS;
-    if (want <= seen) return 0;
     for (const [, n, sum] of hist) {
       seen += n;
-      if (seen >= want) return Math.min(Math.max(sum / n, lo), hi);
+      if (seen > k) return Math.min(Math.max(sum / n, stat(s, "min")), hi);
     }
     return hi;
+  };
+  const q = p => {
+    if (NRANKS < 1) return 0;
+    const h = p * (NRANKS - 1), k = Math.floor(h), a = nth(k);
+    return h > k ? a + (h - k) * (nth(k + 1) - a) : a;
   };
   return {min: lo, q1: q(0.25), median: q(0.5), q3: q(0.75), max: hi, mean: stat(s, "mean"),
           slowest: stat(s, "max_rank")};
