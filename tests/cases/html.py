@@ -54,6 +54,17 @@ def rows_of(dom, cls):
     return [re.sub(r"<[^>]+>", " ", r) for r in rows]
 
 
+def run_page(r, name):
+    """The page tardy html makes of run r's profile, as Chromium drew it (build/html/name.png)."""
+    expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-1000:]))
+    profile = glob.glob(os.path.join(r.dir, "tardy-*.json"))[0]
+    html = os.path.join(r.dir, name + ".html")
+    p = subprocess.run(["timeout", "60", TARDY, "html", profile, "-o", html],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0, "tardy html: %s" % p.stderr)
+    return opened(html, name + ".png")
+
+
 def self_contained(path):
     text = open(path).read()
     expect(not re.search(r'<(script|img|iframe)[^>]+src=|<link[^>]+href=', text),
@@ -115,13 +126,7 @@ def test_memory_page():
     TARDY_WAITS=0 the wait-state view says they were off."""
     @with_run([example("bucketsort"), "20000", "3"], 2, {"TARDY_WAITS": "0"})
     def _(r):
-        expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-1000:]))
-        profile = glob.glob(os.path.join(r.dir, "tardy-*.json"))[0]
-        html = os.path.join(r.dir, "memory.html")
-        p = subprocess.run(["timeout", "60", TARDY, "html", profile, "-o", html],
-                           capture_output=True, text=True)
-        expect(p.returncode == 0, "tardy html: %s" % p.stderr)
-        page = opened(html, "memory.png")
+        page = run_page(r, "memory")
         rows = rows_of(page.dom, "memory")
         expect(any("MPI_Init" in row and "MiB" in row for row in rows),
                "MPI_Init with MiB not in the memory table: %s" % rows[:3])
@@ -135,13 +140,7 @@ def test_two_rank_boxes():
     drawn as the median, on its whisker's end."""
     @with_run([example("jacobi"), "96", "40"], 2, {"TARDY_WAITS": "0"})
     def _(r):
-        expect(r.rc == 0, "exit %d: %s" % (r.rc, r.err[-1000:]))
-        profile = glob.glob(os.path.join(r.dir, "tardy-*.json"))[0]
-        html = os.path.join(r.dir, "boxes.html")
-        p = subprocess.run(["timeout", "60", TARDY, "html", profile, "-o", html],
-                           capture_output=True, text=True)
-        expect(p.returncode == 0, "tardy html: %s" % p.stderr)
-        dom = opened(html, "boxes.png").dom
+        dom = run_page(r, "boxes").dom
         boxes = re.findall(r'<g class="box"[^>]*>(.*?)</g>', dom, re.S)
         expect(len(boxes) >= 3, "%d box plots" % len(boxes))
         spread = 0

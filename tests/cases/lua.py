@@ -199,10 +199,9 @@ def test_api_metrics():
                 expect(v <= got[k[:-4] + "|max"] * 1.000001 + 1e-12, "p90 > max: %s" % k)
 
 
-def test_api_quantile_rounding():
-    """A row's per-rank quantiles stay within its extremes when the bin sums, rounded to the
-    nanosecond like the extremes, put a bin's mean a fraction of one above the largest: two
-    ranks' 24,156.4 ns read back as 48,313 ns in one bin and 24,156 ns at most."""
+def comm_free_quantiles(time, hist):
+    """A 2-rank run's profile with its MPI_Comm_free row's time statistic and ranks_histogram
+    replaced, and what tests/lua/quantiles.lua reads of it: (profile, {metric: value})."""
     store = tempfile.mkdtemp(prefix="tardy-store-")
     try:
         run = Run([binary("p2p_counts")], 2, {"TARDY_STORE": store, "TARDY_PROFILE": "none"})
@@ -212,25 +211,32 @@ def test_api_quantile_rounding():
         with open(path) as f:
             prof = json.load(f)
         row = mpi_rows(prof, "MPI_Comm_free")[0]
-        row["time"] = [48313e-9, 24156e-9, 0, 24156e-9, 1, 2]
-        row["ranks_histogram"] = [[15, 2, 48313e-9]]  # bin 15: [16,384, 32,768) ns
+        row["time"], row["ranks_histogram"] = time, hist
         with open(path, "w") as f:
             json.dump(prof, f)
         p = subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--store", store, "--at",
                             "p=2", "--lua", os.path.abspath("tests/lua/quantiles.lua"),
                             "--policy", "quantiles", "--json"], capture_output=True, text=True)
         expect(p.returncode == 0, "tardy predict: %s" % p.stderr[-600:])
-        got = {q["metric"]: q["value"] for q in json.loads(p.stdout)["predictions"]}
-        key = [k[:-4] for k in got if "MPI_Comm_free" in k and k.endswith("|p90")]
-        expect(key, "no MPI_Comm_free quantiles: %s" % sorted(got)[:5])
-        for k in got:
-            if k.endswith("|p90") or k.endswith("|p50"):
-                base = k[:-4]
-                expect(got[base + "|min"] <= got[k] <= got[base + "|max"],
-                       "%s = %r outside [%r, %r]" % (k, got[k], got[base + "|min"],
-                                                     got[base + "|max"]))
+        return prof, {q["metric"]: q["value"] for q in json.loads(p.stdout)["predictions"]}
     finally:
         shutil.rmtree(store, ignore_errors=True)
+
+
+def test_api_quantile_rounding():
+    """A row's per-rank quantiles stay within its extremes when the bin sums, rounded to the
+    nanosecond like the extremes, put a bin's mean a fraction of one above the largest: two
+    ranks' 24,156.4 ns read back as 48,313 ns in one bin and 24,156 ns at most."""
+    _, got = comm_free_quantiles([48313e-9, 24156e-9, 0, 24156e-9, 1, 2],
+                                 [[15, 2, 48313e-9]])  # bin 15: [16,384, 32,768) ns
+    key = [k[:-4] for k in got if "MPI_Comm_free" in k and k.endswith("|p90")]
+    expect(key, "no MPI_Comm_free quantiles: %s" % sorted(got)[:5])
+    for k in got:
+        if k.endswith("|p90") or k.endswith("|p50"):
+            base = k[:-4]
+            expect(got[base + "|min"] <= got[k] <= got[base + "|max"],
+                   "%s = %r outside [%r, %r]" % (k, got[k], got[base + "|min"],
+                                                 got[base + "|max"]))
 
 
 def test_api_quantile_two_ranks():
@@ -238,39 +244,21 @@ def test_api_quantile_two_ranks():
     at 2 ranks the median of a row's time is the mean of the two, its 90th percentile 0.9 of
     the way from the smaller to the larger, and so for per-rank compute; the lower rank had
     stood for the median, so the median / mean spread of every 2-rank run fell below 1."""
-    store = tempfile.mkdtemp(prefix="tardy-store-")
-    try:
-        run = Run([binary("p2p_counts")], 2, {"TARDY_STORE": store, "TARDY_PROFILE": "none"})
-        expect(run.rc == 0, "exit %d %s" % (run.rc, run.err[-600:]))
-        run.cleanup()
-        path = glob.glob(os.path.join(store, "*.json"))[0]
-        with open(path) as f:
-            prof = json.load(f)
-        row = mpi_rows(prof, "MPI_Comm_free")[0]
-        row["time"] = [30e-6, 10e-6, 0, 20e-6, 1, 2]
-        row["ranks_histogram"] = [[14, 1, 10e-6], [15, 1, 20e-6]]  # [8, 16) and [16, 32) us
-        with open(path, "w") as f:
-            json.dump(prof, f)
-        p = subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--store", store, "--at",
-                            "p=2", "--lua", os.path.abspath("tests/lua/quantiles.lua"),
-                            "--policy", "quantiles", "--json"], capture_output=True, text=True)
-        expect(p.returncode == 0, "tardy predict: %s" % p.stderr[-600:])
-        got = {q["metric"]: q["value"] for q in json.loads(p.stdout)["predictions"]}
-        key = [k[:-4] for k in got if "MPI_Comm_free" in k and k.endswith("|p50")]
-        expect(key, "no MPI_Comm_free quantiles: %s" % sorted(got)[:5])
-        for field, want in (("p50", 15e-6), ("p90", 19e-6)):
-            v = got[key[0] + "|" + field]
-            expect(abs(v - want) <= 1e-12, "MPI_Comm_free %s %r, want %r" % (field, v, want))
-        compute = prof["ranks"]["compute"]
-        lo, hi = compute[1], compute[3]
-        expect(hi > lo, "the two ranks' compute is the same: %s" % compute)
-        for field, want in (("mean", (lo + hi) / 2), ("p50", (lo + hi) / 2),
-                            ("p90", lo + 0.9 * (hi - lo))):
-            v = got.get("compute|value|" + field)
-            expect(v is not None and abs(v - want) <= 1e-9 * want,
-                   "compute %s %r, want %r" % (field, v, want))
-    finally:
-        shutil.rmtree(store, ignore_errors=True)
+    prof, got = comm_free_quantiles([30e-6, 10e-6, 0, 20e-6, 1, 2],
+                                    [[14, 1, 10e-6], [15, 1, 20e-6]])  # [8, 16), [16, 32) us
+    key = [k[:-4] for k in got if "MPI_Comm_free" in k and k.endswith("|p50")]
+    expect(key, "no MPI_Comm_free quantiles: %s" % sorted(got)[:5])
+    for field, want in (("p50", 15e-6), ("p90", 19e-6)):
+        v = got[key[0] + "|" + field]
+        expect(abs(v - want) <= 1e-12, "MPI_Comm_free %s %r, want %r" % (field, v, want))
+    compute = prof["ranks"]["compute"]
+    lo, hi = compute[1], compute[3]
+    expect(hi > lo, "the two ranks' compute is the same: %s" % compute)
+    for field, want in (("mean", (lo + hi) / 2), ("p50", (lo + hi) / 2),
+                        ("p90", lo + 0.9 * (hi - lo))):
+        v = got.get("compute|value|" + field)
+        expect(v is not None and abs(v - want) <= 1e-9 * want,
+               "compute %s %r, want %r" % (field, v, want))
 
 
 def test_api_counters():
