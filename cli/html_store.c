@@ -1,9 +1,9 @@
 /* The data of `tardy html --store DIR` and `--extrap FILE`: the runs of a store (or the
  * values of an Extra-P file, a run each) with the values the page plots, the predictions at
  * the targets, and each chosen model's curve with its interval over every parameter the runs
- * vary (the policy predicts along a grid of that parameter, the others kept at the latest
- * run's values, as `tardy predict` does). A "tardy-store-report" document that store.js
- * draws. */
+ * vary (the policy predicts along a grid of that parameter, the others kept at the first
+ * target's values where runs have them, else at the latest run's, as `tardy predict` does).
+ * A "tardy-store-report" document that store.js draws. */
 #include "html.h"
 
 #include <jansson.h>
@@ -109,21 +109,19 @@ static double grid_value(const struct param *q, int i, double hi)
 }
 
 /* Append the points of parameter k's curve to targets ("p=2,n=64;p=2.9,n=64;..."): its grid
- * values up to hi, the other parameters at the newest run's values (the runs the page plots
- * beside the curve: left to the policy, its latest run could be another of the same second,
- * and a policy of one's own need not complete a target at all: docs/lua-api.md's example
+ * values up to hi, the other parameters at their values on the slice (slice(): every value
+ * written out, as left to the policy its latest run could be another of the same second, and
+ * a policy of one's own need not complete a target at all: docs/lua-api.md's example
  * predicts at the target as given). */
-static void grid(const struct param *params, int np, int k, double hi,
-                 const struct profile *newest, struct strbuf *targets)
+static void grid(const struct param *params, int np, int k, double hi, const double *slice,
+                 struct strbuf *targets)
 {
     for (int i = 0; i < CURVE_POINTS; i++) {
         sb_printf(targets, "%s%s=%.6g", targets->len ? ";" : "", params[k].name,
                   grid_value(&params[k], i, hi));
-        for (int o = 0; o < np; o++) {
-            double w = param_value(newest, params[o].name);
-            if (o != k && !isnan(w))
-                sb_printf(targets, ",%s=%.17g", params[o].name, w);
-        }
+        for (int o = 0; o < np; o++)
+            if (o != k && !isnan(slice[o]))
+                sb_printf(targets, ",%s=%.17g", params[o].name, slice[o]);
     }
 }
 
@@ -144,14 +142,13 @@ static int same_value(double a, double b)
 }
 
 /* Is target a point of parameter k's curve: k at one of its values on the curve (at[], as
- * grid() wrote them), every other parameter at the newest run's value (newest[]) or left
- * out? */
+ * grid() wrote them), every other parameter at its value on the slice or left out? */
 static int on_curve(const char *target, const struct param *params, int np, int k,
-                    const double *at, const double *newest)
+                    const double *at, const double *slice)
 {
     for (int o = 0; o < np; o++) {
         double v = o == k ? NAN : target_value(target, params[o].name);
-        if (!isnan(v) && !isnan(newest[o]) && !same_value(v, newest[o]))
+        if (!isnan(v) && !isnan(slice[o]) && !same_value(v, slice[o]))
             return 0;
     }
     double v = target_value(target, params[k].name);
@@ -180,19 +177,16 @@ static double target_max(const struct param *q, const char *targets)
  * predictions then to their curves. */
 static json_t *model_curves(const struct engine_opts *opts, const struct profile *runs, int n,
                             const struct param *params, int np, const char *targets,
-                            const struct profile *newest, char *err, size_t errlen)
+                            const double *slice, char *err, size_t errlen)
 {
     struct strbuf all;
     sb_init(&all);
     for (int k = 0; k < np; k++)
         if (params[k].distinct >= 3) /* two values draw no law: the default policy has none */
-            grid(params, np, k, target_max(&params[k], targets), newest, &all);
+            grid(params, np, k, target_max(&params[k], targets), slice, &all);
     json_t *on_grid = all.len ? predict_at(opts, all.data, runs, n, NULL, err, errlen)
                               : json_array();
     sb_free(&all);
-    double at_newest[MAX_PARAMS]; /* once, not at every prediction */
-    for (int o = 0; o < np; o++)
-        at_newest[o] = param_value(newest, params[o].name);
     json_t *curves = on_grid ? json_array() : NULL;
     for (int k = 0; k < np && on_grid; k++) {
         if (params[k].distinct < 3)
@@ -211,7 +205,7 @@ static json_t *model_curves(const struct engine_opts *opts, const struct profile
         json_array_foreach(on_grid, i, q) {
             const char *target = json_string_value(json_object_get(q, "target")),
                        *metric = json_string_value(json_object_get(q, "metric"));
-            if (!target || !on_curve(target, params, np, k, at, at_newest))
+            if (!target || !on_curve(target, params, np, k, at, slice))
                 continue;
             key.len = 0;
             sb_printf(&key, "%s;%s", target, metric ? metric : "");
@@ -264,6 +258,29 @@ static json_t *run_json(const struct profile *r, const struct param *params, int
                      run_values(r));
 }
 
+/* Where the curves cross (slice[k] for params[k]): at the first target's value of a
+ * parameter where some run has it, so that the target lies on the curves of the others with
+ * those runs beside it (jacobi's runs at 1, 2, 4 ranks asked at p = 2, n = 1280: the curve
+ * over n at p = 2 through the target); else at the newest run's value, as a target that
+ * leaves a parameter out takes it (a curve at a value no run has would show no run). NAN
+ * where neither has one. */
+static void slice_values(const struct param *params, int np, const char *targets,
+                         const struct profile *runs, int n, const struct profile *newest,
+                         double *slice)
+{
+    char first[256];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(targets, ";"), targets);
+    for (int k = 0; k < np; k++) {
+        double v = target_value(first, params[k].name);
+        slice[k] = param_value(newest, params[k].name);
+        for (int i = 0; i < n && !isnan(v); i++)
+            if (same_value(param_value(&runs[i], params[k].name), v)) {
+                slice[k] = v;
+                break;
+            }
+    }
+}
+
 /* Default targets: 4x the largest value of the first parameter the runs vary. */
 static void default_targets(const struct param *params, int np, char *out, size_t len)
 {
@@ -289,7 +306,7 @@ static char *report_json(const struct profile *runs, int n, const char *where,
     else
         default_targets(params, np, targets, sizeof targets);
     json_t *doc = json_object(), *jruns = json_array(), *jparams = json_array(),
-           *latest = NULL, *note = NULL;
+           *latest = NULL, *jslice = NULL, *note = NULL;
     /* the latest run, as the default policy takes it; an Extra-P file's runs have no start:
      * its last point (of the runs the policies get, FIT_MAX_POINTS) */
     int kept = n < FIT_MAX_POINTS ? n : FIT_MAX_POINTS;
@@ -300,17 +317,21 @@ static char *report_json(const struct profile *runs, int n, const char *where,
             strcmp(runs[i].start_time, newest->start_time) > 0)
             newest = &runs[i];
     }
+    double slice[MAX_PARAMS];
+    slice_values(params, np, targets, runs, n, newest, slice);
     latest = json_object();
+    jslice = json_object();
     for (int k = 0; k < np; k++) {
         json_array_append_new(jparams, json_pack("{s:s,s:f,s:f,s:b}", "name", params[k].name,
                                                  "min", params[k].lo, "max", params[k].hi,
                                                  "varied", params[k].distinct > 1));
         json_object_set_new(latest, params[k].name,
                             json_real(param_value(newest, params[k].name)));
+        json_object_set_new(jslice, params[k].name, json_real(slice[k]));
     }
     json_t *at = *targets ? predict_at(opts, targets, runs, n, &note, err, errlen) : NULL;
     int failed = *targets && !at;
-    json_t *curves = failed ? NULL : model_curves(opts, runs, n, params, np, targets, newest,
+    json_t *curves = failed ? NULL : model_curves(opts, runs, n, params, np, targets, slice,
                                                   err, errlen);
     failed |= !curves;
     char *text = NULL;
@@ -323,6 +344,7 @@ static char *report_json(const struct profile *runs, int n, const char *where,
         json_object_set_new(doc, "targets", json_string(targets));
         json_object_set_new(doc, "parameters", json_incref(jparams));
         json_object_set_new(doc, "latest", json_incref(latest));
+        json_object_set_new(doc, "slice", json_incref(jslice));
         json_object_set_new(doc, "runs", json_incref(jruns));
         json_object_set_new(doc, "predictions", at ? json_incref(at) : json_array());
         json_object_set_new(doc, "curves", json_incref(curves));
@@ -337,6 +359,7 @@ static char *report_json(const struct profile *runs, int n, const char *where,
     json_decref(jparams);
     json_decref(curves);
     json_decref(latest);
+    json_decref(jslice);
     json_decref(at);
     json_decref(note);
     return text;

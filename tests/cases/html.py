@@ -292,6 +292,36 @@ def test_extrap_page():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def test_extrap_page_target_slice():
+    """A target off the latest point (p = 4, n = 3,200 of a file whose last point is p = 16,
+    n = 800): the curve over n is drawn at the target's p, which values have, through its
+    values and the target; the curve over p stays at the last point's n (no value has the
+    target's n). Both curves had been drawn at the last point, the target on neither."""
+    d = tempfile.mkdtemp(prefix="tardy-html-slice-")
+    try:
+        points = [(p, n) for p in (2, 4, 8, 16) for n in (100, 200, 400, 800)]
+        text = "PARAMETER p n\nPOINTS %s\nREGION solve\nMETRIC time\n" % " ".join(
+            "(%d %d)" % pt for pt in points)
+        text += "".join("DATA %.6g\n" % (0.5 + n * n / p / 1000.0) for p, n in points)
+        path = os.path.join(d, "slice.txt")
+        open(path, "w").write(text)
+        html = os.path.join(d, "page.html")
+        p = subprocess.run(["timeout", "120", TARDY, "html", "--extrap", path, "--at",
+                            "p=4,n=3200", "-o", html], capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html --extrap: %s" % p.stderr)
+        dom = opened(html, "extrap-slice.png").dom
+        for over, measured, targets in (("n", "4 values, p=4", "1"), ("p", "4 values, n=800", "0")):
+            chart = re.search(r"<h3>solve/time over %s</h3>(.*?)targets \((\d)\)" % over, dom, re.S)
+            expect(chart, "no chart of solve/time over %s" % over)
+            expect("measured (%s)" % measured in chart.group(1) and chart.group(2) == targets,
+                   "over %s: %s targets, %s" % (over, chart.group(2),
+                                                re.findall(r"measured \([^)]*\)", chart.group(1))))
+        over_n = re.search(r"<h3>solve/time over n</h3>.*?</svg>", dom, re.S).group(0)
+        expect(len(re.findall(r'<g class="target"', over_n)) == 1, "no target drawn over n")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_extrap_page_one_series():
     """Seed 000's POISSON_MPI series, one metric: its model table counts "1 row", the values
     table "5 rows"."""
@@ -368,6 +398,8 @@ room.case("html/run store page with predictions", test_store_page)
 room.case("html/run store page: a parameter at two values", test_store_page_two_values)
 room.case("html/diff page of two runs", test_diff_page)
 room.case("html/Extra-P file page (--extrap)", test_extrap_page)
+room.case("html/a target off the latest point lies on the curve through its runs",
+          test_extrap_page_target_slice)
 room.case("html/Extra-P file of one series: a table of one row", test_extrap_page_one_series)
 room.case("html/Extra-P file of three parameters: each curve once", test_extrap_page_three_parameters)
 room.case("html/bad input", test_bad_input)

@@ -79,11 +79,12 @@ function topMetrics() {
   return names.slice(0, 8);
 }
 
-/* One chart: metric over parameter param, other parameters at the latest run's values. */
+/* One chart: metric over parameter param, the others at the slice's values (the first
+ * target's where runs have them, else the latest run's; cli/html_store.c). */
 function chart(parent, metric, curve) {
-  const param = curve.parameter, latest = DATA.latest || {};
+  const param = curve.parameter, slice = DATA.slice || {};
   const others = PARAMS.filter(p => p.name !== param).map(p => p.name);
-  const onCurve = t => others.every(k => t[k] == null || latest[k] == null || t[k] === latest[k]);
+  const onCurve = t => others.every(k => t[k] == null || slice[k] == null || t[k] === slice[k]);
   const line = curve.predictions.filter(p => p.metric === metric)
     .map(p => ({x: parseTarget(p.target)[param], y: p.value, lo: p.low, hi: p.high, p: p}))
     .filter(d => isFinite(d.x)).sort((a, b) => a.x - b.x);
@@ -134,7 +135,7 @@ function chart(parent, metric, curve) {
     .attr("transform", d => `translate(${x(d.x)},${y(d.y)})`).style("fill", "#f0a030").style("stroke", "#1d232b");
   const legend = el("div", {class: "legend"});
   legend.append(el("span", {}, el("i", {style: "background:#d9534f"}), `measured (${points.length} ${DATA.extrap != null ? "values" : "runs"}` +
-                   (others.length ? `, ${others.map(k => `${k}=${latest[k]}`).join(", ")}` : "") + ")"),
+                   (others.length ? `, ${others.map(k => `${k}=${slice[k]}`).join(", ")}` : "") + ")"),
                 el("span", {}, el("i", {style: "background:#3a7bd5"}), line.length ? `model: ${line[0].p.model}` : "no model"),
                 el("span", {}, el("i", {style: "background:#3a7bd5;opacity:0.25"}), "prediction interval"),
                 el("span", {}, el("i", {style: "background:#f0a030"}), `targets (${targets.length})`));
