@@ -109,10 +109,10 @@ static double grid_value(const struct param *q, int i, double hi)
 }
 
 /* Append the points of parameter k's curve to targets ("p=2,n=64;p=2.9,n=64;..."): its grid
- * values up to hi, the other parameters at their values on the slice (slice(): every value
- * written out, as left to the policy its latest run could be another of the same second, and
- * a policy of one's own need not complete a target at all: docs/lua-api.md's example
- * predicts at the target as given). */
+ * values up to hi, the other parameters at their values on the slice (slice_values(); every
+ * value written out, as left to the policy its latest run could be another of the same
+ * second, and a policy of one's own need not complete a target at all: docs/lua-api.md's
+ * example predicts at the target as given). */
 static void grid(const struct param *params, int np, int k, double hi, const double *slice,
                  struct strbuf *targets)
 {
