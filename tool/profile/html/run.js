@@ -201,15 +201,15 @@ function rankBox(row, field) {
   const s = row[field || "time"];
   const hist = row.ranks_histogram || (stat(s, "ranks") ? [[null, stat(s, "ranks"), stat(s, "sum")]] : []);
   const absent = Math.max(NRANKS - stat(s, "ranks"), 0);
-  const lo = absent ? 0 : stat(s, "min"), hi = stat(s, "max");
+  const least = stat(s, "min"), lo = absent ? 0 : least, hi = stat(s, "max");
   const nth = k => { // the k-th smallest total, from 0
     if (k < absent) return 0;
-    if (k === absent) return stat(s, "min");
+    if (k === absent) return least;
     if (k >= NRANKS - 1) return hi;
     let seen = absent;
     for (const [, n, sum] of hist) {
       seen += n;
-      if (seen > k) return Math.min(Math.max(sum / n, stat(s, "min")), hi);
+      if (seen > k) return Math.min(Math.max(sum / n, least), hi);
     }
     return hi;
   };
