@@ -501,6 +501,7 @@ void api_open(lua_State *L, const struct profile *runs, int nruns, int current_l
                                    {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
     api_fit_register(L);
+    api_forms_register(L);
     api_scales_register(L);
     api_points_register(L);
     lua_setglobal(L, "tardy");

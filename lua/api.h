@@ -46,6 +46,9 @@ int api_varying(lua_State *L, int pts, int n, char names[][32]);
  * pushed. */
 int api_too_many(lua_State *L, int np, char names[][32], int max);
 
+/* tardy.scalaextrap (lua/api_forms.c): adds it to the table at the top of the stack. */
+void api_forms_register(lua_State *L);
+
 /* tardy.medians and tardy.trend (lua/api_scales.c): adds them to the table at the top of the
  * stack. */
 void api_scales_register(lua_State *L);

@@ -7,7 +7,7 @@
 
 #include "tool/profile/profile.h"
 
-/* ---- lsq.c, lm.c, decay.c, stats.c, pmnf.c ----
+/* ---- lsq.c, lm.c, decay.c, stats.c, scalaextrap.c, pmnf.c ----
  * The fitting engine in plain C (no MPI, no Lua): least squares, Levenberg–Marquardt,
  * statistics, leave-one-out cross-validation and the PMNF hypothesis search (docs/design.md 3.4).
  * Reentrant; every function returns 0 on success and a negative FIT_E* code otherwise (never
@@ -74,6 +74,24 @@ int fit_jacobian(fit_resid_fn resid, void *ctx, int n, int k, const double *para
  * FIT_MAX_POINTS; FIT_ESINGULAR when x does not vary. */
 int fit_decay(const double *x, const double *y, int n, double *a, double *r, double *c,
               double *rss);
+
+/* ScalaExtrap's four models of t against the process count p (scalaextrap.c, docs/design.md
+ * 3.2): the form with the smallest of the scores d1..d4, its coefficients (the value at p is
+ * scalaextrap_eval(form, u, v, p)), the SMAPE on the runs, the leave-one-out SMAPE of the
+ * form (NAN under 4 runs) and its forward-chaining SMAPE (the form chosen on the runs below
+ * the largest p, at the runs there; NAN under 3 smaller p), in percent. 3 <= n <=
+ * FIT_MAX_POINTS, else FIT_EINPUT, as when no score is a number. */
+enum { SCALAEXTRAP_CONSTANT, SCALAEXTRAP_LINEAR, SCALAEXTRAP_INVERSE,
+       SCALAEXTRAP_INVERSE_CONSTANT };
+extern const char *const scalaextrap_forms[]; /* their names, by form */
+struct scalaextrap_fit {
+    int form;
+    double u, v, score;
+    double fit_smape, loo_smape, extrap_smape;
+};
+int fit_scalaextrap(const double *p, const double *t, int n, struct scalaextrap_fit *out);
+/* constant u, linear u·p + v, inverse u / p, inverse + constant u / p + v */
+double scalaextrap_eval(int form, double u, double v, double p);
 
 /* PMNF: f(x) = c0 + sum over terms t of c_t · prod over the parameters d in term t of
  * x_d^e_d · log2(x_d)^l_d: one term per parameter (e_d, l_d), combined additively

@@ -249,6 +249,34 @@ static void decay(void)
     CHECK(fit_decay(x, y, 2, &a, &r, &c, &rss) == FIT_EINPUT);
 }
 
+/* ScalaExtrap's four models: exact data of each form pick it with its coefficients and no
+ * error, forward chaining included; one sample far from the others is left out of the
+ * constant's mean (the seed's outlier rule); fewer than 3 runs are refused. */
+static void scalaextrap(void)
+{
+    double p[5] = {1, 2, 4, 8, 16}, t[5];
+    struct scalaextrap_fit f;
+    for (int i = 0; i < 5; i++)
+        t[i] = 100 / p[i] + 2;
+    CHECK(fit_scalaextrap(p, t, 5, &f) == FIT_OK);
+    CHECK(f.form == SCALAEXTRAP_INVERSE_CONSTANT);
+    CHECK_NEAR(f.u, 100, 1e-12);
+    CHECK_NEAR(f.v, 2, 1e-12);
+    CHECK_NEAR(scalaextrap_eval(f.form, f.u, f.v, 64), 100.0 / 64 + 2, 1e-12);
+    CHECK(f.fit_smape < 1e-9 && f.loo_smape < 1e-9 && f.extrap_smape < 1e-9);
+    for (int i = 0; i < 5; i++)
+        t[i] = 3 * p[i] + 5;
+    CHECK(fit_scalaextrap(p, t, 5, &f) == FIT_OK);
+    CHECK(f.form == SCALAEXTRAP_LINEAR);
+    CHECK_NEAR(f.u, 3, 1e-12);
+    CHECK_NEAR(f.v, 5, 1e-12);
+    double flat[5] = {10, 10, 50, 10, 10};
+    CHECK(fit_scalaextrap(p, flat, 5, &f) == FIT_OK);
+    CHECK(f.form == SCALAEXTRAP_CONSTANT && f.u == 10 && f.score == 0);
+    CHECK(fit_scalaextrap(p, t, 3, &f) == FIT_OK && isnan(f.loo_smape) && isnan(f.extrap_smape));
+    CHECK(fit_scalaextrap(p, t, 2, &f) == FIT_EINPUT);
+}
+
 static void statistics(void)
 {
     /* statistics */
@@ -1121,6 +1149,7 @@ int main(void)
 {
     least_squares();
     decay();
+    scalaextrap();
     statistics();
     pmnf_basics();
     pmnf_exact_laws();
