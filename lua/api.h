@@ -46,7 +46,8 @@ int api_varying(lua_State *L, int pts, int n, char names[][32]);
  * pushed. */
 int api_too_many(lua_State *L, int np, char names[][32], int max);
 
-/* tardy.scalaextrap (lua/api_forms.c): adds it to the table at the top of the stack. */
+/* tardy.scalaextrap and tardy.cacheprofile (lua/api_forms.c): adds them to the table at the
+ * top of the stack. */
 void api_forms_register(lua_State *L);
 
 /* tardy.medians and tardy.trend (lua/api_scales.c): adds them to the table at the top of the

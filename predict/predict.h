@@ -7,7 +7,8 @@
 
 #include "tool/profile/profile.h"
 
-/* ---- lsq.c, lm.c, decay.c, stats.c, scalaextrap.c, pmnf.c ----
+/* ---- lsq.c, lm.c, decay.c, stats.c, scalaextrap.c, cacheprofile.c,
+ * pmnf.c ----
  * The fitting engine in plain C (no MPI, no Lua): least squares, Levenberg–Marquardt,
  * statistics, leave-one-out cross-validation and the PMNF hypothesis search (docs/design.md 3.4).
  * Reentrant; every function returns 0 on success and a negative FIT_E* code otherwise (never
@@ -92,6 +93,30 @@ struct scalaextrap_fit {
 int fit_scalaextrap(const double *p, const double *t, int n, struct scalaextrap_fit *out);
 /* constant u, linear u·p + v, inverse u / p, inverse + constant u / p + v */
 double scalaextrap_eval(int form, double u, double v, double p);
+
+/* The cache-profile models of y against one parameter x (cacheprofile.c, docs/design.md
+ * 3.3): against the process count linear, inverse, log and exponential, against a problem size
+ * (size) linear with a > 0; the form with the smallest MAPE on the runs, its value at x
+ * cacheprofile_eval(&out->model, x). Unless refit (the model alone): the SMAPE on the runs,
+ * the leave-one-out SMAPE from the fit's leverages (e_i / (1 − h_i): exact for the linear
+ * forms, to first order for the exponential; NAN without them) and the forward-chaining SMAPE
+ * (the form fitted below the largest x, at the runs there; NAN under 3 smaller values, 4 for
+ * the exponential), in percent. FIT_EINPUT unless 3 <= n <= FIT_MAX_POINTS and no y is 0,
+ * FIT_ESINGULAR when no form fits. */
+enum { CACHEPROFILE_LINEAR, CACHEPROFILE_INVERSE, CACHEPROFILE_LOG, CACHEPROFILE_EXPONENTIAL };
+extern const char *const cacheprofile_forms[]; /* their names, by form */
+struct cacheprofile_form {
+    int form;
+    double coef[4]; /* linear a·x + b: a, b; inverse a + b/x: a, b; log k·log(x) + b: k, b;
+                       exponential a·e^(−r·(x − lo)) + c: a, r, c, lo */
+};
+struct cacheprofile_fit {
+    struct cacheprofile_form model;
+    double fit_smape, loo_smape, extrap_smape;
+};
+int fit_cacheprofile(const double *x, const double *y, int n, int size, int refit,
+                     struct cacheprofile_fit *out);
+double cacheprofile_eval(const struct cacheprofile_form *f, double x);
 
 /* PMNF: f(x) = c0 + sum over terms t of c_t · prod over the parameters d in term t of
  * x_d^e_d · log2(x_d)^l_d: one term per parameter (e_d, l_d), combined additively

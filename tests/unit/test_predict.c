@@ -277,6 +277,36 @@ static void scalaextrap(void)
     CHECK(fit_scalaextrap(p, t, 2, &f) == FIT_EINPUT);
 }
 
+/* The cache-profile forms: exact data of each form pick it with its coefficients and no
+ * error, leave-one-out and forward chaining included; against a problem size only a rising
+ * line; a value of 0 (MAPE) and fewer than 3 runs are refused. */
+static void cacheprofile(void)
+{
+    double x[10], y[10];
+    struct cacheprofile_fit f;
+    const double want[4][4] = {{3, 5, 0, 0}, {2, 40, 0, 0}, {2, 1, 0, 0}, {5, 0.3, 2, 1}};
+    for (int form = 0; form < 4; form++) {
+        for (int i = 0; i < 10; i++) {
+            x[i] = i + 1;
+            struct cacheprofile_form law = {form, {0}};
+            memcpy(law.coef, want[form], sizeof law.coef);
+            y[i] = cacheprofile_eval(&law, x[i]);
+        }
+        CHECK(fit_cacheprofile(x, y, 10, 0, 0, &f) == FIT_OK);
+        CHECK(f.model.form == form);
+        for (int k = 0; k < (form == CACHEPROFILE_EXPONENTIAL ? 4 : 2); k++)
+            CHECK_NEAR(f.model.coef[k], want[form][k], 1e-3);
+        CHECK(f.fit_smape < 1e-3 && f.loo_smape < 1e-2 && f.extrap_smape < 1e-2);
+    }
+    for (int i = 0; i < 10; i++)
+        y[i] = 50 - 2 * x[i];
+    CHECK(fit_cacheprofile(x, y, 10, 1, 0, &f) == FIT_ESINGULAR); /* size: a > 0 */
+    CHECK(fit_cacheprofile(x, y, 10, 0, 1, &f) == FIT_OK && f.model.form == CACHEPROFILE_LINEAR);
+    y[4] = 0;
+    CHECK(fit_cacheprofile(x, y, 10, 0, 0, &f) == FIT_EINPUT);
+    CHECK(fit_cacheprofile(x, y, 2, 0, 0, &f) == FIT_EINPUT);
+}
+
 static void statistics(void)
 {
     /* statistics */
@@ -1150,6 +1180,7 @@ int main(void)
     least_squares();
     decay();
     scalaextrap();
+    cacheprofile();
     statistics();
     pmnf_basics();
     pmnf_exact_laws();
