@@ -45,6 +45,21 @@ def test_seed000():
         expect(abs(got[name] - want) <= 0.001 * want, "%s: %.1f, seed %.1f" % (name, got[name], want))
 
 
+def test_one_parameter_refusals():
+    p = tardy_predict(["--at", "p=8", "--lua", "tests/lua/one_parameter.lua", "--policy",
+                       "one_parameter"])
+    expect(p.returncode == 0, p.stderr)
+    out = p.stdout + p.stderr
+    for want in ("scalaextrap 1: needs 3 runs at different process counts, has 2",
+                 "scalaextrap 2: scalaextrap models the process count only (n varies)",
+                 "cacheprofile 3: needs 3 runs, has 2",
+                 "cacheprofile 4: cacheprofile models one parameter at a time (p and n vary)",
+                 "cacheprofile 5: no parameter varies over the runs",
+                 "cacheprofile 6: MAPE selection needs non-zero values",
+                 "cacheprofile 7: no cache-profile model fits"):
+        expect(want in out, "no %r in %s" % (want, out))
+
+
 def test_recovery():
     p = tardy_predict(["--at", "p=1", "--lua", "tests/lua/recovery.lua", "--policy", "recovery"])
     expect(p.returncode == 0, p.stderr)
@@ -485,6 +500,7 @@ def test_extrap_counters():
 
 
 room.case("lua/scalaextrap reproduces seed 000", test_seed000)
+room.case("lua/one-parameter families: every refusal named", test_one_parameter_refusals)
 room.case("lua/pmnf recovers laws 4x beyond the data", test_recovery)
 for _policy, _needle in (("runtime_error", None), ("endless", None), ("memory_bomb", None),
                          ("garbage", None), ("nan_value", None),
