@@ -52,18 +52,19 @@ double cacheprofile_eval(const struct cacheprofile_form *f, double x)
     }
 }
 
-/* The leverages of the exponential's fit into h, from the Jacobian of a·e^(−r·t) + c in
- * (a, r, c) at t = x − lo (c fixed where it lies at its bound 0); FIT_OK or why not. */
-static int decay_leverages(const struct cacheprofile_form *f, const double *t, const double *y,
+/* The leverages of the exponential's fit f into h, from the Jacobian of a·e^(−r·t) + c in
+ * (a, r, c) at t = x − lo (c fixed where it lies at its bound 0); FIT_OK or why not. Asked of
+ * the exponential only where it fits best: it is a least-squares fit of its own. */
+static int decay_leverages(const struct cacheprofile_form *f, const double *x, const double *y,
                            int n, double *h)
 {
     double J[FIT_MAX_POINTS * 3], coef[3], rss;
     const double *k = f->coef;
     int cols = k[2] > 0 ? 3 : 2;
     for (int i = 0; i < n; i++) {
-        double e = exp(-k[1] * t[i]), *row = &J[i * cols];
+        double t = x[i] - k[3], e = exp(-k[1] * t), *row = &J[i * cols];
         row[0] = e;
-        row[1] = -k[0] * t[i] * e;
+        row[1] = -k[0] * t * e;
         if (cols == 3)
             row[2] = 1;
     }
@@ -72,16 +73,13 @@ static int decay_leverages(const struct cacheprofile_form *f, const double *t, c
 
 /* Fit form to the n points under its constraints (size: x is a problem size, where the
  * linear form needs a > 0): FIT_OK, or why the form does not fit. Unless h is NULL, the
- * leverages of the fit into h and whether there are any into *has_h (the exponential's come
- * from a fit of its Jacobian, which can fail where the form fits). */
+ * leverages of the fit into h, except for the exponential's (decay_leverages). */
 static int fit_form(int form, const double *x, const double *y, int n, int size,
-                    struct cacheprofile_form *f, double *h, int *has_h)
+                    struct cacheprofile_form *f, double *h)
 {
     double t[FIT_MAX_POINTS], *k = f->coef;
     int rc;
     f->form = form;
-    if (has_h)
-        *has_h = h != NULL;
     switch (form) {
     case CACHEPROFILE_LINEAR:
         rc = line(x, y, n, &k[1], &k[0], h);
@@ -118,8 +116,6 @@ static int fit_form(int form, const double *x, const double *y, int n, int size,
         if ((rc = fit_decay(t, y, n, &k[0], &k[1], &k[2], &rss)))
             return rc;
         k[3] = lo;
-        if (h && decay_leverages(f, t, y, n, h) != FIT_OK)
-            *has_h = 0;
         return FIT_OK;
     }
     }
@@ -147,7 +143,7 @@ static double extrap(int form, const double *x, const double *y, int n, int size
     }
     struct cacheprofile_form f;
     if (below < (form == CACHEPROFILE_EXPONENTIAL ? 4 : 3) ||
-        fit_form(form, tx, ty, m, size, &f, NULL, NULL) != FIT_OK)
+        fit_form(form, tx, ty, m, size, &f, NULL) != FIT_OK)
         return NAN;
     for (int i = 0; i < n; i++) {
         if (x[i] >= top) {
@@ -171,8 +167,7 @@ int fit_cacheprofile(const double *x, const double *y, int n, int size, int refi
     int best_has_h = 0;
     for (int form = 0; form < (size ? 1 : 4); form++) {
         struct cacheprofile_form f;
-        int has_h; /* every form's leverages: they cost little in C */
-        if (fit_form(form, x, y, n, size, &f, refit ? NULL : h, &has_h) != FIT_OK)
+        if (fit_form(form, x, y, n, size, &f, refit ? NULL : h) != FIT_OK)
             continue;
         for (int i = 0; i < n; i++)
             pred[i] = cacheprofile_eval(&f, x[i]);
@@ -182,7 +177,8 @@ int fit_cacheprofile(const double *x, const double *y, int n, int size, int refi
             continue;
         best_mape = mape;
         out->model = f;
-        best_has_h = has_h;
+        best_has_h = !refit && (form != CACHEPROFILE_EXPONENTIAL ||
+                                decay_leverages(&f, x, y, n, h) == FIT_OK);
         for (int i = 0; i < n; i++) {
             best_pred[i] = pred[i];
             best_h[i] = refit ? 0 : h[i];
