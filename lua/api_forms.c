@@ -31,38 +31,62 @@ static int refuse(lua_State *L, const char *why)
     return 2;
 }
 
-static int l_scalaextrap(lua_State *L)
+/* The points at index 1 (3 <= n <= FIT_MAX_POINTS: fewer refused with the reason too_few,
+ * more an error) into *n, the parameters that vary over them into names; returns how many
+ * vary, or -1 with nil and the reason pushed (two results for the Lua function). */
+static int points_varying(lua_State *L, const char *family, const char *too_few, int *n,
+                          char names[][32])
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    int n = (int)luaL_len(L, 1);
-    if (n < 3) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "needs 3 runs at different process counts, has %d", n);
-        return 2;
+    *n = (int)luaL_len(L, 1);
+    if (*n > FIT_MAX_POINTS)
+        return luaL_error(L, "%s: at most %d points", family, FIT_MAX_POINTS);
+    if (*n >= 3)
+        return api_varying(L, 1, *n, names);
+    lua_pushnil(L);
+    lua_pushfstring(L, too_few, *n);
+    return -1;
+}
+
+/* Each point's x[name] and y into x, y; 0, or -1 with nil and the reason pushed where a point
+ * has no number for one. */
+static int read_points(lua_State *L, const char *family, int n, const char *name, double *x,
+                       double *y)
+{
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, i + 1);
+        lua_getfield(L, -1, "y");
+        lua_getfield(L, -2, "x");
+        lua_getfield(L, -1, name);
+        if (!lua_isnumber(L, -1) || !lua_isnumber(L, -3)) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "%s: point %d has no number %s or y", family, i + 1, name);
+            return -1;
+        }
+        x[i] = lua_tonumber(L, -1);
+        y[i] = lua_tonumber(L, -3);
+        lua_pop(L, 4);
     }
-    if (n > FIT_MAX_POINTS)
-        return luaL_error(L, "scalaextrap: at most %d points", FIT_MAX_POINTS);
+    return 0;
+}
+
+static int l_scalaextrap(lua_State *L)
+{
     char names[API_MAX_VARYING][32];
-    int np = api_varying(L, 1, n, names);
+    int n, np = points_varying(L, "scalaextrap",
+                               "needs 3 runs at different process counts, has %d", &n, names);
+    if (np < 0)
+        return 2;
     for (int d = 0; d < np; d++) {
-        if (names[d][0] != 'p' || names[d][1]) {
+        if (strcmp(names[d], "p")) {
             lua_pushnil(L);
             lua_pushfstring(L, "scalaextrap models the process count only (%s varies)", names[d]);
             return 2;
         }
     }
     double p[FIT_MAX_POINTS], t[FIT_MAX_POINTS];
-    for (int i = 0; i < n; i++) {
-        lua_rawgeti(L, 1, i + 1);
-        lua_getfield(L, -1, "y");
-        lua_getfield(L, -2, "x");
-        lua_getfield(L, -1, "p");
-        if (!lua_isnumber(L, -1) || !lua_isnumber(L, -3))
-            return refuse(L, "scalaextrap models the process count p: a point has no p or no y");
-        p[i] = lua_tonumber(L, -1);
-        t[i] = lua_tonumber(L, -3);
-        lua_pop(L, 4);
-    }
+    if (read_points(L, "scalaextrap", n, "p", p, t))
+        return 2;
     struct scalaextrap_fit f;
     if (fit_scalaextrap(p, t, n, &f) != FIT_OK)
         return refuse(L, "no model scores");
@@ -78,17 +102,11 @@ static int l_scalaextrap(lua_State *L)
 
 static int l_cacheprofile(lua_State *L)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    int n = (int)luaL_len(L, 1), refit = lua_toboolean(L, 2);
-    if (n < 3) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "needs 3 runs, has %d", n);
-        return 2;
-    }
-    if (n > FIT_MAX_POINTS)
-        return luaL_error(L, "cacheprofile: at most %d points", FIT_MAX_POINTS);
     char names[API_MAX_VARYING][32];
-    int np = api_varying(L, 1, n, names);
+    int n, refit = lua_toboolean(L, 2);
+    int np = points_varying(L, "cacheprofile", "needs 3 runs, has %d", &n, names);
+    if (np < 0)
+        return 2;
     if (np == 0)
         return refuse(L, "no parameter varies over the runs");
     if (np > 1) {
@@ -105,17 +123,11 @@ static int l_cacheprofile(lua_State *L)
         return 2;
     }
     double x[FIT_MAX_POINTS], y[FIT_MAX_POINTS];
-    for (int i = 0; i < n; i++) {
-        lua_rawgeti(L, 1, i + 1);
-        lua_getfield(L, -1, "y");
-        lua_getfield(L, -2, "x");
-        lua_getfield(L, -1, names[0]);
-        x[i] = lua_tonumber(L, -1);
-        y[i] = lua_tonumber(L, -3);
-        lua_pop(L, 4);
+    if (read_points(L, "cacheprofile", n, names[0], x, y))
+        return 2;
+    for (int i = 0; i < n; i++)
         if (y[i] == 0)
             return refuse(L, "MAPE selection needs non-zero values");
-    }
     struct cacheprofile_fit f;
     if (fit_cacheprofile(x, y, n, strcmp(names[0], "p") != 0, refit, &f) != FIT_OK)
         return refuse(L, "no cache-profile model fits");

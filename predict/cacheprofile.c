@@ -1,8 +1,8 @@
 /* The cache-profile models (docs/design.md 3.3, seed 004) of one metric y against one
  * parameter x: against the process count linear a·x + b, inverse a + b/x (a >= 0), log
  * k·log(x) + b (k > 0: the seed's log(x)/log(a) + b with a > 1) and exponential
- * a·e^(−r·(x − lo)) + c (r > 0, c >= 0, through fit_decay); against a problem size linear with
- * a > 0. Each by least squares, the smallest MAPE on the fitted runs wins. In C because the
+ * a·e^(−r·(x − lo)) + c (r > 0, c >= 0, through fit_decay); against a problem size linear
+ * with a > 0. Each by least squares, the smallest MAPE on the fitted runs wins. In C because the
  * default policy fits the family to every series (10 runs x 1,000 intervals: a third of the
  * policy's Lua instructions were these sums). */
 #include <math.h>
@@ -11,30 +11,16 @@
 
 const char *const cacheprofile_forms[] = {"linear", "inverse", "log", "exponential"};
 
-/* Least squares y = c0 + c1·t in closed form, and the leverages into h (may be NULL);
- * FIT_ESINGULAR when t does not vary. */
+/* fit_line, and the leverages into h (may be NULL). */
 static int line(const double *t, const double *y, int n, double *c0, double *c1, double *h)
 {
-    double tm = 0, ym = 0;
-    for (int i = 0; i < n; i++)
-        tm += t[i], ym += y[i];
-    tm /= n;
-    ym /= n;
-    double sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        double d = t[i] - tm;
-        sxx += d * d;
-        sxy += d * (y[i] - ym);
-    }
-    if (!(sxx > 1e-300 * (tm * tm + 1)))
-        return FIT_ESINGULAR;
-    *c1 = sxy / sxx;
-    *c0 = ym - *c1 * tm;
-    for (int i = 0; h && i < n; i++) {
+    double tm, sxx;
+    int rc = fit_line(t, y, n, c0, c1, &tm, &sxx);
+    for (int i = 0; !rc && h && i < n; i++) {
         double d = t[i] - tm;
         h[i] = 1.0 / n + d * d / sxx;
     }
-    return FIT_OK;
+    return rc;
 }
 
 double cacheprofile_eval(const struct cacheprofile_form *f, double x)
@@ -126,21 +112,9 @@ static int fit_form(int form, const double *x, const double *y, int n, int size,
  * 3 smaller values remain (4 for the exponential: more than its coefficients). */
 static double extrap(int form, const double *x, const double *y, int n, int size)
 {
-    double top = -HUGE_VAL, tx[FIT_MAX_POINTS], ty[FIT_MAX_POINTS];
+    double top, tx[FIT_MAX_POINTS], ty[FIT_MAX_POINTS];
     double hy[FIT_MAX_POINTS], pred[FIT_MAX_POINTS];
-    for (int i = 0; i < n; i++)
-        top = fmax(top, x[i]);
-    int m = 0, below = 0, held = 0;
-    for (int i = 0; i < n; i++) {
-        if (x[i] >= top)
-            continue;
-        int seen = 0;
-        for (int j = 0; j < m && !seen; j++)
-            seen = tx[j] == x[i];
-        below += !seen;
-        tx[m] = x[i];
-        ty[m++] = y[i];
-    }
+    int m, held = 0, below = fit_below_largest(x, y, n, tx, ty, &m, &top);
     struct cacheprofile_form f;
     if (below < (form == CACHEPROFILE_EXPONENTIAL ? 4 : 3) ||
         fit_form(form, tx, ty, m, size, &f, NULL) != FIT_OK)

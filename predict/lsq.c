@@ -253,3 +253,26 @@ int fit_rank(const double *X, int n, int k)
     free(a);
     return info == 0 ? rank : -1;
 }
+
+int fit_line(const double *x, const double *y, int n, double *c0, double *c1, double *xm,
+             double *sxx)
+{
+    double m = 0, ym = 0;
+    for (int i = 0; i < n; i++)
+        m += x[i], ym += y[i];
+    m /= n;
+    ym /= n;
+    double sx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        double d = x[i] - m;
+        sx += d * d;
+        sxy += d * (y[i] - ym);
+    }
+    *xm = m;
+    *sxx = sx;
+    if (!(sx > 1e-300 * (m * m + 1)))
+        return FIT_ESINGULAR;
+    *c1 = sxy / sx;
+    *c0 = ym - *c1 * m;
+    return FIT_OK;
+}

@@ -7,8 +7,8 @@
 
 #include "tool/profile/profile.h"
 
-/* ---- lsq.c, lm.c, decay.c, stats.c, scalaextrap.c, cacheprofile.c,
- * pmnf.c ----
+/* ---- lsq.c, lm.c, decay.c, stats.c, chaining.c, scalaextrap.c,
+ * cacheprofile.c, pmnf.c ----
  * The fitting engine in plain C (no MPI, no Lua): least squares, Levenberg–Marquardt,
  * statistics, leave-one-out cross-validation and the PMNF hypothesis search (docs/design.md 3.4).
  * Reentrant; every function returns 0 on success and a negative FIT_E* code otherwise (never
@@ -75,6 +75,17 @@ int fit_jacobian(fit_resid_fn resid, void *ctx, int n, int k, const double *para
  * FIT_MAX_POINTS; FIT_ESINGULAR when x does not vary. */
 int fit_decay(const double *x, const double *y, int n, double *a, double *r, double *c,
               double *rss);
+
+/* Least squares y = c0 + c1·x in closed form (lsq.c), the mean of x into *xm and its sum of
+ * squared deviations into *sxx (a point's leverage is 1/n + (x_i − xm)² / sxx); FIT_ESINGULAR,
+ * c0 and c1 unset, when x does not vary. */
+int fit_line(const double *x, const double *y, int n, double *c0, double *c1, double *xm,
+             double *sxx);
+
+/* Forward chaining's split (chaining.c): the points below the largest x into bx, by (*m of
+ * them), the largest x into *top; returns how many distinct values lie below it. */
+int fit_below_largest(const double *x, const double *y, int n, double *bx, double *by, int *m,
+                      double *top);
 
 /* ScalaExtrap's four models of t against the process count p (scalaextrap.c, docs/design.md
  * 3.2): the form with the smallest of the scores d1..d4, its coefficients (the value at p is

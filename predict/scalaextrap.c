@@ -63,22 +63,13 @@ static double robust_mean_sd(const double *v, int n, double *sd)
     return c;
 }
 
-/* Least squares y = a x + b (closed form); returns sqrt(residual) / mean(fitted). */
+/* Least squares y = a x + b (closed form); returns sqrt(residual) / mean(fitted), NAN when x
+ * does not vary. */
 static double line(const double *x, const double *y, int n, double *a, double *b)
 {
-    double xm = 0, ym = 0;
-    for (int i = 0; i < n; i++)
-        xm += x[i], ym += y[i];
-    xm /= n;
-    ym /= n;
-    double sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        double d = x[i] - xm;
-        sxx += d * d;
-        sxy += d * (y[i] - ym);
-    }
-    *a = sxy / sxx;
-    *b = ym - *a * xm;
+    double xm, sxx;
+    if (fit_line(x, y, n, b, a, &xm, &sxx) != FIT_OK)
+        return NAN;
     double rss = 0;
     for (int i = 0; i < n; i++) {
         double e = y[i] - *a * x[i] - *b;
@@ -165,20 +156,8 @@ static void loo_predictions(const struct scalaextrap_fit *f, const double *p, co
  * when fewer than 3 smaller process counts remain. */
 static double extrap(const double *p, const double *t, int n)
 {
-    double top = -HUGE_VAL, tp[FIT_MAX_POINTS], tt[FIT_MAX_POINTS];
-    for (int i = 0; i < n; i++)
-        top = fmax(top, p[i]);
-    int m = 0, below = 0;
-    for (int i = 0; i < n; i++) {
-        if (p[i] >= top)
-            continue;
-        int seen = 0;
-        for (int j = 0; j < m && !seen; j++)
-            seen = tp[j] == p[i];
-        below += !seen;
-        tp[m] = p[i];
-        tt[m++] = t[i];
-    }
+    double top, tp[FIT_MAX_POINTS], tt[FIT_MAX_POINTS];
+    int m, below = fit_below_largest(p, t, n, tp, tt, &m, &top);
     struct scalaextrap_fit f;
     if (below < 3 || choose(tp, tt, m, &f) != FIT_OK)
         return NAN;

@@ -56,7 +56,8 @@ def test_one_parameter_refusals():
                  "cacheprofile 4: cacheprofile models one parameter at a time (p and n vary)",
                  "cacheprofile 5: no parameter varies over the runs",
                  "cacheprofile 6: MAPE selection needs non-zero values",
-                 "cacheprofile 7: no cache-profile model fits"):
+                 "cacheprofile 7: no cache-profile model fits",
+                 "scalaextrap 8: scalaextrap: point 2 has no number p or y"):
         expect(want in out, "no %r in %s" % (want, out))
 
 

@@ -2,7 +2,7 @@
 -- reason reaches the policy as the family's second result, one note each.
 local function pts(xs, ys)
   local out = {}
-  for i, x in ipairs(xs) do out[i] = {x = x, y = ys[i]} end
+  for i, x in ipairs(xs) do out[i] = {x = x, y = ys[i]} end -- ys[i] nil: a point without y
   return out
 end
 
@@ -14,6 +14,7 @@ local cases = {
   {"cacheprofile", pts({{p = 4}, {p = 4}, {p = 4}}, {1, 2, 3})},
   {"cacheprofile", pts({{p = 1}, {p = 2}, {p = 4}}, {1, 0, 3})},
   {"cacheprofile", pts({{n = 1}, {n = 2}, {n = 4}}, {9, 5, 1})},
+  {"scalaextrap", pts({{p = 1}, {p = 2}, {p = 4}}, {1, nil, 3})},
 }
 
 tardy.policy("one_parameter", function()
