@@ -1,20 +1,22 @@
 /* The one-parameter families' fitting, in C (predict/scalaextrap.c, predict/cacheprofile.c):
- *   tardy.scalaextrap(points) → kind, u, v, score, fit_error, uncertainty, extrap_error
- *                               ScalaExtrap's four models against p (seed 000); the errors in
- *                               percent, uncertainty and extrap_error nil where they cannot
- *                               be measured
- *   tardy.cacheprofile(points [, refit]) → kind, param, a, b, c, d, fit_error, uncertainty,
- *                               extrap_error
- *                               the cache-profile models against the one parameter that
- *                               varies (seed 004), the coefficients as cacheprofile_eval takes
- *                               them; with refit the model alone (kind, param, a, b, c, d)
- * Points are {x = {p = 4}, y = value}; a fit that cannot be made returns nil and the reason. */
+ *   tardy.scalaextrap(points [, refit])   ScalaExtrap's four models against p (seed 000)
+ *   tardy.cacheprofile(points [, refit])  the cache-profile models against the one parameter
+ *                                         that varies (seed 004)
+ * Each returns a model {kind, formula, params, fit_error, uncertainty, extrap_error, predict}
+ * (scalaextrap's also its score d1..d4; the errors in percent, uncertainty and extrap_error
+ * nil where they cannot be measured), with refit {predict} alone, or nil and the reason.
+ * Points are {x = {p = 4}, y = value}. */
 #include <lauxlib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api.h"
 #include "predict/predict.h"
+
+/* ScalaExtrap's formulas by form, of u and v */
+static const char *const SCALAEXTRAP_FORMULA[] = {"%.6g", "%.6g * p + %.6g", "%.6g / p",
+                                                  "%.6g / p + %.6g"};
 
 static void push_percent(lua_State *L, double v)
 {
@@ -70,6 +72,56 @@ static int read_points(lua_State *L, const char *family, int n, const char *name
     return 0;
 }
 
+/* A fitted model of one parameter: what predict evaluates. */
+struct form_model {
+    int cacheprofile; /* else scalaextrap */
+    struct cacheprofile_form form;
+    char param[32];
+};
+
+/* model.predict(x): the model at x[param]. */
+static int form_predict(lua_State *L)
+{
+    const struct form_model *m = lua_touserdata(L, lua_upvalueindex(1));
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, m->param);
+    if (!lua_isnumber(L, -1))
+        return luaL_error(L, "the model needs a number %s", m->param);
+    double x = lua_tonumber(L, -1);
+    const double *k = m->form.coef;
+    lua_pushnumber(L, m->cacheprofile ? cacheprofile_eval(&m->form, x)
+                                      : scalaextrap_eval(m->form.form, k[0], k[1], x));
+    return 1;
+}
+
+/* Push the model table of m: with refit {predict} alone, else also kind, formula, params
+ * and the errors (percent). */
+static void push_model(lua_State *L, const struct form_model *m, int refit, const char *kind,
+                       const char *formula, double fit_error, double loo, double extrap)
+{
+    lua_createtable(L, 0, refit ? 1 : 7);
+    struct form_model *u = lua_newuserdatauv(L, sizeof *u, 0);
+    *u = *m;
+    lua_pushcclosure(L, form_predict, 1);
+    lua_setfield(L, -2, "predict");
+    if (refit)
+        return;
+    lua_pushstring(L, kind);
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, formula);
+    lua_setfield(L, -2, "formula");
+    lua_createtable(L, 1, 0);
+    lua_pushstring(L, m->param);
+    lua_rawseti(L, -2, 1);
+    lua_setfield(L, -2, "params");
+    lua_pushnumber(L, fit_error);
+    lua_setfield(L, -2, "fit_error");
+    push_percent(L, loo);
+    lua_setfield(L, -2, "uncertainty");
+    push_percent(L, extrap);
+    lua_setfield(L, -2, "extrap_error");
+}
+
 static int l_scalaextrap(lua_State *L)
 {
     char names[API_MAX_VARYING][32];
@@ -90,14 +142,16 @@ static int l_scalaextrap(lua_State *L)
     struct scalaextrap_fit f;
     if (fit_scalaextrap(p, t, n, &f) != FIT_OK)
         return refuse(L, "no model scores");
-    lua_pushstring(L, scalaextrap_forms[f.form]);
-    lua_pushnumber(L, f.u);
-    lua_pushnumber(L, f.v);
-    lua_pushnumber(L, f.score);
-    lua_pushnumber(L, f.fit_smape);
-    push_percent(L, f.loo_smape);
-    push_percent(L, f.extrap_smape);
-    return 7;
+    struct form_model m = {.cacheprofile = 0, .form = {f.form, {f.u, f.v}}, .param = "p"};
+    char formula[96];
+    snprintf(formula, sizeof formula, SCALAEXTRAP_FORMULA[f.form], f.u, f.v);
+    push_model(L, &m, lua_toboolean(L, 2), scalaextrap_forms[f.form], formula, f.fit_smape,
+               f.loo_smape, f.extrap_smape);
+    if (!lua_toboolean(L, 2)) {
+        lua_pushnumber(L, f.score);
+        lua_setfield(L, -2, "score");
+    }
+    return 1;
 }
 
 static int l_cacheprofile(lua_State *L)
@@ -131,16 +185,28 @@ static int l_cacheprofile(lua_State *L)
     struct cacheprofile_fit f;
     if (fit_cacheprofile(x, y, n, strcmp(names[0], "p") != 0, refit, &f) != FIT_OK)
         return refuse(L, "no cache-profile model fits");
-    lua_pushstring(L, cacheprofile_forms[f.model.form]);
-    lua_pushstring(L, names[0]);
-    for (int k = 0; k < 4; k++)
-        lua_pushnumber(L, f.model.coef[k]);
-    if (refit)
-        return 6;
-    lua_pushnumber(L, f.fit_smape);
-    push_percent(L, f.loo_smape);
-    push_percent(L, f.extrap_smape);
-    return 9;
+    struct form_model m = {.cacheprofile = 1, .form = f.model};
+    snprintf(m.param, sizeof m.param, "%s", names[0]);
+    char formula[160];
+    const double *k = f.model.coef;
+    switch (f.model.form) {
+    case CACHEPROFILE_LINEAR:
+        snprintf(formula, sizeof formula, "%.6g * %s + %.6g", k[0], m.param, k[1]);
+        break;
+    case CACHEPROFILE_INVERSE:
+        snprintf(formula, sizeof formula, "%.6g + %.6g / %s", k[0], k[1], m.param);
+        break;
+    case CACHEPROFILE_LOG: /* k·log(x) + b in the seed's form log(x)/log(a) + b, a = e^(1/k) */
+        snprintf(formula, sizeof formula, "log(%s) / log(%.6g) + %.6g", m.param, exp(1 / k[0]),
+                 k[1]);
+        break;
+    default: /* a·e^(−r·(x − lo)) + c in the seed's form (a·e^(r·lo))·(e^r)^−x + c */
+        snprintf(formula, sizeof formula, "%.6g * %.6g^-%s + %.6g", k[0] * exp(k[1] * k[3]),
+                 exp(k[1]), m.param, k[2]);
+    }
+    push_model(L, &m, refit, cacheprofile_forms[f.model.form], formula, f.fit_smape,
+               f.loo_smape, f.extrap_smape);
+    return 1;
 }
 
 void api_forms_register(lua_State *L)
