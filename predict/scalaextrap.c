@@ -136,8 +136,10 @@ static void loo_predictions(const struct scalaextrap_fit *f, const double *p, co
         }
         return;
     }
-    double a, b, xm = 0, sxx = 0;
-    line(p, y, n, &a, &b);
+    /* the chosen line's coefficients; its mean of p summed as p_i / n, as the Lua family did,
+     * so that the errors stay the same to the bit */
+    int linear = form == SCALAEXTRAP_LINEAR;
+    double a = linear ? f->u : f->v, b = linear ? f->v : f->u, xm = 0, sxx = 0;
     for (int i = 0; i < n; i++)
         xm += p[i] / n;
     for (int i = 0; i < n; i++) {
@@ -147,7 +149,7 @@ static void loo_predictions(const struct scalaextrap_fit *f, const double *p, co
     for (int i = 0; i < n; i++) {
         double d = p[i] - xm, h = 1.0 / n + d * d / sxx;
         double yi = y[i] - (y[i] - (a * p[i] + b)) / (1 - h);
-        pred[i] = form == SCALAEXTRAP_LINEAR ? yi : yi / p[i];
+        pred[i] = linear ? yi : yi / p[i];
     }
 }
 
