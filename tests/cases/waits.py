@@ -619,26 +619,42 @@ def cause_agreement(prof, wait_marker, causes):
     return agree, rows
 
 
-def test_waits_causes(ranks, env=None):
+def perturbed(out):
+    """The scenarios whose designated late ranks waited themselves ("perturbed" lines): the
+    scheduler made another rank the latest, and the truth does not know its region."""
+    return {f[1] for f in (line.split() for line in out.splitlines())
+            if len(f) == 3 and f[0] == "perturbed"}
+
+
+def test_waits_causes(ranks, env=None, attempts=3):
     """Every scenario of waits_causes.c: tardy gives at least 90% of the waiting to the regions
-    the truth does, in the truth's proportions (cause_agreement)."""
-    @with_run([binary("waits_causes")], ranks, dict(env or {}, TARDY_WAITS="1"))
-    def _(run):
-        expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
-        truth = cause_truth(run.out)
-        want = {"barrier", "allreduce", "to_late", "alternate", "pipeline"} | (
-            {"pairs"} if ranks >= 4 else set())
-        expect(set(truth) == want, "scenarios printed: %s" % sorted(truth))
-        bad = []
-        for scenario in sorted(want):
-            marker, causes = truth[scenario]
-            agree, rows = cause_agreement(run.profile, marker, causes)
-            print("    %s: %.1f%% to the true causes" % (scenario, 100 * agree))
-            if agree < 0.90:
-                bad.append("%s: %.1f%% (truth %s; tardy %s)" % (
-                    scenario, 100 * agree, causes,
-                    [(c["region"], round(c["cost"]["sum"], 4)) for c in rows]))
-        expect(not bad, "; ".join(bad))
+    the truth does, in the truth's proportions (cause_agreement). A scenario the scheduler
+    perturbed (perturbed()) is judged on the next run instead, up to `attempts` runs."""
+    want = {"barrier", "allreduce", "to_late", "alternate", "pipeline"} | (
+        {"pairs"} if ranks >= 4 else set())
+    unjudged, bad = set(want), []
+    for _ in range(attempts):
+        @with_run([binary("waits_causes")], ranks, dict(env or {}, TARDY_WAITS="1"))
+        def _(run):
+            expect(run.rc == 0 and run.profile, "exit %d: %s" % (run.rc, run.err[-1500:]))
+            truth = cause_truth(run.out)
+            expect(set(truth) == want, "scenarios printed: %s" % sorted(truth))
+            skip = perturbed(run.out)
+            for scenario in sorted(unjudged - skip):
+                marker, causes = truth[scenario]
+                agree, rows = cause_agreement(run.profile, marker, causes)
+                print("    %s: %.1f%% to the true causes" % (scenario, 100 * agree))
+                if agree < 0.90:
+                    bad.append("%s: %.1f%% (truth %s; tardy %s)" % (
+                        scenario, 100 * agree, causes,
+                        [(c["region"], round(c["cost"]["sum"], 4)) for c in rows]))
+                unjudged.discard(scenario)
+            for scenario in sorted(unjudged & skip):
+                print("    %s: perturbed by the scheduler, run again" % scenario)
+        if not unjudged:
+            break
+    expect(not unjudged, "perturbed in all %d runs: %s" % (attempts, sorted(unjudged)))
+    expect(not bad, "; ".join(bad))
 
 
 for _n in (2, 4):
