@@ -34,8 +34,11 @@ static int read_points(struct text *t, char *s)
 static int read_data(struct text *t, char *s)
 {
     struct extrap_reader *rd = t->rd;
-    if (!rd->region || !rd->metric)
-        return extrap_fail(rd, "DATA before REGION and METRIC");
+    if (!rd->region)
+        return extrap_fail(rd, "DATA before REGION");
+    /* a file without METRIC lines is Extra-P's too: its reader names that metric "" */
+    if (!rd->metric && extrap_region(rd, NULL, "") < 0)
+        return -1;
     if (t->point >= rd->npoints)
         return extrap_fail(rd, "more DATA lines than POINTS");
     double vals[4096];

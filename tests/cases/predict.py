@@ -71,6 +71,27 @@ def test_json_document():
         os.unlink(path)
 
 
+def test_extrap_without_metric():
+    """Extra-P's text reader takes DATA without a METRIC line (the metric named ""): so does
+    tardy, each region predicted; DATA before any REGION is named."""
+    path = extrap_file("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION solve\n" + AMDAHL +
+                       "REGION other\n" + AMDAHL)
+    bad = extrap_file("PARAMETER p\nPOINTS 2 4\nDATA 1\nDATA 2\n")
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=128", "--json"])
+        expect(p.returncode == 0, p.stderr)
+        q = {x["metric"]: x["value"] for x in json.loads(p.stdout)["predictions"]}
+        want = 1.01 * (2 + 64.0 / 128)
+        expect(set(q) == {"solve/", "other/"} and
+               all(abs(v - want) <= 1e-6 * want for v in q.values()), "predictions: %s" % q)
+        p = tardy(["predict", "--extrap", bad, "--at", "p=8"])
+        expect(p.returncode == 1 and p.stderr.strip() ==
+               "tardy predict: %s:3: DATA before REGION" % bad, p.stderr)
+    finally:
+        os.unlink(path)
+        os.unlink(bad)
+
+
 def test_scalaextrap_extrap():
     path = extrap_file("PARAMETER p\nPOINTS 64 128 256 512\nREGION poisson\nMETRIC time\n"
                        "DATA 7938954\nDATA 4676880\nDATA 2818114\nDATA 2040480\n")
@@ -1117,6 +1138,8 @@ room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
 room.case("cli/a target takes what it leaves out from the newest run", test_newest_run)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
+room.case("cli/tardy predict --extrap: a text file without METRIC lines, as Extra-P reads it",
+          test_extrap_without_metric)
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)
 room.case("cli/tardy predict --extrap: a file without p, the number of ranks",
           test_extrap_without_ranks)

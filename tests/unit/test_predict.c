@@ -833,7 +833,7 @@ static void extrap(void)
         {"PARAMETER p\nPOINTS 2 x\n", 2, "POINTS holds something that is not a number"},
         {"PARAMETER p n\nPOINTS (2 64) (4)\n", 2,
          "a point has fewer coordinates than there are parameters"},
-        {"PARAMETER p\nPOINTS 2 4\nDATA 1\n", 3, "DATA before REGION and METRIC"},
+        {"PARAMETER p\nPOINTS 2 4\nDATA 1\n", 3, "DATA before REGION"},
         {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n", 7,
          "more DATA lines than POINTS"},
         {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA x\n", 6,
