@@ -61,11 +61,11 @@ static double share(const double *e, const double *l, const int *late, const int
     MPI_Allreduce(e, m, ROUNDS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     for (int i = 0; i < ROUNDS; i++) {
         double w = clampw((m[i] < l[i] ? m[i] : l[i]) - e[i]);
-        if (rank == late[i])
+        if (rank == late[i]) {
             late_waited += w;
-        else if (rank == partner[i])
+        } else if (rank == partner[i]) {
             b->t += w;
-        else {
+        } else {
             a->t += w / 2;
             b->t += w / 2;
         }
