@@ -127,6 +127,36 @@ static void sections(void)
     CHECK(l.nsec == WS_SECS && since(&l, 999, 0xE, &total) < 0);
 }
 
+/* A loop sending to one rank each period of A 18 ms, an MPI call of 10 us and B 2 ms (each a
+ * little longer or shorter, as measured; the first A begins at another call): every section
+ * repeats the keys, and the older copies must not crowd the newest section's B out of the
+ * regions the next message carries (it was dropped, no larger than the old Bs, in a third of
+ * the periods). */
+static void repeating_sections(void)
+{
+    struct ws_led l;
+    double total, sum_a = 0, sum_b = 0;
+    ws_led_reset(&l);
+    ws_led_add(&l, 0xF, 0.1); /* before the first send */
+    ws_led_sync(&l, ws_rank_bit(1), 1);
+    for (int period = 0; period < 20; period++) {
+        double jitter = 1 + 0.01 * ((period * 7) % 11 - 5), a = 0.018 * jitter, b = 0.002 / jitter;
+        ws_led_add(&l, period ? 0xA : 0xA0, a);
+        ws_led_add(&l, 0x1 | WS_KEY_MPI, 1e-5);
+        ws_led_add(&l, 0xB, b);
+        sum_a += a;
+        sum_b += b;
+        CHECK(since(&l, 1, period ? 0xA : 0xA0, &total) == a && since(&l, 1, 0xB, &total) == b);
+        CHECK_NEAR(total, a + b + 1e-5, 1e-15);
+        ws_led_sync(&l, ws_rank_bit(1), 1);
+    }
+    /* a rank with no message since the collective still takes every region's whole time */
+    CHECK_NEAR(since(&l, 2, 0xA, &total) + since(&l, 2, 0xA0, &total), sum_a, 1e-12);
+    CHECK_NEAR(since(&l, 2, 0xB, &total), sum_b, 1e-12);
+    CHECK_NEAR(since(&l, 2, 0xF, &total), 0.1, 1e-15);
+    CHECK(l.nsec <= WS_SECS && l.nreg <= WS_K);
+}
+
 static void chains(void)
 {
     /* rank 1 sent A, then B after a send (chained), then C after a receive from this rank
@@ -303,6 +333,7 @@ int main(void)
 {
     ledger();
     sections();
+    repeating_sections();
     words();
     chains();
     shares();

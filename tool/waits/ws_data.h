@@ -30,7 +30,8 @@ struct ws_reg {
  * rank), in sections that tell the waiting rank which regions came after its own last
  * synchronisation with this one (H-CWP-DM, docs/design.md 3.6). Section 0 starts at the
  * collective; each later one at a message sent to or received from the ranks of its mask
- * (bit rank % 64). Regions are kept per section, the WS_K largest of all; each section knows
+ * (bit rank % 64). Regions are kept per section, the WS_K largest of all (a full ledger
+ * first merges two older sections that share a key); each section knows
  * its regions by a mask of their slots, so that adding, cutting and asking for the part
  * since a cut touch only the regions concerned. */
 struct ws_led {
@@ -164,7 +165,8 @@ uint64_t ws_key_pair(uint64_t from_key, uint64_t to_key);   /* ws_region_key fro
  * a cause. */
 extern int ws_hotspot_permille;
 /* A full ledger l meets a region (key, t) its newest section does not hold, above its floor:
- * it takes the slot of the smallest region if it is larger (sections.c). */
+ * two older sections sharing a key merge to free a slot, else it takes the slot of the
+ * smallest region if it is larger (sections.c). */
 void ws_led_evict(struct ws_led *l, uint64_t key, double t);
 /* Add t seconds to region key in the newest section of ledger l; a full ledger keeps its
  * largest regions. Inline: every MPI call adds twice with wait states on. */
