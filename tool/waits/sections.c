@@ -135,12 +135,7 @@ void ws_led_evict(struct ws_led *l, uint64_t key, double t)
     int later = mergeable(l);
     if (later) {
         merge(l, later); /* the slots of the keys the two shared come free */
-        int n = l->nreg;
-        l->slots[l->nsec - 1] |= (uint8_t)(1u << n);
-        l->reg[n] = (struct ws_reg){key, t};
-        l->nreg = (uint8_t)(n + 1);
-        if (t < l->floor)
-            l->floor = t;
+        ws_led_take_slot(l, key, t);
         return;
     }
     int min = 0, nreg = l->nreg;

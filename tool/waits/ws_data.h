@@ -168,6 +168,16 @@ extern int ws_hotspot_permille;
  * two older sections sharing a key merge to free a slot, else it takes the slot of the
  * smallest region if it is larger (sections.c). */
 void ws_led_evict(struct ws_led *l, uint64_t key, double t);
+/* Region (key, t) into the free slot of ledger l (nreg < WS_K), in its newest section. */
+static inline void ws_led_take_slot(struct ws_led *l, uint64_t key, double t)
+{
+    int n = l->nreg;
+    l->slots[l->nsec - 1] |= (uint8_t)(1u << n);
+    l->reg[n] = (struct ws_reg){key, t};
+    l->nreg = (uint8_t)(n + 1);
+    if (t < l->floor)
+        l->floor = t;
+}
 /* Add t seconds to region key in the newest section of ledger l; a full ledger keeps its
  * largest regions. Inline: every MPI call adds twice with wait states on. */
 static inline void ws_led_add(struct ws_led *l, uint64_t key, double t)
@@ -183,16 +193,10 @@ static inline void ws_led_add(struct ws_led *l, uint64_t key, double t)
             return;
         }
     }
-    int n = l->nreg;
-    if (n < WS_K) {
-        l->slots[s] |= (uint8_t)(1u << n);
-        l->reg[n] = (struct ws_reg){key, t};
-        l->nreg = (uint8_t)(n + 1);
-        if (t < l->floor)
-            l->floor = t;
-    } else if (!(t <= l->floor)) { /* a smaller one is dropped: the common case */
+    if (l->nreg < WS_K)
+        ws_led_take_slot(l, key, t);
+    else if (!(t <= l->floor)) /* a smaller one is dropped: the common case */
         ws_led_evict(l, key, t);
-    }
 }
 /* ---- the ledger's sections (sections.c: no MPI) ---- */
 /* The bit of world rank r in the mask of a section. */
