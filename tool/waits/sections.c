@@ -112,14 +112,14 @@ static int shares_key(const struct ws_led *l, int i)
     return 0;
 }
 
-/* The older section (not the newest) to merge into the one before it so that a slot comes
- * free: of those sharing a key with it, the one whose preceding section is the smallest (as
- * ws_led_sync chooses); 0 when none does. */
-static int mergeable(const struct ws_led *l)
+/* The section among 1..last to merge into the one before it (its ranks then take that one's
+ * time too): the one whose preceding section is the smallest, of those sharing a key with it
+ * when shared (a slot must come free); 0 when none qualifies. */
+static int cheapest_merge(const struct ws_led *l, int last, int shared)
 {
     int best = 0;
-    for (int i = 1; i + 1 < l->nsec; i++)
-        if (shares_key(l, i) && (!best || l->sec_t[i - 1] < l->sec_t[best - 1]))
+    for (int i = 1; i <= last; i++)
+        if ((!shared || shares_key(l, i)) && (!best || l->sec_t[i - 1] < l->sec_t[best - 1]))
             best = i;
     return best;
 }
@@ -132,7 +132,7 @@ void ws_led_evict(struct ws_led *l, uint64_t key, double t)
      * region no larger than they dropped out of the next wait's causes (2 ms of a 20 ms
      * period: 6% of its waits, not 10%). Two older sections with a key in common merge
      * first: no time is lost, only the cut between them. */
-    int later = mergeable(l);
+    int later = cheapest_merge(l, l->nsec - 2, 1); /* an older section: not the newest */
     if (later) {
         merge(l, later); /* the slots of the keys the two shared come free */
         ws_led_take_slot(l, key, t);
@@ -160,12 +160,7 @@ void ws_led_sync(struct ws_led *l, uint64_t peers, int sent)
         return;
     }
     if (n == WS_SECS) {
-        /* the ranks of the merged-away cut take the section before it too: the smallest */
-        int best = 1;
-        for (int i = 2; i < n; i++)
-            if (l->sec_t[i - 1] < l->sec_t[best - 1])
-                best = i;
-        merge(l, best);
+        merge(l, cheapest_merge(l, n - 1, 0));
         n--;
     }
     l->slots[n] = 0;

@@ -31,9 +31,9 @@ struct ws_reg {
  * synchronisation with this one (H-CWP-DM, docs/design.md 3.6). Section 0 starts at the
  * collective; each later one at a message sent to or received from the ranks of its mask
  * (bit rank % 64). Regions are kept per section, the WS_K largest of all (a full ledger
- * first merges two older sections that share a key); each section knows
- * its regions by a mask of their slots, so that adding, cutting and asking for the part
- * since a cut touch only the regions concerned. */
+ * first merges two older sections that share a key); each section knows its regions by a
+ * mask of their slots, so that adding, cutting and asking for the part since a cut touch
+ * only the regions concerned. */
 struct ws_led {
     uint8_t nreg, nsec;         /* nsec >= 1 (ws_led_reset) */
     uint8_t slots[WS_SECS];     /* the regions of each section: bit i for reg[i] */
