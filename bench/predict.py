@@ -40,7 +40,7 @@ def jacobi(ranks, n, env, iterations=ITERATIONS):
 
 def predict(args):
     out = subprocess.run([TARDY, "predict", "--json"] + args, capture_output=True, text=True)
-    if out.returncode != 0:
+    if out.returncode not in (0, 3):  # 3: no prediction, the note says why
         raise SystemExit("bench: tardy predict failed: %s" % out.stderr[-500:])
     return {q["metric"]: q for q in json.loads(out.stdout).get("predictions", [])}
 

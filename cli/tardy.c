@@ -72,7 +72,10 @@ static const char predict_usage[] =
     "  --json           a \"tardy-predictions\" document instead of the table\n"
     "Each prediction has an interval that should hold the actual value 80% of the time\n"
     "(low..high); where the runs cannot support a number (too few scales, noise, a trend\n"
-    "that reverses) the note says so instead. TARDY_LUA_BUDGET and TARDY_LUA_MEMORY apply.\n";
+    "that reverses) the note says so instead. TARDY_LUA_BUDGET and TARDY_LUA_MEMORY apply.\n"
+    "Exit status: 0 with at least one prediction, 3 when the runs gave none (the note says\n"
+    "why: a misspelt parameter, too few scales), 1 when the input or a script fails, 2 for\n"
+    "a wrong option.\n";
 
 static int cmd_report(int argc, char **argv)
 {
@@ -169,6 +172,9 @@ static int cmd_predict(int argc, char **argv)
         summary_predictions(&out, &text);
         print_text(&text);
     }
+    /* a script that runs tardy predict learns from the status that no number came out */
+    if (!rc && !out.npredictions)
+        rc = 3;
     profile_free(&out);
     store_free(runs, n);
     return rc;

@@ -48,7 +48,7 @@ def test_seed000():
 def test_one_parameter_refusals():
     p = tardy_predict(["--at", "p=8", "--lua", "tests/lua/one_parameter.lua", "--policy",
                        "one_parameter"])
-    expect(p.returncode == 0, p.stderr)
+    expect(p.returncode == 3, "every family refuses, yet exit %d: %s" % (p.returncode, p.stderr))
     out = p.stdout + p.stderr
     for want in ("scalaextrap 1: needs 3 runs at different process counts, has 2",
                  "scalaextrap 2: scalaextrap models the process count only (n varies)",
@@ -322,10 +322,12 @@ def same_predictions(a, b, what, skip=()):
         expect(abs(va - vb) <= 1e-9 * max(abs(va), 1e-300), "%s: %s %r vs %r" % (what, k, va, vb))
 
 
-def predict_json(args):
+def predict_json(args, status=0):
+    """`tardy predict --json ARGS`, its exit status STATUS (3: no prediction at all)."""
     p = subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--json"] + args,
                        capture_output=True, text=True)
-    expect(p.returncode == 0, "tardy predict %s: %s" % (" ".join(args), p.stderr[-800:]))
+    expect(p.returncode == status, "tardy predict %s: exit %d, %s" % (
+        " ".join(args), p.returncode, p.stderr[-800:]))
     return json.loads(p.stdout), p.stderr
 
 
@@ -443,7 +445,7 @@ def test_extrap_foreign():
         visits = got.get(("p=128", "solve/visits"))
         expect(visits and abs(visits["value"] - 12800) <= 1e-6 * 12800,
                "solve/visits at p=128 (one repetition where time has three): %s" % visits)
-        out, _err = predict_json(["--extrap", path, "--at", "procs=128"])
+        out, _err = predict_json(["--extrap", path, "--at", "procs=128"], 3)
         expect("no run has the parameter procs (the runs have p)" in out.get("note", ""),
                "a misspelt parameter: %s" % out.get("note"))
         # four parameters that vary: no model stands for them (one ignoring p missed 4x)
@@ -453,7 +455,7 @@ def test_extrap_foreign():
             f.write("PARAMETER p n a b\nPOINTS %s\nREGION k\nMETRIC time\n" % " ".join(
                 "(%d %d %d %d)" % t for t in pts))
             f.writelines("DATA %r\n" % (n * a * math.log2(p) + b) for p, n, a, b in pts)
-        out, _err = predict_json(["--extrap", path, "--at", "p=64,n=50,a=3,b=7"])
+        out, _err = predict_json(["--extrap", path, "--at", "p=64,n=50,a=3,b=7"], 3)
         expect(not out["predictions"] and "4 parameters vary (p, a, b, n) and a model takes at "
                "most 3" in out.get("note", ""), "four parameters: %s %s" % (
                    out["predictions"][:1], out.get("note")))

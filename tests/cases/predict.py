@@ -144,7 +144,7 @@ def test_no_number():
     try:
         for f, at in ((path, "p=4096"), (waits, "p=12")):
             p = tardy(["predict", "--extrap", f, "--at", at, "--json"])
-            expect(p.returncode == 0, p.stderr)
+            expect(p.returncode == 3, "no prediction, yet exit %d: %s" % (p.returncode, p.stderr))
             doc = json.loads(p.stdout)
             expect(not doc["predictions"] and "no prediction at " + at in doc.get("note", ""),
                    "no number at %s: %s" % (at, doc))
