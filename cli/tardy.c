@@ -10,6 +10,7 @@
  *                                            (cli/html.c)
  *   tardy help [options]                    usage, or the TARDY_* options
  *   tardy version */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,8 @@ static const char predict_usage[] =
     "(low..high); where the runs cannot support a number (too few scales, noise, a trend\n"
     "that reverses) the note says so instead. TARDY_LUA_BUDGET and TARDY_LUA_MEMORY apply.\n"
     "Exit status: 0 with at least one prediction, 3 when the runs gave none (the note says\n"
-    "why: a misspelt parameter, too few scales), 1 when the input or a script fails, 2 for\n"
-    "a wrong option.\n";
+    "why: a misspelt parameter, too few scales), 1 when the input, a target or a script\n"
+    "fails, 2 for a wrong option.\n";
 
 static int cmd_report(int argc, char **argv)
 {
@@ -197,7 +198,8 @@ static int cmd_export_extrap(int argc, char **argv)
         }
     }
     if (bad || !store) {
-        fputs(usage, stderr);
+        fprintf(stderr, "%susage: tardy export-extrap --store DIR [--program NAME] [-o FILE]\n",
+                bad ? "" : "tardy export-extrap: which run store? ");
         return 2;
     }
     struct profile *runs;
@@ -206,7 +208,7 @@ static int cmd_export_extrap(int argc, char **argv)
         return 1;
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out) {
-        fprintf(stderr, "tardy export-extrap: cannot write %s\n", path);
+        fprintf(stderr, "tardy export-extrap: cannot write %s: %s\n", path, strerror(errno));
         store_free(runs, n);
         return 1;
     }
@@ -251,6 +253,11 @@ int main(int argc, char **argv)
             printf("Run-time options (environment variables):\n%s", out.data ? out.data : "");
             sb_free(&out);
             return 0;
+        }
+        if (argc > 2) {
+            fprintf(stderr, "tardy help: no help on '%s' (tardy help, help options, help "
+                    "predict)\n", argv[2]);
+            return 2;
         }
         fputs(usage, stdout);
         return 0;

@@ -24,7 +24,11 @@ def test_report_cli():
         for args, rc, needle in ((["report", bad], 1, bad), (["report", "/nonexistent.json"], 1,
                                  "/nonexistent.json"), (["report"], 2, "usage"),
                                  (["report", "--frobnicate", path], 2, "--frobnicate"),
-                                 (["frobnicate"], 2, "unknown command")):
+                                 (["frobnicate"], 2, "unknown command"),
+                                 (["help", "frobnicate"], 2, "no help on 'frobnicate'"),
+                                 (["export-extrap"], 2, "which run store?"),
+                                 (["export-extrap", "--store", run.dir, "-o", "/nonexistent/x"],
+                                  1, "cannot write /nonexistent/x: No such file")):
             p = subprocess.run([TARDY] + args, capture_output=True, text=True)
             expect(p.returncode == rc and needle in p.stderr,
                    "tardy %s: exit %d, stderr %r" % (" ".join(args), p.returncode, p.stderr))
