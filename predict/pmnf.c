@@ -686,10 +686,24 @@ static void term_text(struct term tm, const char *name, char *t, size_t len)
 {
     int n = 0;
     t[0] = '\0';
-    if (tm.e != 0)
-        n += snprintf(t + n, len - (size_t)n, "%s^(%.4g)", name, tm.e);
-    if (tm.l)
+    if (tm.e == 1)
+        n += snprintf(t, len, "%s", name);
+    else if (tm.e != 0)
+        n += snprintf(t, len, "%s^(%.4g)", name, tm.e);
+    if (tm.l == 1)
+        snprintf(t + n, len - (size_t)n, "%slog2(%s)", n ? " * " : "", name);
+    else if (tm.l)
         snprintf(t + n, len - (size_t)n, "%slog2(%s)^%d", n ? " * " : "", name, tm.l);
+}
+
+void formula_tidy_signs(char *formula)
+{
+    char *at, *to = formula;
+    while ((at = strstr(to, " + -"))) {
+        memmove(at + 3, at + 4, strlen(at + 4) + 1); /* " + -b" → " - b" */
+        at[1] = '-';
+        to = at + 3;
+    }
 }
 
 static void describe(struct pmnf_model *m, const char *const *names)
@@ -712,6 +726,7 @@ static void describe(struct pmnf_model *m, const char *const *names)
         if (!any && n < (int)len)
             n += snprintf(m->formula + n, len - (size_t)n, " * 1");
     }
+    formula_tidy_signs(m->formula);
 }
 
 /* How complex a model is: its number of products, then the complexity of its terms. */

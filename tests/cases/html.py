@@ -310,14 +310,17 @@ def test_extrap_page_target_slice():
                             "p=4,n=3200", "-o", html], capture_output=True, text=True)
         expect(p.returncode == 0, "tardy html --extrap: %s" % p.stderr)
         dom = opened(html, "extrap-slice.png").dom
-        for over, measured, targets in (("n", "4 values, p=4", "1"), ("p", "4 values, n=800", "0")):
-            chart = re.search(r"<h3>solve/time over %s</h3>(.*?)targets \((\d)\)" % over, dom, re.S)
+        for over, measured, targets in (("n", "4 values, p=4", 1), ("p", "4 values, n=800", 0)):
+            chart = re.search(r"<h3>solve/time over %s</h3>(.*?)(<h3>|$)" % over, dom, re.S)
             expect(chart, "no chart of solve/time over %s" % over)
-            expect("measured (%s)" % measured in chart.group(1) and chart.group(2) == targets,
-                   "over %s: %s targets, %s" % (over, chart.group(2),
-                                                re.findall(r"measured \([^)]*\)", chart.group(1))))
-        over_n = re.search(r"<h3>solve/time over n</h3>.*?</svg>", dom, re.S).group(0)
-        expect(len(re.findall(r'<g class="target"', over_n)) == 1, "no target drawn over n")
+            drawn = len(re.findall(r'<g class="target"', chart.group(1)))
+            # the legend names the targets only where the chart draws them
+            legend = "targets (%d)" % targets in chart.group(1) if targets else \
+                "targets (" not in chart.group(1)
+            expect("measured (%s)" % measured in chart.group(1) and drawn == targets and legend,
+                   "over %s: %d targets drawn, legend %s, %s" % (
+                       over, drawn, re.findall(r"targets \(\d+\)", chart.group(1)),
+                       re.findall(r"measured \([^)]*\)", chart.group(1))))
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -334,6 +337,27 @@ def test_extrap_page_one_series():
         expect(p.returncode == 0, "tardy html --extrap: %s" % p.stderr)
         counts = re.findall(r'<span class="count">([^<]*)</span>', opened(html, "one.png").dom)
         expect(counts == ["1 row", "5 rows"], "table counts %s" % counts)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_extrap_page_wide_values():
+    """The halo exchange's 52 metrics: the values table, a column each, is wider than the
+    page; it scrolls inside its box and the page keeps its width (it had been 3,163 pixels
+    wide in a 1,385-pixel window), while the models table, which fits, is not boxed."""
+    d = tempfile.mkdtemp(prefix="tardy-html-wide-")
+    try:
+        html = os.path.join(d, "page.html")
+        p = subprocess.run(["timeout", "120", TARDY, "html", "--extrap",
+                            os.path.abspath("bench/predict/real_halo3d.txt"), "--at",
+                            "p=2,n=128", "-o", html],
+                           capture_output=True, text=True)
+        expect(p.returncode == 0, "tardy html --extrap: %s" % p.stderr)
+        boxes = re.findall(r'<div class="(tablebox[^"]*)"><input[^>]*><span[^>]*>[^<]*</span>'
+                           r'<table class="([^"]*)"',
+                           opened(html, "extrap-wide.png").dom, re.S)
+        expect(sorted(boxes) == [("tablebox", "models"), ("tablebox wide", "runs")],
+               "table boxes drawn: %s" % boxes)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -402,6 +426,8 @@ room.case("html/a target off the latest point lies on the curve through its runs
           test_extrap_page_target_slice)
 room.case("html/Extra-P file of one series: a table of one row", test_extrap_page_one_series)
 room.case("html/Extra-P file of three parameters: each curve once", test_extrap_page_three_parameters)
+room.case("html/Extra-P file of 52 metrics: the values table scrolls in its box",
+          test_extrap_page_wide_values)
 room.case("html/bad input", test_bad_input)
 room.case("html/TARDY_HTML without a JSON profile", lambda: test_bad_option(
     {"TARDY_HTML": "1", "TARDY_PROFILE": "none"}, "TARDY_HTML: no HTML report: no JSON profile",

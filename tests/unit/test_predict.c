@@ -412,9 +412,15 @@ static void pmnf_basics(void)
     for (int i = 0; i < 7; i++)
         py[i] = 5 + 2 * px[i] * log2(px[i]);
     CHECK(fit_pmnf(px, 1, py, 7, &opt, &m) == FIT_OK);
-    CHECK_STR(m.formula, "5 + 2 * p^(1) * log2(p)^1");
+    CHECK_STR(m.formula, "5 + 2 * p * log2(p)");
     CHECK_NEAR(pmnf_eval(&m, (double[]){1024}), 5 + 2 * 1024 * 10, 1e-9);
     CHECK(m.fit_smape < 1e-9 && m.loo_smape < 1e-9);
+    double fy[7];
+    for (int i = 0; i < 7; i++)
+        fy[i] = 50 - 3 * sqrt(px[i]);
+    struct pmnf_model fm;
+    CHECK(fit_pmnf(px, 1, fy, 7, &opt, &fm) == FIT_OK);
+    CHECK_STR(fm.formula, "50 - 3 * p^(0.5)");
 
     /* what cannot be fitted */
     CHECK(fit_pmnf(px, 1, py, 2, &opt, &m) == FIT_EINPUT);   /* fewer than 3 points */
@@ -480,7 +486,7 @@ static void pmnf_two_parameters(void)
     CHECK_NEAR(m.c[0], 3, 1e-6);
     CHECK_NEAR(m.c[1], 2, 1e-6);
     CHECK_NEAR(m.c[2], 0.5, 1e-6);
-    CHECK_STR(m.formula, "3 + 2 * x^(1) + 0.5 * y^(2)");
+    CHECK_STR(m.formula, "3 + 2 * x + 0.5 * y^(2)");
     CHECK(fit_pmnf(x, 2, ym, n, &opt, &m) == FIT_OK);
     CHECK(m.nparams == 2 && m.nterms == 1 && m.mask[0] == 3);
     CHECK(m.e[0] == 1 && m.l[0] == 0 && m.e[1] == 1 && m.l[1] == 1);

@@ -150,6 +150,9 @@ function table(parent, columns, rows, opts) {
   }
   filter.addEventListener("input", draw);
   draw();
+  /* a table wider than the page (a column per metric) scrolls inside its box, so the page
+   * itself keeps its width; the others keep their headers sticky on the page's scroll */
+  if (tbl.scrollWidth > box.clientWidth) box.classList.add("wide");
 }
 
 /* The width of the page's content for charts. */

@@ -136,9 +136,10 @@ function chart(parent, metric, curve) {
   const legend = el("div", {class: "legend"});
   legend.append(el("span", {}, el("i", {style: "background:#d9534f"}), `measured (${points.length} ${DATA.extrap != null ? "values" : "runs"}` +
                    (others.length ? `, ${others.map(k => `${k}=${slice[k]}`).join(", ")}` : "") + ")"),
-                el("span", {}, el("i", {style: "background:#3a7bd5"}), line.length ? `model: ${line[0].p.model}` : "no model"),
-                el("span", {}, el("i", {style: "background:#3a7bd5;opacity:0.25"}), "prediction interval"),
-                el("span", {}, el("i", {style: "background:#f0a030"}), `targets (${targets.length})`));
+                el("span", {}, el("i", {style: "background:#3a7bd5"}), line.length ? `model: ${line[0].p.model}` : "no model"));
+  // only what the chart draws: a target elsewhere (another value of a parameter) is not on it
+  if (band.length) legend.append(el("span", {}, el("i", {style: "background:#3a7bd5;opacity:0.25"}), "prediction interval"));
+  if (targets.length) legend.append(el("span", {}, el("i", {style: "background:#f0a030"}), `targets (${targets.length})`));
   box.append(legend);
 }
 
