@@ -6,6 +6,8 @@
 
 local scale_key = tardy.require("series").scale_key
 local rank_max = tardy.require("names").rank_max
+local best_model = tardy.require("selection").best_model
+local I = tardy.require("interval")
 
 local function rank_rows(run)
   local rows = {}
@@ -17,6 +19,9 @@ end
 
 tardy.policy("scalaextrap", function(ctx)
   local family = tardy.get_family("scalaextrap")
+  -- the family alone through the default policy's selection: the same fit, with what the
+  -- 80% interval is made of (its cross-validated errors, its refits on noise draws)
+  local only = {{name = "scalaextrap", spec = family}}
   local keys, seen, compute = {}, {}, false
   for _, run in ipairs(ctx.runs) do
     for key in pairs(rank_rows(run)) do
@@ -52,7 +57,7 @@ tardy.policy("scalaextrap", function(ctx)
     local metric = key == "compute" and "max per-rank compute time (s)" or rank_max(key)
     local model, why = nil, "no runs"
     if #points >= family.min_points then
-      model, why = family.fit(points)
+      model, why = best_model(only, points)
     elseif #points > 0 then
       why = string.format("too few runs: needs %d, has %d", family.min_points, #points)
     end
@@ -61,9 +66,11 @@ tardy.policy("scalaextrap", function(ctx)
     else
       for _, target in ipairs(ctx.targets) do
         if target.p then
-          out[#out + 1] = {target = target, metric = metric,
-            value = model.predict(target), family = "scalaextrap",
-            model = model.kind .. ": " .. model.formula,
+          local v = model.predict(target)
+          local low, high = I.interval(model, points, target, v, true)
+          out[#out + 1] = {target = target, metric = metric, value = v, family = "scalaextrap",
+            model = model.kind .. ": " .. model.formula, fit_error = model.fit_error,
+            uncertainty = model.uncertainty, low = low, high = high, coverage = I.COVERAGE,
             extrapolated = target.p < lo or target.p > hi}
         end
       end

@@ -101,6 +101,9 @@ def test_scalaextrap_extrap():
         expect(p.returncode == 0, p.stderr)
         q = json.loads(p.stdout)["predictions"]
         expect(len(q) == 1 and abs(q[0]["value"] - 1606645.3) <= 1, "seed 000 POISSON_MPI: %s" % q)
+        # the seed's value, with the interval the default policy would make of that model
+        expect(q[0].get("coverage") == 80 and q[0]["low"] < q[0]["value"] < q[0]["high"],
+               "no 80%% interval: %s" % q[0])
     finally:
         os.unlink(path)
 
