@@ -327,7 +327,8 @@ def test_extrap_page_target_slice():
 
 def test_extrap_page_one_series():
     """Seed 000's POISSON_MPI series, one metric: its model table counts "1 row", the values
-    table "5 rows"."""
+    table "5 rows"; its values axis (up to 8 million) writes every tick alike (it had
+    "8,000,000" below "10.0M")."""
     d = tempfile.mkdtemp(prefix="tardy-html-one-")
     try:
         src = os.path.abspath("bench/predict/seed000_POISSON_MPI.txt")
@@ -335,8 +336,13 @@ def test_extrap_page_one_series():
         p = subprocess.run(["timeout", "120", TARDY, "html", "--extrap", src, "-o", html],
                            capture_output=True, text=True)
         expect(p.returncode == 0, "tardy html --extrap: %s" % p.stderr)
-        counts = re.findall(r'<span class="count">([^<]*)</span>', opened(html, "one.png").dom)
+        dom = opened(html, "one.png").dom
+        counts = re.findall(r'<span class="count">([^<]*)</span>', dom)
         expect(counts == ["1 row", "5 rows"], "table counts %s" % counts)
+        ticks = re.findall(r'<g class="tick"[^>]*><line[^>]*></line><text[^>]*>([^<]*)</text>',
+                           dom.split('<g class="axis" transform="translate(')[2])
+        expect(len(ticks) >= 3 and all(re.fullmatch(r"0|[0-9.]+M", t) for t in ticks),
+               "values axis ticks %s" % ticks)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 

@@ -53,6 +53,11 @@ function measured(metric, run) {
 }
 const fmtMetric = (metric, v) => (/\(s\)$/.test(metric) ? fmtTime(v) : /bytes/.test(metric) ? fmtBytes(v) : fmtCount(v));
 
+/* One format for every tick of an axis: counts up to top in SI units once the largest would be
+ * (fmtCount writes 10,000,000 as 10.0M, so 8,000,000 and 10.0M stood on one axis). */
+const axisFormat = (metric, top) => (/\(s\)$/.test(metric) || /bytes/.test(metric) || Math.abs(top) < 1e7
+  ? v => fmtMetric(metric, v) : d3.format("~s"));
+
 function header() {
   const prog = (DATA.program || "?").split("/").pop();
   const n = RUNS.length;
@@ -109,7 +114,7 @@ function chart(parent, metric, curve) {
   svg.append("g").attr("class", "axis").attr("transform", `translate(0,${h - m.b})`)
     .call(d3.axisBottom(x).ticks(6, logX ? ",.0f" : undefined));
   svg.append("g").attr("class", "axis").attr("transform", `translate(${m.l},0)`)
-    .call(d3.axisLeft(y).ticks(5).tickFormat(v => fmtMetric(metric, v)));
+    .call(d3.axisLeft(y).ticks(5).tickFormat(axisFormat(metric, y.domain()[1])));
   svg.append("text").attr("x", w - m.r).attr("y", h - 4).attr("text-anchor", "end").text(param);
   const band = line.filter(d => isFinite(d.lo) && isFinite(d.hi));
   if (band.length) {
