@@ -704,6 +704,9 @@ void formula_tidy_signs(char *formula)
         at[1] = '-';
         to = at + 3;
     }
+    size_t len = strlen(formula); /* "400 * n + 0" → "400 * n" */
+    if (len > 4 && (!strcmp(formula + len - 4, " + 0") || !strcmp(formula + len - 4, " - 0")))
+        formula[len - 4] = '\0';
 }
 
 static void describe(struct pmnf_model *m, const char *const *names)

@@ -183,7 +183,8 @@ int fit_pmnf_ranked(const double *x, int nparams, const double *y, int n,
 double pmnf_eval(const struct pmnf_model *m, const double *x);
 /* Whether m's value depends on parameter d. */
 int pmnf_uses(const struct pmnf_model *m, int d);
-/* A formula as a person writes it: every " + -b" becomes " - b" (in place). */
+/* A formula as a person writes it: every " + -b" becomes " - b", a last " + 0" goes (in
+ * place). */
 void formula_tidy_signs(char *formula);
 
 /* ---- trend.c ----

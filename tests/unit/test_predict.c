@@ -421,6 +421,11 @@ static void pmnf_basics(void)
     struct pmnf_model fm;
     CHECK(fit_pmnf(px, 1, fy, 7, &opt, &fm) == FIT_OK);
     CHECK_STR(fm.formula, "50 - 3 * p^(0.5)");
+    char tidy[] = "400 * n + -0", kept[] = "400 * n + 0.5";
+    formula_tidy_signs(tidy);
+    formula_tidy_signs(kept);
+    CHECK_STR(tidy, "400 * n");
+    CHECK_STR(kept, "400 * n + 0.5");
 
     /* what cannot be fitted */
     CHECK(fit_pmnf(px, 1, py, 2, &opt, &m) == FIT_EINPUT);   /* fewer than 3 points */
