@@ -46,6 +46,16 @@ def opened(path, shot):
     return page
 
 
+def time_axis(svg):
+    """The ticks of the first axis in svg: one unit, no trailing zeros (fmtTime had written
+    "0 s", "5.00 ms", "10.0 ms" on one axis)."""
+    ticks = re.findall(r'<g class="tick"[^>]*><line[^>]*></line><text[^>]*>([^<]*)</text>',
+                       svg.split("</g></g>")[0])
+    number = r"(0|[1-9][0-9]*(\.[0-9]*[1-9])?|0\.[0-9]*[1-9])"
+    expect(len(ticks) >= 2 and len({t.split(" ")[-1] for t in ticks}) == 1 and
+           all(re.fullmatch(number + r" (ns|µs|ms|s)", t) for t in ticks), "time axis ticks %s" % ticks)
+
+
 def rows_of(dom, cls):
     """The text of the body rows of the table of class cls."""
     m = re.search(r'<table class="%s">.*?<tbody>(.*?)</tbody>' % cls, dom, re.S)
@@ -103,6 +113,8 @@ def test_run_page():
             expect(any(name in row for row in rows_of(dom, "callsites")),
                    "%s not in the call-site table" % name)
         expect(len(re.findall(r'<rect class="frame"', dom)) >= 4, "no icicle frames")
+        for boxes in re.findall(r'<svg class="boxes".*?</svg>', dom, re.S):
+            time_axis(boxes)
         # by its label (the whole name, also where the box is too narrow for its text:
         # Open MPI's MPI_Init takes most of this short run)
         expect(re.search(r'<g class="node"[^>]*aria-label="MPI_Allreduce \(', dom),
@@ -178,6 +190,8 @@ def test_store_page():
         expect(len(re.findall(r'<g class="target"', dom)) >= 3, "targets missing")
         # which compute metrics have a number depends on the runs' noise (the policy's note)
         expect(re.search(r"<h3>per-rank compute time, [^<]* over p</h3>", dom), "no compute chart")
+        for chart in re.findall(r"<h3>[^<]*\(s\) over [^<]*</h3>.*?</svg>", dom, re.S):
+            time_axis(chart.split('<g class="axis" transform="translate(')[2])
         models = rows_of(dom, "models")
         expect(any("p=16" in m for m in models), "no model at p=16: %s" % models[:2])
         expect(len(rows_of(dom, "runs")) == 4, "not 4 runs in the table")

@@ -16,6 +16,13 @@ function fmtTime(s) {
   if (a < 600) return s.toPrecision(3) + " s";
   return (s / 60).toPrecision(3) + " min";
 }
+/* The ticks of a time axis up to top: all in top's unit, without trailing zeros (fmtTime
+ * gave "0 s", "5.00 ms", "10.0 ms" on one axis). */
+function fmtTimeAxis(top) {
+  const a = Math.abs(top);
+  const [scale, unit] = a < 1e-6 ? [1e9, "ns"] : a < 1e-3 ? [1e6, "µs"] : a < 1 ? [1e3, "ms"] : [1, "s"];
+  return v => `${d3.format("~g")(+(v * scale).toPrecision(6))} ${unit}`;
+}
 function fmtBytes(b) {
   if (b == null || !isFinite(b)) return "–";
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -232,7 +232,7 @@ function boxPlots(parent, title, rows, name) {
   const svg = d3.select(parent).append("div").attr("class", "chart").append("svg")
     .attr("class", "boxes").attr("width", w).attr("height", boxes.length * rowH + 24);
   svg.append("g").attr("class", "axis").attr("transform", `translate(0,${boxes.length * rowH})`)
-    .call(d3.axisBottom(x).ticks(6).tickFormat(fmtTime));
+    .call(d3.axisBottom(x).ticks(6).tickFormat(fmtTimeAxis(x.domain()[1])));
   const g = svg.selectAll("g.box").data(boxes).enter().append("g").attr("class", "box")
     .attr("transform", (d, i) => `translate(0,${i * rowH})`)
     .on("mousemove", d => tip.show(d3.event, `<b>${esc(d.name)}</b><br>per rank: min ${fmtTime(d.box.min)}, ` +

@@ -53,10 +53,13 @@ function measured(metric, run) {
 }
 const fmtMetric = (metric, v) => (/\(s\)$/.test(metric) ? fmtTime(v) : /bytes/.test(metric) ? fmtBytes(v) : fmtCount(v));
 
-/* One format for every tick of an axis: counts up to top in SI units once the largest would be
- * (fmtCount writes 10,000,000 as 10.0M, so 8,000,000 and 10.0M stood on one axis). */
-const axisFormat = (metric, top) => (/\(s\)$/.test(metric) || /bytes/.test(metric) || Math.abs(top) < 1e7
-  ? v => fmtMetric(metric, v) : d3.format("~s"));
+/* One format for every tick of an axis: times as fmtTimeAxis; counts up to top in SI units
+ * once the largest would be (fmtCount writes 10,000,000 as 10.0M, so 8,000,000 and 10.0M
+ * stood on one axis). */
+function axisFormat(metric, top) {
+  if (/\(s\)$/.test(metric)) return fmtTimeAxis(top);
+  return /bytes/.test(metric) || Math.abs(top) < 1e7 ? v => fmtMetric(metric, v) : d3.format("~s");
+}
 
 function header() {
   const prog = (DATA.program || "?").split("/").pop();
