@@ -46,12 +46,12 @@ def opened(path, shot):
     return page
 
 
-def time_axis(svg):
+def time_axis(svg, signed=False):
     """The ticks of the first axis in svg: one unit, no trailing zeros (fmtTime had written
-    "0 s", "5.00 ms", "10.0 ms" on one axis)."""
+    "0 s", "5.00 ms", "10.0 ms" on one axis); signed: changes, "−2 ms", "±0 ms", "+2 ms"."""
     ticks = re.findall(r'<g class="tick"[^>]*><line[^>]*></line><text[^>]*>([^<]*)</text>',
                        svg.split("</g></g>")[0])
-    number = r"(0|[1-9][0-9]*(\.[0-9]*[1-9])?|0\.[0-9]*[1-9])"
+    number = ("[+−±]" if signed else "") + r"(0|[1-9][0-9]*(\.[0-9]*[1-9])?|0\.[0-9]*[1-9])"
     expect(len(ticks) >= 2 and len({t.split(" ")[-1] for t in ticks}) == 1 and
            all(re.fullmatch(number + r" (ns|µs|ms|s)", t) for t in ticks), "time axis ticks %s" % ticks)
 
@@ -255,6 +255,7 @@ def test_diff_page():
         expect(any(name in row for row in rows), "%s not among the changed call sites" % name)
         expect(len(rows_of(page.dom, "diff-intervals")) >= 3, "intervals missing")
         expect(len(re.findall(r'<g class="change"', page.dom)) >= 5, "fewer than 5 change bars")
+        time_axis(re.search(r'<svg id="changes".*?</svg>', page.dom, re.S).group(0), signed=True)
         expect("wall time" in page.dom, "no totals")
     finally:
         shutil.rmtree(d, ignore_errors=True)

@@ -10,7 +10,7 @@ const STATUS = {both: "", new: "new", vanished: "vanished"};
 function fmtChange(v, fmt) { return (v > 0 ? "+" : v < 0 ? "−" : "±") + fmt(Math.abs(v)); }
 function fmtRelative(c) {
   return !c || c.relative == null ? (c && c.a === 0 && c.b > 0 ? "new" : "–")
-    : (c.relative > 0 ? "+" : "") + (100 * c.relative).toFixed(1) + "%";
+    : fmtChange(100 * c.relative, v => v.toFixed(1)) + "%"; /* the sign as the change's, "−" */
 }
 function diffRowName(r, kind) {
   if (kind === "intervals") return "interval " + intervalName(r);
@@ -52,7 +52,7 @@ function largest() {
   const svg = d3.select(s).append("div").attr("class", "chart").append("svg").attr("id", "changes")
     .attr("width", w).attr("height", rows.length * rowH + 24);
   svg.append("g").attr("class", "axis").attr("transform", `translate(0,${rows.length * rowH})`)
-    .call(d3.axisBottom(x).ticks(6).tickFormat(v => fmtChange(v, fmtTime)));
+    .call(d3.axisBottom(x).ticks(6).tickFormat((tick => v => fmtChange(v, tick))(fmtTimeAxis(x.domain()[1]))));
   const g = svg.selectAll("g.change").data(rows).enter().append("g").attr("class", "change")
     .attr("transform", (d, i) => `translate(0,${i * rowH})`)
     .on("mousemove", d => tip.show(d3.event, `<b>${esc(diffRowName(d.r, d.kind))}</b><br>` +
