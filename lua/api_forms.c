@@ -145,7 +145,7 @@ static int l_scalaextrap(lua_State *L)
     struct form_model m = {.cacheprofile = 0, .form = {f.form, {f.u, f.v}}, .param = "p"};
     char formula[96];
     snprintf(formula, sizeof formula, SCALAEXTRAP_FORMULA[f.form], f.u, f.v);
-    formula_tidy_signs(formula);
+    formula_tidy(formula);
     push_model(L, &m, lua_toboolean(L, 2), scalaextrap_forms[f.form], formula, f.fit_smape,
                f.loo_smape, f.extrap_smape);
     if (!lua_toboolean(L, 2)) {
@@ -205,7 +205,7 @@ static int l_cacheprofile(lua_State *L)
         snprintf(formula, sizeof formula, "%.6g * %.6g^-%s + %.6g", k[0] * exp(k[1] * k[3]),
                  exp(k[1]), m.param, k[2]);
     }
-    formula_tidy_signs(formula);
+    formula_tidy(formula);
     push_model(L, &m, refit, cacheprofile_forms[f.model.form], formula, f.fit_smape,
                f.loo_smape, f.extrap_smape);
     return 1;

@@ -696,7 +696,7 @@ static void term_text(struct term tm, const char *name, char *t, size_t len)
         snprintf(t + n, len - (size_t)n, "%slog2(%s)^%d", n ? " * " : "", name, tm.l);
 }
 
-void formula_tidy_signs(char *formula)
+void formula_tidy(char *formula)
 {
     char *at, *to = formula;
     while ((at = strstr(to, " + -"))) {
@@ -729,7 +729,7 @@ static void describe(struct pmnf_model *m, const char *const *names)
         if (!any && n < (int)len)
             n += snprintf(m->formula + n, len - (size_t)n, " * 1");
     }
-    formula_tidy_signs(m->formula);
+    formula_tidy(m->formula);
 }
 
 /* How complex a model is: its number of products, then the complexity of its terms. */

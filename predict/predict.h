@@ -185,7 +185,7 @@ double pmnf_eval(const struct pmnf_model *m, const double *x);
 int pmnf_uses(const struct pmnf_model *m, int d);
 /* A formula as a person writes it: every " + -b" becomes " - b", a last " + 0" goes (in
  * place). */
-void formula_tidy_signs(char *formula);
+void formula_tidy(char *formula);
 
 /* ---- trend.c ----
  * Does a series change with its parameters beyond the noise between its repetitions? n values

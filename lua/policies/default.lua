@@ -336,8 +336,8 @@ tardy.policy("default", function(ctx)
     local rhi = s.value > 0 and math.sqrt(s.above) / s.value or 0
     local below = nil -- the ratio of the statistic before
     for _, q in ipairs(quantiles) do
-      local least = q[3] or below
-      if q[3] and below then least = math.max(q[3], below) end
+      local least = q[3]
+      if below then least = math.max(least or below, below) end
       local ratio, m, pts, rl, rh = predict(target, "spread of " .. what .. " (" .. q[2] ..
         " / mean)", "spread|" .. rank .. "|" .. q[1], function()
           return series(params, index, rank, function(r)

@@ -1,6 +1,7 @@
 -- The seed's policy (seed 000): aggregate first, then fit. The maximum over ranks of the
 -- per-rank compute time is modelled with ScalaExtrap's four models against p alone.
--- Kept for comparison: the default policy models each interval separately. Runs without a
+-- Kept for comparison: the default policy models each interval separately. Each value has
+-- the 80% interval the default policy makes of its model. Runs without a
 -- per-rank compute time (an Extra-P file of another tool) have every per-rank metric
 -- ("region/metric") modelled the same way.
 

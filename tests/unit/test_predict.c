@@ -422,8 +422,8 @@ static void pmnf_basics(void)
     CHECK(fit_pmnf(px, 1, fy, 7, &opt, &fm) == FIT_OK);
     CHECK_STR(fm.formula, "50 - 3 * p^(0.5)");
     char tidy[] = "400 * n + -0", kept[] = "400 * n + 0.5";
-    formula_tidy_signs(tidy);
-    formula_tidy_signs(kept);
+    formula_tidy(tidy);
+    formula_tidy(kept);
     CHECK_STR(tidy, "400 * n");
     CHECK_STR(kept, "400 * n + 0.5");
 

@@ -51,8 +51,9 @@ function largest() {
   const x = d3.scaleLinear().domain([-m, m]).nice().range([labelW + 10, w - 90]);
   const svg = d3.select(s).append("div").attr("class", "chart").append("svg").attr("id", "changes")
     .attr("width", w).attr("height", rows.length * rowH + 24);
+  const tick = fmtTimeAxis(x.domain()[1]);
   svg.append("g").attr("class", "axis").attr("transform", `translate(0,${rows.length * rowH})`)
-    .call(d3.axisBottom(x).ticks(6).tickFormat((tick => v => fmtChange(v, tick))(fmtTimeAxis(x.domain()[1]))));
+    .call(d3.axisBottom(x).ticks(6).tickFormat(v => fmtChange(v, tick)));
   const g = svg.selectAll("g.change").data(rows).enter().append("g").attr("class", "change")
     .attr("transform", (d, i) => `translate(0,${i * rowH})`)
     .on("mousemove", d => tip.show(d3.event, `<b>${esc(diffRowName(d.r, d.kind))}</b><br>` +
