@@ -46,11 +46,16 @@ def opened(path, shot):
     return page
 
 
+def axis_ticks(svg):
+    """The tick labels of the first axis in svg."""
+    return re.findall(r'<g class="tick"[^>]*><line[^>]*></line><text[^>]*>([^<]*)</text>',
+                      svg.split("</g></g>")[0])
+
+
 def time_axis(svg, signed=False):
     """The ticks of the first axis in svg: one unit, no trailing zeros (fmtTime had written
     "0 s", "5.00 ms", "10.0 ms" on one axis); signed: changes, "−2 ms", "±0 ms", "+2 ms"."""
-    ticks = re.findall(r'<g class="tick"[^>]*><line[^>]*></line><text[^>]*>([^<]*)</text>',
-                       svg.split("</g></g>")[0])
+    ticks = axis_ticks(svg)
     number = ("[+−±]" if signed else "") + r"(0|[1-9][0-9]*(\.[0-9]*[1-9])?|0\.[0-9]*[1-9])"
     expect(len(ticks) >= 2 and len({t.split(" ")[-1] for t in ticks}) == 1 and
            all(re.fullmatch(number + r" (ns|µs|ms|s)", t) for t in ticks), "time axis ticks %s" % ticks)
@@ -354,8 +359,7 @@ def test_extrap_page_one_series():
         dom = opened(html, "one.png").dom
         counts = re.findall(r'<span class="count">([^<]*)</span>', dom)
         expect(counts == ["1 row", "5 rows"], "table counts %s" % counts)
-        ticks = re.findall(r'<g class="tick"[^>]*><line[^>]*></line><text[^>]*>([^<]*)</text>',
-                           dom.split('<g class="axis" transform="translate(')[2])
+        ticks = axis_ticks(dom.split('<g class="axis" transform="translate(')[2])
         expect(len(ticks) >= 3 and all(re.fullmatch(r"0|[0-9.]+M", t) for t in ticks),
                "values axis ticks %s" % ticks)
     finally:

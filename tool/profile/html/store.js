@@ -51,14 +51,17 @@ function measured(metric, run) {
   const row = m && run.values ? run.values[m[0]] : null;
   return row ? row[m[1]] : null;
 }
-const fmtMetric = (metric, v) => (/\(s\)$/.test(metric) ? fmtTime(v) : /bytes/.test(metric) ? fmtBytes(v) : fmtCount(v));
+/* What a metric's values are, by its name: "time" (seconds), "bytes" or "count". */
+const metricKind = metric => (/\(s\)$/.test(metric) ? "time" : /bytes/.test(metric) ? "bytes" : "count");
+const fmtMetric = (metric, v) => ({time: fmtTime, bytes: fmtBytes, count: fmtCount})[metricKind(metric)](v);
 
 /* One format for every tick of an axis: times as fmtTimeAxis; counts up to top in SI units
  * once the largest would be (fmtCount writes 10,000,000 as 10.0M, so 8,000,000 and 10.0M
  * stood on one axis). */
 function axisFormat(metric, top) {
-  if (/\(s\)$/.test(metric)) return fmtTimeAxis(top);
-  return /bytes/.test(metric) || Math.abs(top) < 1e7 ? v => fmtMetric(metric, v) : d3.format("~s");
+  const kind = metricKind(metric);
+  if (kind === "time") return fmtTimeAxis(top);
+  return kind === "bytes" || Math.abs(top) < 1e7 ? v => fmtMetric(metric, v) : d3.format("~s");
 }
 
 function header() {
