@@ -707,6 +707,22 @@ void formula_tidy(char *formula)
     size_t len = strlen(formula); /* "400 * n + 0" → "400 * n" */
     if (len > 4 && (!strcmp(formula + len - 4, " + 0") || !strcmp(formula + len - 4, " - 0")))
         formula[len - 4] = '\0';
+    const char *rest = !strncmp(formula, "0 ", 2) ? formula + 2 /* "0 + p" → "p" */
+                       : !strncmp(formula, "-0 ", 3) ? formula + 3 : NULL;
+    if (rest && (rest[0] == '+' || rest[0] == '-') && rest[1] == ' ') {
+        int minus = rest[0] == '-'; /* "0 - p" → "-p" */
+        memmove(formula + minus, rest + 2, strlen(rest + 2) + 1);
+        if (minus)
+            formula[0] = '-';
+    }
+    for (to = formula; (at = strstr(to, "1 * ")); to = at) { /* "2 + 1 * p" → "2 + p" */
+        if (at == formula || (at >= formula + 2 && at[-1] == ' ' &&
+                              (at[-2] == '+' || at[-2] == '-')) ||
+            (at == formula + 1 && formula[0] == '-'))
+            memmove(at, at + 4, strlen(at + 4) + 1);
+        else
+            at++;
+    }
 }
 
 static void describe(struct pmnf_model *m, const char *const *names)

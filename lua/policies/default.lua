@@ -97,7 +97,7 @@ tardy.policy("default", function(ctx)
   -- (jacobi's point-to-point messages at one rank: -6.2 from 215 - 222/p, and a wait's time
   -- -0.33..0.22 s from the near-best models), and a value within rounding of 0 is 0 (the
   -- count 40 - 40/p at p=1 printed 7.1e-15)
-  local function predict(target, metric, id, make, least)
+  local function predict(target, metric, id, make, least, most)
     local pts, model, why = fitted(target, id, make)
     if not model then return nil, why end
     local v, refused = value_at(model, target)
@@ -114,7 +114,8 @@ tardy.policy("default", function(ctx)
     if none_negative then least = math.max(least or 0, 0) end
     local function bounded(x)
       x = math.abs(x) <= 1e-9 * largest and 0 or x
-      return least and math.max(x, least) or x
+      x = least and math.max(x, least) or x
+      return most and math.min(x, most) or x
     end
     v, lo, hi, zlo, zhi = bounded(v), bounded(lo), bounded(hi), bounded(zlo), bounded(zhi)
     if all_positive and v <= 0 then
@@ -134,8 +135,9 @@ tardy.policy("default", function(ctx)
         "by %.0fx there (too few scales, noise between the runs, or a trend that reverses)",
         scale_key(target), zhi / zlo)
     end
+    local capped = most and v == most and string.format(", at most %g", most) or ""
     out[#out + 1] = {target = target, metric = metric, value = v, family = model.family,
-      model = model.formula, fit_error = model.fit_error, uncertainty = model.uncertainty,
+      model = model.formula .. capped, fit_error = model.fit_error, uncertainty = model.uncertainty,
       extrapolated = extrapolates(pts, target), low = lo, high = hi, coverage = COVERAGE}
     return v, model, pts, lo, hi
   end
@@ -324,8 +326,9 @@ tardy.policy("default", function(ctx)
   -- ranks of the rows rank (what: its name in the ratio's row), at least the ratio of the
   -- statistic before it (each ratio fitted on its own, jacobi at 1 and 2 ranks, n = 128..384,
   -- gave at n = 768 a 90th percentile of 0.74 times the mean from 1.04 - 6.7e-10·n³, below
-  -- the median and the max, both 1); the ratio's interval and the sum's added as relative
-  -- half-widths.
+  -- the median and the max, both 1) and at most p, as no rank's value exceeds the sum of all
+  -- (halo3d at 1, 2 and 4 crowded ranks gave at p = 16 a max of 36 times the mean); the
+  -- ratio's interval and the sum's added as relative half-widths.
   local function report_sum(target, s, ext, name, what, rank, model, short_model, quantiles)
     local u = s.value > 0 and 100 * math.sqrt(s.var) / s.value or 0
     out[#out + 1] = {target = target, metric = name .. ", mean (s)", value = s.value,
@@ -344,7 +347,7 @@ tardy.policy("default", function(ctx)
             local v = r.value
             return v and v.mean > 0 and v[q[1]] and v[q[1]] / v.mean or nil
           end)
-        end, least)
+        end, least, target.p)
       below = ratio or below
       if ratio then
         local ur = finite(m.uncertainty) and m.uncertainty or 0

@@ -3,6 +3,7 @@ JSON document, intervals, repetitions of Extra-P input, the scalaextrap policy o
 and the notes that apply to it, tardy.pmnf over three parameters, tardy.medians and
 tardy.trend, the upper regime of a law that changes, a series that does not change beyond its
 noise."""
+import glob
 import json
 import math
 import os
@@ -67,6 +68,20 @@ def test_json_document():
         p = tardy(["predict", "--extrap", path, "--at", "p=128"])
         expect(p.returncode == 0 and LONG + "/time" in p.stdout and
                "(80%)" in p.stdout, "summary: %s" % p.stdout)
+    finally:
+        os.unlink(path)
+
+
+def test_interval_ends_alike():
+    """An interval's ends in one notation: a count of 1000 whose low end is 999.99 read
+    "1e+03..1000" (the low end below 1000 took the exponent form)."""
+    path = extrap_file("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION loop\nMETRIC count\n" +
+                       "DATA 1000 1000.002 999.998\n" * 5)
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=64"])
+        cell = re.search(r" (\S+)\.\.(\S+)\(80%\) ", p.stdout)
+        expect(p.returncode == 0 and cell, "no interval: %s %s" % (p.stdout, p.stderr))
+        expect(cell.groups() == ("1000", "1000"), "interval %s: %s" % (cell.group(0), p.stdout))
     finally:
         os.unlink(path)
 
@@ -370,6 +385,38 @@ BROKEN_EXTRAP = (  # (file, what the message must say): the first found by fuzzi
     ("PARAMETER p\nPOINTS 0 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 2\nDATA 3\n",
      ":2: p = 0 is not a rank count"),
 )
+
+
+def test_spread_at_most_p():
+    """The max of the ranks' compute is at most their sum, p times their mean: runs whose
+    max / mean grows 1, 1.3, 3.0 at p = 1, 2, 4 (a run of jacobi at 1 rank, copied with those
+    spreads) gave 67 at p = 16 (halo3d at 1, 2 and 4 crowded ranks gave 36). The ratio's value
+    and interval are at most 16 there, and its model says so."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    jacobi = os.path.abspath(os.path.join(B, "examples", "jacobi"))
+    try:
+        run = Run([jacobi, "32", "5"], 1)
+        expect(run.rc == 0 and run.profile, "jacobi: exit %d %s" % (run.rc, run.err[-300:]))
+        raw = open(glob.glob(os.path.join(run.dir, "tardy-*.json"))[0]).read()  # as written
+        run.cleanup()
+        mean = json.loads(raw)["ranks"]["compute"][0]
+        for ranks, spread in ((1, 1.0), (2, 1.3), (4, 3.0)):
+            for n in (32, 48, 64):
+                prof = json.loads(raw)
+                prof["run"].update(ranks=ranks, params={"n": n}, run_id="spread-%d-%d" % (ranks, n))
+                low = mean * (ranks - spread) / (ranks - 1) if ranks > 1 else mean
+                prof["ranks"]["compute"] = [mean * ranks, low, 0, mean * spread, ranks - 1, ranks]
+                del prof["ranks"]["compute_histogram"]
+                with open(os.path.join(store, "tardy-jacobi-%dp-%d.json" % (ranks, n)), "w") as f:
+                    json.dump(prof, f)
+        p = tardy(["predict", "--store", store, "--at", "p=16,n=64", "--json"])
+        expect(p.returncode == 0, p.stderr[-300:])
+        q = {x["metric"]: x for x in json.loads(p.stdout)["predictions"]}
+        ratio = q.get("spread of per-rank compute (max / mean)")
+        expect(ratio and ratio["value"] == 16 and ratio["high"] <= 16 and
+               ratio["model"].endswith(", at most 16"), "max / mean at p=16: %s" % ratio)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
 
 
 def test_interval_alone_or_among_targets():
@@ -1136,11 +1183,13 @@ room.case("lua/the 80% interval holds over noise draws 4x beyond the runs",
           test_interval_over_noise_draws)
 room.case("lua/an interval the same at a target alone or among others",
           test_interval_alone_or_among_targets)
+room.case("lua/the max over the ranks at most p times their mean", test_spread_at_most_p)
 room.case("lua/weak scaling: n and p changed together, predicted along p", test_weak_scaling)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
 room.case("cli/a target takes what it leaves out from the newest run", test_newest_run)
 room.case("cli/tardy predict --json: a predictions document with intervals", test_json_document)
+room.case("cli/tardy predict: an interval's ends in one notation", test_interval_ends_alike)
 room.case("cli/tardy predict --extrap: a text file without METRIC lines, as Extra-P reads it",
           test_extrap_without_metric)
 room.case("lua/scalaextrap policy on Extra-P input", test_scalaextrap_extrap)

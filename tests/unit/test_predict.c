@@ -426,6 +426,13 @@ static void pmnf_basics(void)
     formula_tidy(kept);
     CHECK_STR(tidy, "400 * n");
     CHECK_STR(kept, "400 * n + 0.5");
+    char zero[] = "0 + 1 * p", minus[] = "-0 + -1 * p^(0.5) + 21 * n + 0.1 * p", one[] = "1 * n";
+    formula_tidy(zero);
+    formula_tidy(minus);
+    formula_tidy(one);
+    CHECK_STR(zero, "p");
+    CHECK_STR(minus, "-p^(0.5) + 21 * n + 0.1 * p");
+    CHECK_STR(one, "n");
 
     /* what cannot be fitted */
     CHECK(fit_pmnf(px, 1, py, 2, &opt, &m) == FIT_EINPUT);   /* fewer than 3 points */

@@ -483,7 +483,7 @@ static void mpit_section(const struct profile *p, int top, struct strbuf *out)
  * 1.78e+03, next to a value printed 1869.26). */
 static void interval_end(double v, char out[24])
 {
-    if (fabs(v) >= 1000 && fabs(v) < 1e6)
+    if (fabs(v) >= 999.5 && fabs(v) < 999999.5) /* what rounds to 1000 too: not "1e+03..1000" */
         snprintf(out, 24, "%.0f", v);
     else
         snprintf(out, 24, "%.3g", v);
