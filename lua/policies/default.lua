@@ -382,11 +382,9 @@ tardy.policy("default", function(ctx)
   -- fitted directly. Where their intervals do not meet, the runs do not settle the value and
   -- the note says so (halo3d at 1, 2 and 4 crowded ranks, at p = 16: the compute's max 12.2 s,
   -- 2.96..17.4, and 1.56 s, 0.62..2.32, fitted directly)
-  local function disagreements(target)
+  local function disagreements(target, first)
     local rows = {}
-    for _, q in ipairs(out) do
-      if q.target == target then rows[q.metric] = q end
-    end
+    for i = first, #out do rows[out[i].metric] = out[i] end -- the target's rows
     for _, what in ipairs({"per-rank compute time", "MPI time per rank", "wall time per rank"}) do
       local a, b = rows[what .. ", max (s)"], rows[what .. ", max, fitted directly (s)"]
       local gap = a and b and a.low and b.low and math.max(a.low - b.high, b.low - a.high)
@@ -401,6 +399,7 @@ tardy.policy("default", function(ctx)
 
   local function predict_target(target)
     target = complete(target)
+    local first = #out + 1
     -- a parameter of the target that no run varies cannot be predicted; one that no run has
     -- is most likely misspelt: name the runs' parameters
     local fixed, absent = nil, nil
@@ -535,7 +534,7 @@ tardy.policy("default", function(ctx)
         end
       end
     end
-    disagreements(target)
+    disagreements(target, first)
   end
   for _, target in ipairs(ctx.targets) do predict_target(target) end
   for _, why in ipairs(reasons) do
