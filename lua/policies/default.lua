@@ -322,14 +322,6 @@ tardy.policy("default", function(ctx)
     return s
   end
 
-  -- A sum's row (name, mean), and for each statistic q of the ranks ({field, words, least},
-  -- in rising order) the sum times the predicted ratio of that statistic to the mean over the
-  -- ranks of the rows rank (what: its name in the ratio's row), at least the ratio of the
-  -- statistic before it (each ratio fitted on its own, jacobi at 1 and 2 ranks, n = 128..384,
-  -- gave at n = 768 a 90th percentile of 0.74 times the mean from 1.04 - 6.7e-10·n³, below
-  -- the median and the max, both 1) and at most p, as no rank's value exceeds the sum of all
-  -- (halo3d at 1, 2 and 4 crowded ranks gave at p = 16 a max of 36 times the mean); the
-  -- ratio's interval and the sum's added as relative half-widths.
   -- how the sum s times the ratio's model m fits the runs' statistic field of rank (their
   -- product is the row's model: the ratio's own fit, 0.1% for halo3d's MPI time per rank,
   -- said nothing of the sum's 48.5%)
@@ -345,6 +337,14 @@ tardy.policy("default", function(ctx)
     return tardy.smape(actual, fit)
   end
 
+  -- A sum's row (name, mean), and for each statistic q of the ranks ({field, words, least},
+  -- in rising order) the sum times the predicted ratio of that statistic to the mean over the
+  -- ranks of the rows rank (what: its name in the ratio's row), at least the ratio of the
+  -- statistic before it (each ratio fitted on its own, jacobi at 1 and 2 ranks, n = 128..384,
+  -- gave at n = 768 a 90th percentile of 0.74 times the mean from 1.04 - 6.7e-10·n³, below
+  -- the median and the max, both 1) and at most p, as no rank's value exceeds the sum of all
+  -- (halo3d at 1, 2 and 4 crowded ranks gave at p = 16 a max of 36 times the mean); the
+  -- ratio's interval and the sum's added as relative half-widths.
   local function report_sum(target, s, ext, name, what, rank, model, short_model, quantiles)
     local u = s.value > 0 and 100 * math.sqrt(s.var) / s.value or 0
     out[#out + 1] = {target = target, metric = name .. ", mean (s)", value = s.value,
