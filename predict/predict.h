@@ -183,8 +183,8 @@ int fit_pmnf_ranked(const double *x, int nparams, const double *y, int n,
 double pmnf_eval(const struct pmnf_model *m, const double *x);
 /* Whether m's value depends on parameter d. */
 int pmnf_uses(const struct pmnf_model *m, int d);
-/* A formula as a person writes it: every " + -b" becomes " - b", a last " + 0" goes (in
- * place). */
+/* A formula as a person writes it (in place): every " + -b" becomes " - b", a last " + 0"
+ * and a first "0 + " go, and so does a factor "1 * ". */
 void formula_tidy(char *formula);
 
 /* ---- trend.c ----

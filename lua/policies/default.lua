@@ -322,6 +322,20 @@ tardy.policy("default", function(ctx)
     return s
   end
 
+  -- a model's value at the scale of run i, or nil where it refuses that scale
+  local function at_run(m, i)
+    local ok, v = pcall(m.predict, params[i])
+    return ok and finite(v) and v or nil
+  end
+  -- the ends of a sum's interval (a time: not below 0)
+  local function sum_ends(s)
+    return math.max(s.value - math.sqrt(s.below), 0), s.value + math.sqrt(s.above)
+  end
+  -- two intervals (low, high, value) that do not meet, by more than a rounding's worth
+  local function apart(alo, ahi, a, blo, bhi, b)
+    return math.max(alo - bhi, blo - ahi) > 0.01 * math.max(a, b)
+  end
+
   -- A sum s of parts against the total fitted directly (the rows rank's mean): where their
   -- intervals do not meet and the sum misses the runs by more than 20% and twice the total,
   -- the parts' models do not follow them, and the total's model stands for the sum (returned
@@ -335,13 +349,12 @@ tardy.policy("default", function(ctx)
     if not finite(v) then return s end
     local lo, hi = interval(m, pts, target, v, true)
     lo = math.max(lo, 0)
-    local slo, shi = math.max(s.value - math.sqrt(s.below), 0), s.value + math.sqrt(s.above)
-    if math.max(lo - shi, slo - hi) <= 0.01 * math.max(v, s.value) then return s end
+    local slo, shi = sum_ends(s)
+    if not apart(lo, hi, v, slo, shi, s.value) then return s end
     local actual, sums, direct, by_run = {}, {}, {}, {}
     for i = 1, #params do -- in a fixed order, over the runs of the sum's fit
-      local r = index[i][rank]
-      local ok, d = pcall(m.predict, params[i])
-      if s.fit[i] and r and r.value and ok and finite(d) then
+      local r, d = index[i][rank], at_run(m, i)
+      if s.fit[i] and r and r.value and d then
         by_run[i] = math.max(d, 0)
         actual[#actual + 1], sums[#sums + 1] = r.value.mean, s.fit[i]
         direct[#direct + 1] = by_run[i]
@@ -367,9 +380,8 @@ tardy.policy("default", function(ctx)
   local function product_fit(s, m, rank, field)
     local actual, fit = {}, {}
     for i = 1, #params do -- in a fixed order: the same sum every time
-      local r, v = index[i][rank], s.fit[i]
-      local ok, ratio = pcall(m.predict, params[i])
-      if v and ok and finite(ratio) and r and r.value and r.value[field] then
+      local r, v, ratio = index[i][rank], s.fit[i], at_run(m, i)
+      if v and ratio and r and r.value and r.value[field] then
         actual[#actual + 1], fit[#fit + 1] = r.value[field], v * ratio
       end
     end
@@ -387,10 +399,10 @@ tardy.policy("default", function(ctx)
   local function report_sum(target, s, ext, name, what, rank, model, short_model, quantiles)
     if s.direct then model, short_model = "fitted directly: " .. s.direct, "fitted directly" end
     local u = s.value > 0 and 100 * math.sqrt(s.var) / s.value or 0
+    local low, high = sum_ends(s)
     out[#out + 1] = {target = target, metric = name .. ", mean (s)", value = s.value,
       family = "default", model = model, fit_error = s.fit_error, uncertainty = u,
-      extrapolated = ext, low = math.max(s.value - math.sqrt(s.below), 0),
-      high = s.value + math.sqrt(s.above), coverage = COVERAGE}
+      extrapolated = ext, low = low, high = high, coverage = COVERAGE}
     local rlo = s.value > 0 and math.sqrt(s.below) / s.value or 0
     local rhi = s.value > 0 and math.sqrt(s.above) / s.value or 0
     local below = nil -- the ratio of the statistic before
@@ -427,8 +439,7 @@ tardy.policy("default", function(ctx)
     for i = first, #out do rows[out[i].metric] = out[i] end -- the target's rows
     for _, what in ipairs({"per-rank compute time", "MPI time per rank", "wall time per rank"}) do
       local a, b = rows[what .. ", max (s)"], rows[what .. ", max, fitted directly (s)"]
-      local gap = a and b and a.low and b.low and math.max(a.low - b.high, b.low - a.high)
-      if gap and gap > 0.01 * math.max(a.value, b.value) then -- not a rounding's worth
+      if a and b and a.low and b.low and apart(a.low, a.high, a.value, b.low, b.high, b.value) then
         note(string.format("target %s: %s, max: the %s (%.3g s, %.3g..%.3g) and the max " ..
           "fitted directly (%.3g s, %.3g..%.3g) disagree beyond their intervals: the runs do " ..
           "not settle it (too few scales, crowded or noisy runs)", scale_key(target), what,

@@ -387,6 +387,24 @@ BROKEN_EXTRAP = (  # (file, what the message must say): the first found by fuzzi
 )
 
 
+def one_rank_profile(program, args):
+    """A profile of a bundled example at 1 rank as written (its JSON text), for stores of
+    copies with the times a case sets."""
+    run = Run([os.path.abspath(os.path.join(B, "examples", program))] + args, 1)
+    expect(run.rc == 0 and run.profile, "%s: exit %d %s" % (program, run.rc, run.err[-300:]))
+    raw = open(glob.glob(os.path.join(run.dir, "tardy-*.json"))[0]).read()
+    run.cleanup()
+    return raw
+
+
+def rank_stat(mean, ranks, top=None):
+    """A statistic over ranks as a profile holds it, [sum, min, min rank, max, max rank, ranks]:
+    the last rank at top (default: the mean), the others alike."""
+    top = mean if top is None else top
+    low = (mean * ranks - top) / (ranks - 1) if ranks > 1 else mean
+    return [mean * ranks, low, 0, top, ranks - 1, ranks]
+
+
 def test_spread_at_most_p():
     """The max of the ranks' compute is at most their sum, p times their mean: runs whose
     max / mean grows 1, 1.3, 3.0 at p = 1, 2, 4 (a run of jacobi at 1 rank, copied with those
@@ -395,12 +413,8 @@ def test_spread_at_most_p():
     (1, 1.6, 1 times the run's), which no model of the intervals follows and the ratio does not
     see: the max's fit error is that of the sum times the ratio, not the ratio's 0%."""
     store = tempfile.mkdtemp(prefix="tardy-store-")
-    jacobi = os.path.abspath(os.path.join(B, "examples", "jacobi"))
     try:
-        run = Run([jacobi, "32", "5"], 1)
-        expect(run.rc == 0 and run.profile, "jacobi: exit %d %s" % (run.rc, run.err[-300:]))
-        raw = open(glob.glob(os.path.join(run.dir, "tardy-*.json"))[0]).read()  # as written
-        run.cleanup()
+        raw = one_rank_profile("jacobi", ["32", "5"])
         mean = json.loads(raw)["ranks"]["compute"][0]
         for ranks, spread in ((1, 1.0), (2, 1.3), (4, 3.0)):
             for n, zig in ((32, 1.0), (48, 1.6), (64, 1.0)):
@@ -409,9 +423,7 @@ def test_spread_at_most_p():
                 for row in prof["intervals"]:
                     for k in (0, 1, 3):  # sum, min, max
                         row["time"][k] *= zig
-                m = mean * zig
-                low = m * (ranks - spread) / (ranks - 1) if ranks > 1 else m
-                prof["ranks"]["compute"] = [m * ranks, low, 0, m * spread, ranks - 1, ranks]
+                prof["ranks"]["compute"] = rank_stat(mean * zig, ranks, mean * zig * spread)
                 del prof["ranks"]["compute_histogram"]
                 with open(os.path.join(store, "tardy-jacobi-%dp-%d.json" % (ranks, n)), "w") as f:
                     json.dump(prof, f)
@@ -456,30 +468,24 @@ def test_max_two_ways():
     (1, 1.05 and 1.7 at 1, 2 and 4 ranks, as measured) takes the sum times the spread at
     p = 16 to its bound and the max fitted directly beyond: the note says they disagree."""
     store = tempfile.mkdtemp(prefix="tardy-store-")
-    halo3d = os.path.abspath(os.path.join(B, "examples", "halo3d"))
     try:
-        run = Run([halo3d, "8", "5"], 1)
-        expect(run.rc == 0 and run.profile, "halo3d: exit %d %s" % (run.rc, run.err[-300:]))
-        raw = open(glob.glob(os.path.join(run.dir, "tardy-*.json"))[0]).read()
-        run.cleanup()
-
-        def stat(mean, ranks, top=None):
-            return [mean * ranks, mean, 0, mean if top is None else top, 0, ranks]
+        raw = one_rank_profile("halo3d", ["8", "5"])
         for (ranks, side), (times, top) in HALO3D_MPI.items():
             prof = json.loads(raw)
             prof["run"].update(ranks=ranks, params={"L": side}, run_id="h-%d-%d" % (ranks, side))
             ms = dict(zip(HALO3D_CALLS, (t / 1e3 for t in times)))
             for row in prof["mpi"]:
                 t = ms.get(row["function"], 0.0)
-                row.update(time=stat(t, ranks), count=stat(row["count"][0], ranks),
+                row.update(time=rank_stat(t, ranks), count=rank_stat(row["count"][0], ranks),
                            call_min=0, call_max=t)
             for row in prof["intervals"]:  # the template's at every rank
-                row.update(time=stat(row["time"][0], ranks), count=stat(row["count"][0], ranks))
+                row.update(time=rank_stat(row["time"][0], ranks),
+                           count=rank_stat(row["count"][0], ranks))
             mpi, compute = sum(ms.values()), prof["ranks"]["compute"][0]
             spread = {1: 1.0, 2: 1.05, 4: 1.7}[ranks]
-            prof["ranks"].update(mpi=stat(mpi, ranks, top / 1e3),
-                                 compute=stat(compute, ranks, compute * spread),
-                                 wall=stat(mpi + compute, ranks, top / 1e3 + compute))
+            prof["ranks"].update(mpi=rank_stat(mpi, ranks, top / 1e3),
+                                 compute=rank_stat(compute, ranks, compute * spread),
+                                 wall=rank_stat(mpi + compute, ranks, top / 1e3 + compute))
             del prof["ranks"]["compute_histogram"]
             with open(os.path.join(store, "tardy-halo3d-%dp-%d.json" % (ranks, side)), "w") as f:
                 json.dump(prof, f)
