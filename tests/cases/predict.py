@@ -79,7 +79,7 @@ def test_interval_ends_alike():
                        "DATA 1000 1000.002 999.998\n" * 5)
     try:
         p = tardy(["predict", "--extrap", path, "--at", "p=64"])
-        cell = re.search(r" (\S+)\.\.(\S+)\(80%\) ", p.stdout)
+        cell = re.search(r" (\S+)\.\.(\S+) \(80%\) ", p.stdout)
         expect(p.returncode == 0 and cell, "no interval: %s %s" % (p.stdout, p.stderr))
         expect(cell.groups() == ("1000", "1000"), "interval %s: %s" % (cell.group(0), p.stdout))
     finally:
@@ -138,7 +138,7 @@ def test_extrap_without_ranks():
         expect([x["target"] for x in q] == ["n=1024"], "targets: %s" % q)
         p = tardy(["predict", "--extrap", path, "--at", "n=1024"])
         expect(p.stdout.startswith("10 runs from the Extra-P file %s\n" % path) and
-               re.search(r"\nn=1024 +6[0-9]{3}(\.[0-9]+)? .* [0-9]{4}\.\.[0-9]{4}\(80%\) .*"
+               re.search(r"\nn=1024 +6[0-9]{3}(\.[0-9]+)? .* [0-9]{4}\.\.[0-9]{4} \(80%\) .*"
                          r" work/time \(", p.stdout), "summary: %s" % p.stdout)
         p = tardy(["predict", "--extrap", path, "--at", "p=64"])
         expect("no run has the parameter p (the runs have n)" in p.stdout, p.stdout)

@@ -478,7 +478,6 @@ static void mpit_section(const struct profile *p, int top, struct strbuf *out)
     sb_free(&label);
 }
 
-/* A prediction's fit error and interval as the table shows them. */
 /* An end of an interval in three digits; whole numbers below a million in full (1780, not
  * 1.78e+03, next to a value printed 1869.26). */
 static void interval_end(double v, char out[24])
@@ -489,6 +488,7 @@ static void interval_end(double v, char out[24])
         snprintf(out, 24, "%.3g", v);
 }
 
+/* A prediction's fit error and interval as the table shows them. */
 static void prediction_cells(const struct prof_prediction *q, char fe[16], char iv[64])
 {
     snprintf(fe, 16, "-");
@@ -499,7 +499,7 @@ static void prediction_cells(const struct prof_prediction *q, char fe[16], char 
         char lo[24], hi[24];
         interval_end(q->low, lo);
         interval_end(q->high, hi);
-        snprintf(iv, 64, "%s..%s(%.0f%%)", lo, hi, q->coverage);
+        snprintf(iv, 64, "%s..%s (%.0f%%)", lo, hi, q->coverage);
     }
     else if (isfinite(q->uncertainty))
         snprintf(iv, 64, "+/-%.1f%%", q->uncertainty);
