@@ -19,6 +19,9 @@
 -- shipped libraries of lua/lib/ (tardy.require).
 
 local TOP = 3     -- intervals, call paths and rows of other kinds reported one by one
+-- the statistics of rows of other kinds that are durations (docs/profile-schema.md): their
+-- metrics say "(s)", as the times of call paths and intervals do, and a page draws them so
+local SECONDS = {time = true, late = true, cost = true}
 
 local S = tardy.require("series")
 local finite, scale_key, distinct, range, extrapolates, uncombined = S.finite, S.scale_key,
@@ -89,6 +92,20 @@ tardy.policy("default", function(ctx)
     return v
   end
 
+  -- How many times the high end of an interval at the normal quantile (zlo..zhi around v)
+  -- exceeds its low end, where that is beyond 100 (no number then), else nil. An interval
+  -- reaching 0 (a series no run measured below 0, bounded there) is judged by its high end
+  -- over the value: a wait's cause at jacobi's Allreduce, its runs at 2 ranks 1.8e-5 to
+  -- 6.2e-4 s, got 1.7e-4 s at n = 2048, "0..6.98", 40,000x the value.
+  local function disagreement(v, zlo, zhi)
+    local base = zlo > 0 and zlo or v
+    if base > 0 and zhi / base > 100 then return zhi / base end
+  end
+  -- a disagreement in words: "by 133x", or without bound where a model's end is infinite
+  local function times(ratio)
+    return ratio == math.huge and "without bound" or string.format("by %.0fx", ratio)
+  end
+
   -- one prediction of a series; returns value, model, points, low, high (nil and the reason
   -- if omitted: no model, or data that cannot support a number at the target). least: the
   -- smallest value the metric can take, if it has one (the max over ranks over their mean
@@ -130,10 +147,11 @@ tardy.policy("default", function(ctx)
     -- at the normal quantile: Student's t widens it for how little a few scales tell of the
     -- error, not for models that disagree (judged on it, 16 values of fresh studies of
     -- bucketsort and halo3d and 6 of the corpus lost their number)
-    if zlo > 0 and zhi / zlo > 100 then
+    local apart_by = disagreement(v, zlo, zhi)
+    if apart_by then
       return nil, string.format("no prediction at %s: the models that fit the runs disagree " ..
-        "by %.0fx there (too few scales, noise between the runs, or a trend that reverses)",
-        scale_key(target), zhi / zlo)
+        "%s there (too few scales, noise between the runs, or a trend that reverses)",
+        scale_key(target), times(apart_by))
     end
     local capped = most and v == most and string.format(", at most %g", most) or ""
     out[#out + 1] = {target = target, metric = metric, value = v, family = model.family,
@@ -228,8 +246,19 @@ tardy.policy("default", function(ctx)
     local models = {}
     for j, g in ipairs(got) do
       if finite(g.v) then
-        local lo, hi = interval(g.model, g.pts, target, g.v, g.v >= 0.05 * total)
+        local lo, hi, zlo, zhi = interval(g.model, g.pts, target, g.v, g.v >= 0.05 * total)
         local v = math.max(g.v, 0)
+        -- a part that would have no number of its own and is half the sum or more leaves the
+        -- sum without one: the sum is mostly that part (jacobi's Allreduce at 1, 2 and 4
+        -- crowded ranks, "disagree by 352816x" at p = 8, stood in "MPI time per rank" as 9.9
+        -- of 11.2 s). A smaller one widens the sum's interval by its own: refusing the sum
+        -- for any part of 5% took the compute time of jacobi's runs at 1, 2 and 4 ranks, for
+        -- the interval from the last Allreduce to MPI_Finalize
+        local by = disagreement(v, math.max(zlo, 0), zhi)
+        if by and v >= 0.5 * total and not s.refused then
+          s.refused = string.format("%s: the models that fit the runs disagree %s there",
+            parts[j].name or parts[j].id, times(by))
+        end
         s.below, s.above = s.below + (v - math.max(lo, 0)) ^ 2, s.above + (math.max(hi, 0) - v) ^ 2
         s.value, s.n = s.value + v, s.n + 1
         s.var = s.var + (v * (finite(g.model.uncertainty) and g.model.uncertainty or 0) / 100) ^ 2
@@ -280,7 +309,7 @@ tardy.policy("default", function(ctx)
     part_lists[keys] = parts
     for j, key in ipairs(keys) do
       local id, make = stat(key, "time", "mean")
-      parts[j] = {id = id, make = make, of = function(i)
+      parts[j] = {id = id, make = make, name = short(key), of = function(i)
         local m = index[i][key]
         return m and m.time and m.time.mean
       end}
@@ -298,7 +327,7 @@ tardy.policy("default", function(ctx)
       if not (w and c and m and w.value and c.value and m.value) then return nil end
       return w.value.mean - c.value.mean - m.value.mean
     end
-    local r = sum_of(target, {{id = "rest|wall", of = rest, make = function()
+    local r = sum_of(target, {{id = "rest|wall", name = "the rest", of = rest, make = function()
       local p = {}
       for i, x in ipairs(params) do
         local v = rest(i)
@@ -307,7 +336,7 @@ tardy.policy("default", function(ctx)
       return tardy.medians(p)
     end}}, compute.value + mpi.value)
     if r.n == 0 then return nil end
-    local s = {value = compute.value + mpi.value + r.value}
+    local s = {value = compute.value + mpi.value + r.value, refused = r.refused}
     for _, k in ipairs({"below", "above", "var"}) do s[k] = compute[k] + mpi[k] + r[k] end
     local actual, fit = {}, {}
     s.fit = {}
@@ -336,42 +365,66 @@ tardy.policy("default", function(ctx)
     return math.max(alo - bhi, blo - ahi) > 0.01 * math.max(a, b)
   end
 
-  -- A sum s of parts against the total fitted directly (the rows rank's mean): where their
-  -- intervals do not meet and the sum misses the runs by more than 20% and twice the total,
-  -- the parts' models do not follow them, and the total's model stands for the sum (returned
-  -- in its place, its model named in s.direct; else s). Measured here: jacobi and halo3d at
-  -- 1, 2 and 4 ranks on 2 CPUs, n held out at its largest, two studies each: the MPI time at
-  -- 4 ranks, 25-37x that at 2, was 87-90% low as the sum of its call paths (misses of 56-58% at
-  -- the runs) and 14-41% as one series (16-22%); six studies at 1 and 2 ranks unchanged.
-  local function settle(target, s, rank, what)
+  -- The total of a sum s fitted directly as one series (the rows rank's mean), in the shape
+  -- of a sum (its model named in direct; actual: the runs' totals of its fit), over the runs
+  -- of s's fit; nil where it has no number at target (no model, none above 0, or models
+  -- that disagree beyond 100x).
+  local function fitted_directly(target, s, rank)
     local pts, m = fitted(target, stat(rank, "value", "mean"))
     local v = m and value_at(m, target)
-    if not finite(v) then return s end
-    local lo, hi = interval(m, pts, target, v, true)
+    if not finite(v) then return nil end
+    local lo, hi, zlo, zhi = interval(m, pts, target, v, true)
+    if v <= 0 or disagreement(v, math.max(zlo, 0), zhi) then return nil end
     lo = math.max(lo, 0)
-    local slo, shi = sum_ends(s)
-    if not apart(lo, hi, v, slo, shi, s.value) then return s end
-    local actual, sums, direct, by_run = {}, {}, {}, {}
+    local actual, direct, by_run = {}, {}, {}
     for i = 1, #params do -- in a fixed order, over the runs of the sum's fit
       local r, d = index[i][rank], at_run(m, i)
       if s.fit[i] and r and r.value and d then
         by_run[i] = math.max(d, 0)
-        actual[#actual + 1], sums[#sums + 1] = r.value.mean, s.fit[i]
-        direct[#direct + 1] = by_run[i]
+        actual[#actual + 1], direct[#direct + 1] = r.value.mean, by_run[i]
       end
     end
-    local es, ed = tardy.smape(actual, sums), tardy.smape(actual, direct)
-    -- a sum that follows its runs stays (halo3d at 1 and 2 ranks, n = 64: the sum of wall
-    -- time's parts 5.1% off the runs, fitted directly 4.0%, and the sum the closer, 3% to 19%)
-    if not (es > 20 and es > 2 * ed) then return s end
-    note(string.format("target %s: %s: the sum of its parts (%.3g s, %.3g..%.3g) misses the " ..
-      "runs by %.1f%%, the series fitted directly (%.3g s, %.3g..%.3g) by %.1f%%, and their " ..
-      "intervals do not meet: its rows are those of the series fitted directly (runs whose " ..
-      "parts no model follows: crowded, or noisy)", scale_key(target), what, s.value, slo, shi,
-      es, v, lo, hi, ed))
     local u = finite(m.uncertainty) and m.uncertainty or 0
     return {value = v, below = (v - lo) ^ 2, above = (hi - v) ^ 2, var = (v * u / 100) ^ 2,
-            n = s.n, missing = s.missing, fit = by_run, fit_error = ed, direct = m.formula}
+            n = s.n, missing = s.missing, fit = by_run, fit_error = tardy.smape(actual, direct),
+            direct = m.formula, actual = actual}
+  end
+
+  -- A sum s of parts against the total fitted directly: where their intervals do not meet and
+  -- the sum misses the runs by more than 20% and twice the total, the parts' models do not
+  -- follow them, and the total's model stands for the sum (returned in its place; else s).
+  -- Measured here: jacobi and halo3d at 1, 2 and 4 ranks on 2 CPUs, n held out at its
+  -- largest, two studies each: the MPI time at 4 ranks, 25-37x that at 2, was 87-90% low as
+  -- the sum of its call paths (misses of 56-58% at the runs) and 14-41% as one series
+  -- (16-22%); six studies at 1 and 2 ranks unchanged. Else a sum with a part that has no
+  -- number (s.refused) has none either (nil): not the series fitted directly, which jacobi's
+  -- crowded runs gave 0.068 s at p = 2, n = 2048 where three runs took 0.22-0.49 s (the sum
+  -- with the part 0.19 s, 0.045..0.64); that is a row of its own.
+  local function settle(target, s, rank, what)
+    local d = reference(index)[rank] and fitted_directly(target, s, rank)
+    local function ends(x) return string.format("%.3g s, %.3g..%.3g", x.value, sum_ends(x)) end
+    local function stays()
+      if not s.refused then return s end
+      note(string.format("target %s: %s: no prediction as the sum of its parts (%s)",
+        scale_key(target), what, s.refused))
+    end
+    if not d then return stays() end
+    local slo, shi = sum_ends(s)
+    local dlo, dhi = sum_ends(d)
+    if not apart(dlo, dhi, d.value, slo, shi, s.value) then return stays() end
+    local sums = {}
+    for i = 1, #params do
+      if d.fit[i] then sums[#sums + 1] = s.fit[i] end
+    end
+    local es = tardy.smape(d.actual, sums)
+    -- a sum that follows its runs stays (halo3d at 1 and 2 ranks, n = 64: the sum of wall
+    -- time's parts 5.1% off the runs, fitted directly 4.0%, and the sum the closer, 3% to 19%)
+    if not (es > 20 and es > 2 * d.fit_error) then return stays() end
+    note(string.format("target %s: %s: the sum of its parts (%s) misses the runs by %.1f%%, " ..
+      "the series fitted directly (%s) by %.1f%%, and their intervals do not meet: its rows " ..
+      "are those of the series fitted directly (runs whose parts no model follows: crowded, " ..
+      "or noisy)", scale_key(target), what, ends(s), es, ends(d), d.fit_error))
+    return d
   end
 
   -- how the sum s times the ratio's model m fits the runs' statistic field of rank (their
@@ -489,10 +542,8 @@ tardy.policy("default", function(ctx)
       note(string.format("%d of %d intervals have no model (%s)", compute.missing, #intervals,
                          compute.why or "the model gives no finite value"))
     end
-    if compute.n > 0 and reference(index)["rank:compute"] then
-      compute = settle(target, compute, "rank:compute", "per-rank compute time")
-    end
-    if compute.n > 0 then
+    compute = compute.n > 0 and settle(target, compute, "rank:compute", "per-rank compute time")
+    if compute then
       report_sum(target, compute, ext, "per-rank compute time", "per-rank compute",
                  "rank:compute", "sum of " .. compute.n .. " interval models", "interval sum",
                  {{"p50", "median"}, {"p90", "90th percentile"}, {"max", "max", 1}})
@@ -511,13 +562,17 @@ tardy.policy("default", function(ctx)
     if mpi and mpi.n > 0 and mpi.missing == 0 then
       composed.mpi = true
       mpi = settle(target, mpi, "rank:mpi", "MPI time per rank")
-      report_sum(target, mpi, ext, "MPI time per rank", "MPI time per rank", "rank:mpi",
-                 "sum of " .. mpi.n .. " call path models", "call path sum", {{"max", "max", 1}})
-      local wall = reference(index)["rank:wall"] and compute.n > 0 and compute.missing == 0 and
+      if mpi then
+        report_sum(target, mpi, ext, "MPI time per rank", "MPI time per rank", "rank:mpi",
+                   "sum of " .. mpi.n .. " call path models", "call path sum", {{"max", "max", 1}})
+      end
+      local wall = reference(index)["rank:wall"] and mpi and compute and compute.missing == 0 and
                    with_rest(target, compute, mpi)
       if wall then
         composed.wall = true
         wall = settle(target, wall, "rank:wall", "wall time per rank")
+      end
+      if wall then
         report_sum(target, wall, ext, "wall time per rank", "wall time per rank", "rank:wall",
                    "compute + MPI + the rest: " .. (compute.n + mpi.n + 1) .. " models",
                    "wall sum", {{"max", "max", 1}})
@@ -584,7 +639,8 @@ tardy.policy("default", function(ctx)
         local m = reference(index)[keys[i]]
         for _, what in ipairs(stats_of(m)) do
           for _, field in ipairs({"mean", "max"}) do
-            each(target, label(kind, m) .. ": " .. what .. " per rank, " .. field,
+            each(target, label(kind, m) .. ": " .. what .. " per rank, " .. field ..
+                 (SECONDS[what] and " (s)" or ""),
                  stat(keys[i], what, field))
           end
         end

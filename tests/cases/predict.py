@@ -153,14 +153,18 @@ def test_no_number():
     """A trend that reverses: the runs rise, then fall steeply; no number is printed where
     the models that fit disagree wildly or fall below zero, and the note says why. Nor for a
     wait's time that is 0 at one rank and 0.02 s in one run, 0.9 s in its twin, at the other
-    rank counts (it got 0.04 s at p=12, "4.9e-06..328")."""
+    rank counts (it got 0.04 s at p=12, "4.9e-06..328"). Nor where the interval reaches 0: a
+    wait's time, 0 in half the runs, had 8.8e-05 s at p=64, "0..0.119"."""
     path = extrap_file("PARAMETER p\nPOINTS 2 4 8 16 32\nREGION r\nMETRIC time\n"
                        "DATA 10\nDATA 30\nDATA 40\nDATA 20\nDATA 2\n")
     waits = extrap_file("PARAMETER p\nPOINTS 1 2 3 4 5 6\nREGION waits\nMETRIC time\n"
                         "DATA 0 0\nDATA 0.02 0.9\nDATA 0.5 0.01\nDATA 0.03 0.6\n"
                         "DATA 0.4 0.02\nDATA 0.05 0.7\n")
+    floor = extrap_file("PARAMETER p\nPOINTS 2 4 8 16\nREGION wait\nMETRIC time\n"
+                        "DATA 0.000150043 0.000425237 0\nDATA 0.000203786 0 0.00026805\n"
+                        "DATA 0 0 0\nDATA 0 0 0\n")
     try:
-        for f, at in ((path, "p=4096"), (waits, "p=12")):
+        for f, at in ((path, "p=4096"), (waits, "p=12"), (floor, "p=64")):
             p = tardy(["predict", "--extrap", f, "--at", at, "--json"])
             expect(p.returncode == 3, "no prediction, yet exit %d: %s" % (p.returncode, p.stderr))
             doc = json.loads(p.stdout)
@@ -169,6 +173,7 @@ def test_no_number():
     finally:
         os.unlink(path)
         os.unlink(waits)
+        os.unlink(floor)
 
 
 def test_never_negative():
@@ -497,7 +502,8 @@ def test_max_two_ways():
         top = q.get(("L=24,p=4", "MPI time per rank, max (s)"))
         expect(mean and mean["model"].startswith("fitted directly: ") and
                abs(mean["value"] - 0.553) <= 0.1 * 0.553 and top and
-               abs(top["value"] - 0.560) <= 0.1 * 0.560, "MPI time at p=4: %s, %s" % (mean, top))
+               abs(top["value"] - 0.560) <= 0.1 * 0.560,
+               "MPI time at p=4: %s, %s (%s)" % (mean, top, doc.get("note")))
         compute = q.get(("L=24,p=4", "per-rank compute time, mean (s)"))
         expect(compute and compute["model"].startswith("sum of "), "compute: %s" % compute)
         note = doc.get("note", "")
@@ -506,6 +512,50 @@ def test_max_two_ways():
         expect("L=24,p=4: per-rank compute time" not in note, "note: %s" % note)
         expect("target L=32,p=16: per-rank compute time, max: the interval sum x spread" in note
                and "disagree beyond their intervals" in note, "note: %s" % note)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def test_sum_without_a_part():
+    """A sum whose larger part has no number of its own has none either: halo3d's runs copied
+    at 1, 2 and 4 ranks with a Waitall that jumps 0.5..120 ms between the runs (the other
+    call paths 2-3 ms), whose models disagree beyond 100x at p = 8, where the MPI and wall
+    time per rank stood as if the Waitall were known. The note names the part; the compute
+    time, whose parts are known, stays."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    waitall = {(1, 16): 0.5, (1, 24): 0.5, (1, 32): 0.5, (2, 16): 6, (2, 24): 80,
+               (2, 32): 3, (4, 16): 90, (4, 24): 4, (4, 32): 120}
+    try:
+        raw = one_rank_profile("halo3d", ["8", "5"])
+        for (ranks, side), w in waitall.items():
+            prof = json.loads(raw)
+            prof["run"].update(ranks=ranks, params={"L": side}, run_id="w-%d-%d" % (ranks, side))
+            ms = dict(zip(HALO3D_CALLS, (t / 1e3 for t in (2 + ranks / 10, 0.1, 0.2, 0.2 * ranks,
+                                                           w, 0.1 * ranks))))
+            for row in prof["mpi"]:
+                t = ms.get(row["function"], 0.0)
+                row.update(time=rank_stat(t, ranks), count=rank_stat(row["count"][0], ranks),
+                           call_min=0, call_max=t)
+            for row in prof["intervals"]:
+                row.update(time=rank_stat(row["time"][0], ranks),
+                           count=rank_stat(row["count"][0], ranks))
+            mpi, compute = sum(ms.values()), prof["ranks"]["compute"][0]
+            prof["ranks"].update(mpi=rank_stat(mpi, ranks), compute=rank_stat(compute, ranks),
+                                 wall=rank_stat(mpi + compute, ranks))
+            del prof["ranks"]["compute_histogram"]
+            with open(os.path.join(store, "tardy-halo3d-%dp-%d.json" % (ranks, side)), "w") as f:
+                json.dump(prof, f)
+        p = tardy(["predict", "--store", store, "--at", "p=8,L=32", "--json"])
+        expect(p.returncode == 0, p.stderr[-300:])
+        doc = json.loads(p.stdout)
+        rows = {x["metric"]: x for x in doc["predictions"]}
+        note = doc.get("note", "")
+        gone = [m for m in ("MPI time per rank, mean (s)", "MPI time per rank, max (s)",
+                            "wall time per rank, mean (s)") if m in rows]
+        expect(not gone and "per-rank compute time, mean (s)" in rows, "rows: %s" % gone)
+        expect("target L=32,p=8: MPI time per rank: no prediction as the sum of its parts "
+               "(MPI_Waitall@main examples/halo3d.c:83: the models that fit the runs disagree by"
+               in note, "note: %s" % note)
     finally:
         shutil.rmtree(store, ignore_errors=True)
 
@@ -1278,6 +1328,7 @@ room.case("lua/the max over the ranks at most p times their mean", test_spread_a
 room.case("lua/the time per rank two ways: the parts' sum, or the total where the parts miss "
           "the runs (measured here)",
           test_max_two_ways)
+room.case("lua/no sum where its larger part has no number", test_sum_without_a_part)
 room.case("lua/weak scaling: n and p changed together, predicted along p", test_weak_scaling)
 room.case("cli/tardy predict --help, tardy help predict", test_help)
 room.case("cli/a store two programs share: --program", test_store_program)
