@@ -1,7 +1,8 @@
 /* `tardy export --hatchet PROFILE.json [-o FILE]`: a profile in a format other tools read,
  * Hatchet's literal graph format (tool/profile/hatchet.c) for Hatchet and Thicket. Exit
  * status 0 when written, 1 when the profile does not read or the file cannot be written, 2
- * for bad arguments. */
+ * for bad arguments. Also the runs of `tardy export-extrap` made fit for Extra-P's text
+ * format (its numbers only). */
 #include "export.h"
 
 #include <stdio.h>
@@ -9,7 +10,39 @@
 #include <string.h>
 
 #include "shared.h"
+#include "predict/store_head.h"
 #include "tool/profile/profile.h"
+
+/* Remove the parameter key from run r, if it has it. */
+static void drop_param(struct profile *r, const char *key)
+{
+    for (int i = 0; i < r->nparams; i++)
+        if (!strcmp(r->params[i].key, key)) {
+            free(r->params[i].key);
+            free(r->params[i].value);
+            memmove(&r->params[i], &r->params[i + 1],
+                    (size_t)(r->nparams - i - 1) * sizeof *r->params);
+            r->nparams--;
+            return;
+        }
+}
+
+void export_extrap_numbers(struct profile *runs, int n)
+{
+    char line[4300];
+    for (int k = 0; n > 0 && k < runs[0].nparams;) {
+        const struct prof_param *q = &runs[0].params[k];
+        if (store_param_is_number(q->value)) {
+            k++;
+            continue;
+        }
+        snprintf(line, sizeof line, "%s (text: %s=%s in every run written) is left out of the "
+                 "file: Extra-P's format holds numbers", q->key, q->key, q->value);
+        cli_warn_line(line, NULL);
+        for (int i = n - 1; i >= 0; i--) /* runs[0] last: q->key is its own */
+            drop_param(&runs[i], q->key);
+    }
+}
 
 static const char export_usage[] = "usage: tardy export --hatchet PROFILE.json [-o FILE]\n";
 

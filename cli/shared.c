@@ -62,6 +62,11 @@ const char *cli_option(int argc, char **argv, int *i, const char *name, int *bad
         *bad = 1;
         return NULL;
     }
+    if (!strncmp(argv[*i + 1], "--", 2)) { /* "--extrap --at p=64": --at taken for the file */
+        fprintf(stderr, "tardy: %s needs a value, not the option '%s'\n", name, argv[*i + 1]);
+        *bad = 1;
+        return NULL;
+    }
     return argv[++*i];
 }
 

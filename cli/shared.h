@@ -17,7 +17,8 @@ int take_profile(const char *cmd, const char *arg, const char **path);
 void print_text(struct strbuf *text);
 
 /* Value of the option name at argv[*i] ("--name VALUE"), advancing *i; NULL if argv[*i] is not
- * name, or (with *bad set and a message printed) when the value is missing. */
+ * name, or (with *bad set and a message printed) when the value is missing or is another
+ * option (starts with "--"; a file so named is given as ./--name). */
 const char *cli_option(int argc, char **argv, int *i, const char *name, int *bad);
 
 /* Read the TARDY_* options from the environment (the Lua limits apply offline too), printing

@@ -78,6 +78,34 @@ static const char predict_usage[] =
     "why: a misspelt parameter, too few scales), 1 when the input, a target or a script\n"
     "fails, 2 for a wrong option.\n";
 
+/* "tardy CMD: writing WHAT failed" on stderr (as tardy export says it), with the reason when
+ * errno tells one. */
+static void unwritten(const char *cmd, const char *what)
+{
+    fprintf(stderr, "tardy %s: writing %s failed%s%s\n", cmd, what, errno ? ": " : "",
+            errno ? strerror(errno) : "");
+}
+
+/* Close f: 0, or -1 when a write to it or the close failed (errno the close's reason, 0 when
+ * an earlier write failed). */
+static int file_closed(FILE *f)
+{
+    int failed = ferror(f);
+    errno = 0;
+    return fclose(f) != 0 || failed ? -1 : 0;
+}
+
+/* rc of a command, or 1 when what it printed did not reach stdout (a full disk, a closed
+ * pipe: `tardy predict --json > /dev/full` must not exit 0 with nothing written). */
+static int stdout_written(const char *cmd, int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    unwritten(cmd, "the standard output");
+    return 1;
+}
+
 static int cmd_report(int argc, char **argv)
 {
     const char *path = NULL;
@@ -206,6 +234,7 @@ static int cmd_export_extrap(int argc, char **argv)
     int n = cli_store_runs("export-extrap", store, program, &runs);
     if (n < 0)
         return 1;
+    export_extrap_numbers(runs, n);
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out) {
         fprintf(stderr, "tardy export-extrap: cannot write %s: %s\n", path, strerror(errno));
@@ -213,11 +242,44 @@ static int cmd_export_extrap(int argc, char **argv)
         return 1;
     }
     int regions = extrap_write(runs, n, out);
-    if (path)
-        fclose(out);
-    fprintf(stderr, "tardy: %d runs, %d regions written\n", n, regions);
     store_free(runs, n);
+    if (path && file_closed(out) < 0) {
+        unwritten("export-extrap", path);
+        return 1;
+    }
+    fprintf(stderr, "tardy: %d runs, %d regions written\n", n, regions);
     return n > 0 ? 0 : 1;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    printf("tardy %s\n", TARDY_VERSION);
+    return 0;
+}
+
+/* tardy help [options|predict] */
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 0 && !strcmp(argv[0], "predict")) {
+        fputs(predict_usage, stdout);
+        return 0;
+    }
+    if (argc > 0 && !strcmp(argv[0], "options")) {
+        struct strbuf out;
+        sb_init(&out);
+        cfg_help(&out);
+        printf("Run-time options (environment variables):\n%s", out.data ? out.data : "");
+        sb_free(&out);
+        return 0;
+    }
+    if (argc > 0) {
+        fprintf(stderr, "tardy help: no help on '%s' (tardy help, help options, help "
+                "predict)\n", argv[0]);
+        return 2;
+    }
+    fputs(usage, stdout);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -229,39 +291,16 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int argc, char **argv);
-    } commands[] = {{"report", cmd_report}, {"predict", cmd_predict}, {"merge", cmd_merge},
-                    {"diff", cmd_diff},     {"export", cmd_export},   {"html", cmd_html},
-                    {"export-extrap", cmd_export_extrap}};
+    } commands[] = {{"report", cmd_report},   {"predict", cmd_predict}, {"merge", cmd_merge},
+                    {"diff", cmd_diff},       {"export", cmd_export},   {"html", cmd_html},
+                    {"export-extrap", cmd_export_extrap},               {"version", cmd_version},
+                    {"--version", cmd_version}, {"help", cmd_help},     {"--help", cmd_help},
+                    {"-h", cmd_help}};
     const char *cmd = argv[1];
     json_chunks_use();
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
-            return commands[i].run(argc - 2, argv + 2);
-    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        printf("tardy %s\n", TARDY_VERSION);
-        return 0;
-    }
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-        if (argc > 2 && !strcmp(argv[2], "predict")) {
-            fputs(predict_usage, stdout);
-            return 0;
-        }
-        if (argc > 2 && !strcmp(argv[2], "options")) {
-            struct strbuf out;
-            sb_init(&out);
-            cfg_help(&out);
-            printf("Run-time options (environment variables):\n%s", out.data ? out.data : "");
-            sb_free(&out);
-            return 0;
-        }
-        if (argc > 2) {
-            fprintf(stderr, "tardy help: no help on '%s' (tardy help, help options, help "
-                    "predict)\n", argv[2]);
-            return 2;
-        }
-        fputs(usage, stdout);
-        return 0;
-    }
+            return stdout_written(cmd, commands[i].run(argc - 2, argv + 2));
     fprintf(stderr, "tardy: unknown command '%s'\n%s", cmd, usage);
     return 2;
 }

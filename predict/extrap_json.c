@@ -432,15 +432,37 @@ static int one_line(const json_t *doc)
            json_is_object(json_object_get(doc, "parameters"));
 }
 
+int extrap_is_json(const char *s, size_t len)
+{
+    json_t *doc = json_loadb(s, len, JSON_DECODE_ANY, NULL);
+    json_decref(doc);
+    return doc != NULL;
+}
+
+/* "JSON, but an array where ...": a document of another type than Extra-P's inputs have. */
+static int not_object(struct extrap_reader *rd, const json_t *doc)
+{
+    static const char *const types[] = {
+        [JSON_ARRAY] = "an array", [JSON_STRING] = "a string", [JSON_INTEGER] = "a number",
+        [JSON_REAL] = "a number",  [JSON_TRUE] = "true",       [JSON_FALSE] = "false",
+        [JSON_NULL] = "null"};
+    char what[120];
+    snprintf(what, sizeof what, "JSON, but %s where Extra-P's inputs hold an object",
+             types[json_typeof(doc)]);
+    return extrap_fail(rd, what);
+}
+
 int extrap_parse_json(struct extrap_reader *rd, FILE *f)
 {
     struct gather g = {.rd = rd, .series_index = json_object(), .point_index = json_object()};
     json_error_t e;
     int rc;
-    json_t *doc = json_loadf(f, 0, &e);
+    json_t *doc = json_loadf(f, JSON_DECODE_ANY, &e);
     rewind(f);
     if (!g.series_index || !g.point_index)
         rc = extrap_fail(rd, "out of memory");
+    else if (doc && !json_is_object(doc))
+        rc = not_object(rd, doc);
     else if (doc && one_line(doc))
         rc = extrap_lines(rd, f, read_text_line, &g);
     else if (doc)

@@ -51,7 +51,9 @@ int extrap_values(struct extrap_reader *rd, int point, const double *vals, int n
 int extrap_finish(struct extrap_reader *rd, int rc, struct profile **runs);
 
 /* Extra-P's JSON input (its own layout and the legacy one with ids) and JSON Lines (also
- * Talpas's), read into rd; 0 or -1. */
+ * Talpas's), read into rd; 0 or -1 (also for JSON that is not an object). */
 int extrap_parse_json(struct extrap_reader *rd, FILE *f);
+/* Whether the len bytes at s are one JSON value (of any type). */
+int extrap_is_json(const char *s, size_t len);
 
 #endif

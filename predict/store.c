@@ -173,16 +173,19 @@ static void say_skipped(struct skipped *sk, const char *ref, const char *dir, st
     free(sk->site_path);
 }
 
-/* run reduced to what choosing the program takes: its program, path, start time and MPI call
- * sites (a few KB where the run may hold MBs); 0, or -1 when memory is short */
+/* run reduced to what choosing the program and the runs of one parameter set takes: its
+ * program, path, start time, parameters (sorted) and MPI call sites (a few KB where the run
+ * may hold MBs); 0, or -1 when memory is short */
 static int skeleton(const struct profile *run, struct profile *sk)
 {
     profile_init(sk);
     sk->program = run->program ? strdup(run->program) : NULL;
     sk->path = run->path ? strdup(run->path) : NULL;
     sk->start_time = run->start_time ? strdup(run->start_time) : NULL;
+    int nparams = store_params_copy(run->params, run->nparams, &sk->params);
+    sk->nparams = nparams < 0 ? 0 : nparams;
     int ok = (!run->program || sk->program) && (!run->path || sk->path) &&
-             (!run->start_time || sk->start_time);
+             (!run->start_time || sk->start_time) && nparams >= 0;
     for (size_t i = 0; ok && i < run->rows.n; i++)
         if (run->rows.rows[i].kind == ROW_MPI)
             ok = rowset_get(&sk->rows, ROW_MPI, run->rows.rows[i].a, NULL) != NULL;
@@ -202,10 +205,30 @@ static int read_run(const char *path, struct profile *r, store_warn_fn warn, voi
     return -1;
 }
 
-/* A run that may be kept: its file, start time, scale (store_scale), order read, rows (-1:
- * not known before it is read in full) and turn (pick_order). */
+/* Is every parameter of the run at path a number or text? profile_read and store_head read
+ * any other value (a list, an object, null, a boolean) as "": no scale a law can place (it
+ * made a zero-width interval, the parameter dropped from the model). Else a warning names
+ * the file. */
+static int params_ok(const char *path, const struct prof_param *params, int n,
+                     store_warn_fn warn, void *arg)
+{
+    char line[4400];
+    for (int i = 0; i < n; i++)
+        if (!*params[i].value) {
+            snprintf(line, sizeof line, "skipping %s: run.params.%s is empty or neither a "
+                     "number nor text", path, params[i].key);
+            warn(line, arg);
+            return 0;
+        }
+    return 1;
+}
+
+/* A run that may be kept: its file, start time, scale (store_scale), parameters (sorted),
+ * order read, rows (-1: not known before it is read in full) and turn (pick_order). */
 struct cand {
     char *path, *start, *scale;
+    struct prof_param *params;
+    int nparams;
     int order, turn;
     long rows;
 };
@@ -251,6 +274,168 @@ static int pick_order(struct cand *c, int n)
     return scales;
 }
 
+/* ---- the runs of one parameter set ----------------------------------------------------- */
+
+/* The order of parameter sets (sorted by name): by names, then kind (numbers first), then the
+ * text of a text value; 0 for the same set (every number alike: a scale, not another set). */
+static int params_cmp(const struct prof_param *a, int na, const struct prof_param *b, int nb)
+{
+    for (int i = 0; i < na && i < nb; i++) {
+        int c = strcmp(a[i].key, b[i].key);
+        int an = store_param_is_number(a[i].value), bn = store_param_is_number(b[i].value);
+        if (!c && an != bn)
+            c = an ? -1 : 1;
+        else if (!c && !an)
+            c = strcmp(a[i].value, b[i].value);
+        if (c)
+            return c;
+    }
+    return (na > nb) - (na < nb);
+}
+
+static int by_params_newest_first(const void *x, const void *y)
+{
+    const struct cand *a = *(const struct cand *const *)x, *b = *(const struct cand *const *)y;
+    int c = params_cmp(a->params, a->nparams, b->params, b->nparams);
+    return c ? c : newest_first(a, b);
+}
+
+/* The candidate whose parameter set most of c[0..n) share (of sets as common, the one of the
+ * newest run); NULL when memory is short. */
+static const struct cand *most_shared(const struct cand *c, int n)
+{
+    const struct cand **by = malloc(((size_t)n + 1) * sizeof *by), *best = NULL;
+    for (int i = 0; by && i < n; i++)
+        by[i] = &c[i];
+    if (by)
+        qsort(by, (size_t)n, sizeof *by, by_params_newest_first);
+    for (int i = 0, most = 0, j; by && i < n; i = j) { /* by[i]: the newest of its set */
+        for (j = i + 1; j < n && !params_cmp(by[i]->params, by[i]->nparams, by[j]->params,
+                                       by[j]->nparams); j++)
+            ;
+        if (j - i > most || (j - i == most && newest_first(by[i], best) < 0)) {
+            most = j - i;
+            best = by[i];
+        }
+    }
+    free(by);
+    return best;
+}
+
+/* How the parameter set b differs from the set a (both sorted by name), which who holds
+ * (plural: "the 6 others", else "this run"), as a phrase into why: the first difference by
+ * name. */
+static void differs(const struct prof_param *a, int na, const struct prof_param *b, int nb,
+                    const char *who, int plural, char *why, size_t len)
+{
+    const char *has = plural ? "have" : "has", *lacks = plural ? "lack" : "lacks";
+    for (int i = 0, j = 0; i < na || j < nb; i++, j++) {
+        int c = i == na ? 1 : j == nb ? -1 : strcmp(a[i].key, b[j].key);
+        int an = c ? 0 : store_param_is_number(a[i].value), bn = c ? 0 : store_param_is_number(b[j].value);
+        if (c < 0)
+            snprintf(why, len, "without the parameter %s, which %s %s (run without "
+                     "TARDY_PARAMS=%s=...)", a[i].key, who, has, a[i].key);
+        else if (c > 0)
+            snprintf(why, len, "with the parameter %s, which %s %s", b[j].key, who, lacks);
+        else if (an && !bn)
+            snprintf(why, len, "with text for %s (%s=%s) where %s %s a number", b[j].key,
+                     b[j].key, b[j].value, who, has);
+        else if (!an && bn)
+            snprintf(why, len, "with a number for %s (%s=%s) where %s %s text (%s=%s)",
+                     b[j].key, b[j].key, b[j].value, who, has, a[i].key, a[i].value);
+        else if (!an && strcmp(a[i].value, b[j].value))
+            snprintf(why, len, "with %s=%s where %s %s %s=%s", b[j].key, b[j].value, who, has,
+                     a[i].key, a[i].value);
+        else
+            continue;
+        return;
+    }
+}
+
+/* The runs left out for another parameter set, said a line per reason (SKIP_NAMES of them,
+ * then one line for the rest): how many, why and one file. */
+struct apart {
+    int nwhy, count[SKIP_NAMES], rest;
+    char *why[SKIP_NAMES], *path[SKIP_NAMES];
+};
+
+static void apart_add(struct apart *ap, const char *why, const char *path)
+{
+    for (int i = 0; i < ap->nwhy; i++)
+        if (!strcmp(ap->why[i], why)) {
+            ap->count[i]++;
+            return;
+        }
+    if (ap->nwhy < SKIP_NAMES && (ap->why[ap->nwhy] = strdup(why))) {
+        ap->path[ap->nwhy] = strdup(path);
+        ap->count[ap->nwhy++] = 1;
+    } else {
+        ap->rest++;
+    }
+}
+
+static void say_apart(struct apart *ap, const char *program, const char *dir,
+                      store_warn_fn warn, void *arg)
+{
+    char line[6400];
+    for (int i = 0; i < ap->nwhy; i++) {
+        snprintf(line, sizeof line, "leaving out %d run%s of %s in %s: %s, such as %s",
+                 ap->count[i], ap->count[i] > 1 ? "s" : "", base_name(program), dir,
+                 ap->why[i], ap->path[i] ? ap->path[i] : "?");
+        warn(line, arg);
+        free(ap->why[i]);
+        free(ap->path[i]);
+    }
+    if (ap->rest) {
+        snprintf(line, sizeof line, "leaving out %d more run%s of %s in %s of other parameter "
+                 "sets", ap->rest, ap->rest > 1 ? "s" : "", base_name(program), dir);
+        warn(line, arg);
+    }
+}
+
+/* Of the candidates c[0..n), those of one parameter set (its names, whether each is a number,
+ * the text of a text value) are kept, in their order: like's, else the set most of them share.
+ * A run with TARDY_PARAMS forgotten, another key or a text value among numbers had the default
+ * policy compare nil or text with numbers, and runs at two values of a text parameter are two
+ * configurations, not one series (pooled: copies of jacobi's runs at mode=fast and at a 10x
+ * slower mode=slow gave fits 107% off their runs).
+ * The others are freed and said in warnings. Returns how many are kept. */
+static int one_parameter_set(struct cand *c, int n, const struct profile *like,
+                             const char *program, const char *dir, store_warn_fn warn,
+                             void *arg)
+{
+    struct prof_param *own = NULL;
+    int nown = like ? store_params_copy(like->params, like->nparams, &own) : 0;
+    const struct cand *ref = like ? NULL : most_shared(c, n);
+    if (nown < 0 || (!like && !ref))
+        return n; /* no runs, or memory short: all kept (the policy checks its points) */
+    const struct prof_param *set = like ? own : ref->params;
+    int nset = like ? nown : ref->nparams, same = 0, kept = 0;
+    for (int i = 0; i < n; i++)
+        same += !params_cmp(set, nset, c[i].params, c[i].nparams);
+    char who[32], why[4096];
+    if (like || same == 1)
+        snprintf(who, sizeof who, "%s", like ? "this run" : "the other run");
+    else
+        snprintf(who, sizeof who, "the %d others", same);
+    struct apart ap = {0};
+    for (int i = 0; i < n; i++) {
+        if (!params_cmp(set, nset, c[i].params, c[i].nparams)) {
+            c[kept++] = c[i];
+            continue;
+        }
+        differs(set, nset, c[i].params, c[i].nparams, who, !like && same > 1, why, sizeof why);
+        apart_add(&ap, why, c[i].path);
+        free(c[i].path);
+        free(c[i].start);
+        free(c[i].scale);
+        store_params_free(c[i].params, c[i].nparams);
+    }
+    say_apart(&ap, program, dir, warn, arg);
+    store_params_free(own, nown);
+    return kept;
+}
+
 /* Read the candidates in turns into k while within bound: those of ref's program are kept up
  * to the first that would pass the bound, no later one is read (the same runs however the
  * files are named or ordered). */
@@ -294,6 +479,8 @@ static int named(const char *path, const char *program, struct store_head *head,
         h.program = r.program ? strdup(r.program) : NULL;
         h.start = r.start_time ? strdup(r.start_time) : NULL;
         h.scale = store_scale(r.ranks, r.params, r.nparams);
+        int nparams = store_params_copy(r.params, r.nparams, &h.params);
+        h.nparams = nparams < 0 ? 0 : nparams; /* memory short: as a run without them */
         profile_free(&r);
     }
     int same = !strcmp(base_name(h.program), base_name(program));
@@ -316,11 +503,16 @@ static int heads(const char *dir, char **files, int nfiles, const struct profile
     struct store_head h;
     for (int i = 0; i < nfiles; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (named(path, like->program, &h, sk, warn, arg)) {
+        if (!named(path, like->program, &h, sk, warn, arg))
+            continue;
+        if (params_ok(path, h.params, h.nparams, warn, arg)) {
             c[n++] = (struct cand){.path = strdup(path), .start = h.start, .scale = h.scale,
-                                   .order = i, .rows = -1};
-            free(h.program);
+                                   .params = h.params, .nparams = h.nparams, .order = i,
+                                   .rows = -1};
+            h.start = h.scale = NULL;
+            h.params = NULL;
         }
+        store_head_free(&h);
     }
     return n;
 }
@@ -342,6 +534,10 @@ static int skeletons(const char *dir, char **files, int nfiles, const char *prog
         if ((program && !named(path, program, NULL, skip, warn, arg)) ||
             read_run(path, &r, warn, arg) < 0)
             continue;
+        if (!params_ok(path, r.params, r.nparams, warn, arg)) {
+            profile_free(&r);
+            continue;
+        }
         rows_of[n] = (long)r.rows.n;
         order[n] = i;
         scales[n] = store_scale(r.ranks, r.params, r.nparams);
@@ -369,9 +565,12 @@ static int skeletons(const char *dir, char **files, int nfiles, const char *prog
         else {
             c[nc++] = (struct cand){.path = strdup(sk[i].path),
                                     .start = sk[i].start_time ? strdup(sk[i].start_time) : NULL,
-                                    .scale = scales[i], .order = order[i],
+                                    .scale = scales[i], .params = sk[i].params,
+                                    .nparams = sk[i].nparams, .order = order[i],
                                     .rows = rows_of[i]};
             scales[i] = NULL;
+            sk[i].params = NULL;
+            sk[i].nparams = 0;
         }
     if (pick >= 0)
         skeleton(&sk[pick], ref);
@@ -435,6 +634,7 @@ int store_load(const char *dir, const struct profile *like, const char *program,
     if (c && k.runs) {
         n = like ? heads(dir, files, nfiles, like, c, &skip, warn, arg)
                  : skeletons(dir, files, nfiles, program, &ref, c, &skip, warn, arg);
+        n = one_parameter_set(c, n, like, like ? like->program : ref.program, dir, warn, arg);
         read_in_turns(&k, c, n, like ? like : &ref, bound, &skip, warn, arg);
     }
     say_skipped(&skip, like ? like->program : ref.program ? ref.program : program, dir, warn,
@@ -443,6 +643,7 @@ int store_load(const char *dir, const struct profile *like, const char *program,
         free(c[i].path);
         free(c[i].start);
         free(c[i].scale);
+        store_params_free(c[i].params, c[i].nparams);
     }
     free(c);
     for (int i = 0; i < nfiles; i++)

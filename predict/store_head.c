@@ -1,6 +1,6 @@
-/* The head of a stored profile: its program, start time and scale, read from the "run" object
- * at the top of the file (tardy writes it before everything else) without parsing the rest, so
- * that the run store reads in full only the runs it keeps. */
+/* The head of a stored profile: its program, start time, scale and parameters, read from the
+ * "run" object at the top of the file (tardy writes it before everything else) without parsing
+ * the rest, so that the run store reads in full only the runs it keeps. */
 #include "store_head.h"
 
 #include <jansson.h>
@@ -85,33 +85,63 @@ char *store_scale(int ranks, const struct prof_param *params, int nparams)
     return s;
 }
 
-/* The scale of the run object run: its ranks and params read as profile_read reads them
- * (numbers as %.17g); NULL when it has no ranks. */
-static char *scale_of(json_t *run)
+int store_param_is_number(const char *value)
 {
-    json_t *ranks = json_object_get(run, "ranks"), *params = json_object_get(run, "params"), *v;
-    if (!json_is_integer(ranks) || (params && !json_is_object(params)))
-        return NULL;
-    size_t n = json_object_size(params);
-    struct prof_param *kv = malloc((n + 1) * sizeof *kv);
-    char *nums = malloc((n + 1) * 32), *s = NULL;
-    const char *key;
-    int i = 0;
-    if (kv && nums) {
-        json_object_foreach(params, key, v) {
-            kv[i].key = (char *)key;
-            kv[i].value = nums + 32 * i;
-            if (json_is_number(v))
-                snprintf(kv[i].value, 32, "%.17g", json_number_value(v));
-            else
-                kv[i].value = (char *)(json_string_value(v) ? json_string_value(v) : "");
-            i++;
-        }
-        s = store_scale((int)json_integer_value(ranks), kv, i);
+    char *end;
+    strtod(value, &end);
+    return *value && !*end;
+}
+
+void store_params_free(struct prof_param *params, int n)
+{
+    for (int i = 0; params && i < n; i++) {
+        free(params[i].key);
+        free(params[i].value);
     }
-    free(kv);
-    free(nums);
-    return s;
+    free(params);
+}
+
+int store_params_copy(const struct prof_param *params, int n, struct prof_param **to)
+{
+    struct prof_param *c = calloc((size_t)n + 1, sizeof *c);
+    int i = 0;
+    for (; c && i < n; i++)
+        if (!(c[i].key = strdup(params[i].key)) || !(c[i].value = strdup(params[i].value)))
+            break;
+    if (!c || i < n) {
+        store_params_free(c, i + 1); /* c[i] may hold its key */
+        return -1;
+    }
+    qsort(c, (size_t)n, sizeof *c, by_key);
+    *to = c;
+    return n;
+}
+
+/* The parameters of the run object run into h->params, read as profile_read reads them and
+ * sorted; -1 when params is not an object (the file is then read in full, as profile_read
+ * takes it) or memory is short. */
+static int params_of(json_t *run, struct store_head *h)
+{
+    json_t *params = json_object_get(run, "params"), *v;
+    const char *key;
+    if (params && !json_is_object(params))
+        return -1;
+    h->params = calloc(json_object_size(params) + 1, sizeof *h->params);
+    if (!h->params)
+        return -1;
+    json_object_foreach(params, key, v) {
+        char number[32];
+        const char *text = json_string_value(v) ? json_string_value(v) : "";
+        if (json_is_number(v)) {
+            snprintf(number, sizeof number, "%.17g", json_number_value(v));
+            text = number;
+        }
+        struct prof_param *q = &h->params[h->nparams++]; /* counted: freed if half made */
+        if (!(q->key = strdup(key)) || !(q->value = strdup(text)))
+            return -1;
+    }
+    qsort(h->params, (size_t)h->nparams, sizeof *h->params, by_key);
+    return 0;
 }
 
 void store_head_free(struct store_head *h)
@@ -119,6 +149,7 @@ void store_head_free(struct store_head *h)
     free(h->program);
     free(h->start);
     free(h->scale);
+    store_params_free(h->params, h->nparams);
     *h = (struct store_head){0};
 }
 
@@ -137,8 +168,10 @@ int store_head(const char *path, struct store_head *h)
     free(buf);
     const char *p = json_string_value(json_object_get(run, "program"));
     const char *s = json_string_value(json_object_get(run, "start_time"));
-    int ok = p && (h->program = strdup(p)) && (!s || (h->start = strdup(s))) &&
-             (h->scale = scale_of(run));
+    json_t *ranks = json_object_get(run, "ranks");
+    int ok = p && json_is_integer(ranks) && (h->program = strdup(p)) &&
+             (!s || (h->start = strdup(s))) && params_of(run, h) == 0 &&
+             (h->scale = store_scale((int)json_integer_value(ranks), h->params, h->nparams));
     json_decref(run);
     if (!ok)
         store_head_free(h);

@@ -1,13 +1,17 @@
-/* The head of a stored profile (store_head.c), for the run store (store.c). */
+/* The head of a stored profile and a run's parameters (store_head.c), for the run store
+ * (store.c). */
 #ifndef PREDICT_STORE_HEAD_H
 #define PREDICT_STORE_HEAD_H
 
 #include "tool/profile/profile.h"
 
-/* What the head of a stored profile says: its program, start time (NULL if the run has none)
- * and scale (store_scale). */
+/* What the head of a stored profile says: its program, start time (NULL if the run has none),
+ * scale (store_scale) and parameters (sorted by name, values as profile_read reads them:
+ * numbers as %.17g, a value neither a number nor text as ""). */
 struct store_head {
     char *program, *start, *scale;
+    struct prof_param *params;
+    int nparams;
 };
 
 /* The head of the profile at path, read from its run object alone: 1 (the caller frees with
@@ -15,6 +19,13 @@ struct store_head {
  * another order, unreadable): the file must be read in full. */
 int store_head(const char *path, struct store_head *h);
 void store_head_free(struct store_head *h);
+
+/* A copy of params[0..n) in *to, sorted by name (free with store_params_free): n, or -1 when
+ * memory is short. */
+int store_params_copy(const struct prof_param *params, int n, struct prof_param **to);
+void store_params_free(struct prof_param *params, int n);
+/* Whether a parameter's value is a number (as tardy.runs() reads one), not text. */
+int store_param_is_number(const char *value);
 
 /* The scale of a run as text, the same from its head as from the whole profile: "p=RANKS"
  * then its parameters by name ("p=4,n=256"); NULL when memory is short. */

@@ -12,13 +12,23 @@ local abs, log = math.abs, math.log
 local NEAR = 1.25      -- models scoring within this factor of the best are near-best
 local REFIT = {refit = true} -- fit's opts where only the model's predict is used
 
--- The parameters that vary over pts (in name order) and, per parameter, its largest and
--- second largest value and its number of values: {names = {...}, hi = {k = v},
--- prev = {k = v}, values = {k = count}}.
+-- Does every point hold a number for the parameter k? Not where some lack it or hold text
+-- (points of runs of another parameter set, which a policy of one's own may make: compared
+-- unchecked, they raised errors, or not, by which point came first).
+local function numeric(pts, k)
+  for _, pt in ipairs(pts) do
+    if type(pt.x[k]) ~= "number" then return false end
+  end
+  return true
+end
+
+-- The parameters that vary over pts (in name order), each a number in every point, and, per
+-- parameter, its largest and second largest value and its number of values:
+-- {names = {...}, hi = {k = v}, prev = {k = v}, values = {k = count}}.
 local function scale_info(pts)
   local names, hi, prev, values, first = {}, {}, {}, {}, pts[1] and pts[1].x or {}
   for k, v in pairs(first) do
-    if type(v) == "number" then
+    if numeric(pts, k) then
       local a, b, varies, seen, count = -math.huge, -math.huge, false, {}, 0
       for _, pt in ipairs(pts) do
         local x = pt.x[k]

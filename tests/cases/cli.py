@@ -3,6 +3,7 @@ import glob
 import json
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 
@@ -185,7 +186,212 @@ def test_old_version():
         shutil.rmtree(work, ignore_errors=True)
 
 
+# ---- tardy predict --extrap: what the readers refuse and what the writers must not lose --------
+
+def tardy_bytes(args, **kw):
+    """tardy with args (str or bytes, as a file name or target may be bytes that are not
+    UTF-8), its output as bytes."""
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    return subprocess.run(["timeout", str(TIMEOUT), TARDY] + args, **kw)
+
+
+def extrap_text(work, name, body):
+    """A file of body (bytes) in work, its path (bytes when name is)."""
+    path = os.path.join(os.fsencode(work) if isinstance(name, bytes) else work, name)
+    with open(path, "wb") as f:
+        f.write(body)
+    return path
+
+
+LAW = b"PARAMETER p\nPOINTS 2 4 8 16\nREGION r\nMETRIC t\nDATA 1\nDATA 2\nDATA 3\nDATA 4\n"
+
+
+def test_not_utf8():
+    """A name that is not UTF-8 (JSON's strings are, and jansson refuses others: the
+    prediction was dropped with exit 0) is refused with the file, line and column; a file
+    name or a target that is not UTF-8 is written with U+FFFD for each stray byte, the
+    document valid and nothing left out."""
+    work = tempfile.mkdtemp(prefix="tardy-utf8-")
+    try:
+        path = extrap_text(work, "region.txt", LAW.replace(b"REGION r", b"REGION r\xff"))
+        p = tardy_bytes(["predict", "--extrap", path, "--at", "p=64", "--json"])
+        want = (path + ":3: byte 0xff at column 9 is not UTF-8").encode()
+        expect(p.returncode == 1 and want in p.stderr and not p.stdout,
+               "a region not UTF-8: exit %d, %r" % (p.returncode, p.stderr))
+        path = extrap_text(work, b"law\xff.txt", LAW)
+        p = tardy_bytes(["predict", "--extrap", path, "--at", b"p=64;p=32,\xfe=3", "--json"])
+        doc = json.loads(p.stdout) if p.returncode == 0 else {}  # bytes: decoded as UTF-8
+        source = doc.get("source", {})
+        expect(source.get("extrap", "").endswith("law\ufffd.txt") and
+               source.get("program") == source.get("extrap"), "source: %s" % source)
+        expect(doc.get("targets") == "p=64;p=32,\ufffd=3" and len(doc["predictions"]) == 1 and
+               "no run has the parameter \ufffd" in doc.get("note", ""),
+               "targets, predictions, note: %s" % doc)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# Prints, for each file, whether Extra-P 4.2.5's own text reader takes it.
+EXTRAP_TAKES = """
+import json, sys, warnings
+warnings.filterwarnings("ignore")
+from extrap.fileio.file_reader.text_file_reader import TextFileReader
+takes = {}
+for path in sys.argv[1:]:
+    try:
+        TextFileReader().read_experiment(path)
+        takes[path] = True
+    except Exception:
+        takes[path] = False
+print(json.dumps(takes))
+"""
+
+
+def extrap_takes(paths):
+    """{path: whether Extra-P's text reader takes it}, or None when Extra-P is not here."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    src = os.environ.get("EXTRAP", os.path.join(top, "..", "shared", "vendor", "extrap"))
+    if not os.path.isdir(os.path.join(src, "extrap")):
+        return None
+    env = dict(os.environ, PYTHONPATH="%s:%s" % (src, os.path.join(src, "_stubs")))
+    p = subprocess.run(["timeout", "300", "/usr/bin/python3", "-c", EXTRAP_TAKES] + paths,
+                       env=env, capture_output=True, text=True)
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def test_points_grouped():
+    """POINTS of several parameters are one parenthesised group each, as Extra-P's reader
+    takes them (unparenthesised, it makes points of one value); a group of other than one
+    value per parameter is named (it was re-chunked two values at a time, the file read as
+    other points). One parameter: plain or parenthesised, the same points."""
+    work = tempfile.mkdtemp(prefix="tardy-points-")
+    try:
+        tail = b"\nREGION r\nMETRIC t\nDATA 1\nDATA 2\nDATA 3\nDATA 4\n"
+        refused = []
+        for points, want in ((b"(2 16) (4) (8 64 5) (16 128)",
+                              ":2: point 2, (4), has 1 value for 2 parameters (p n)"),
+                             (b"(2 16) (4 32) (8 64 5) (16 128)",
+                              ":2: point 3, (8 64 5), has 3 values for 2 parameters (p n)"),
+                             (b"2 16 4 32 8 64 16 128",
+                              ":2: the points of 2 parameters go in parentheses, a group per "
+                              "point: (p n) (p n) ..."),
+                             (b"(2 16) (4 32) 8 64 (16 128)",
+                              ":2: '8' outside the parentheses of a point"),
+                             (b"(2 16) (4 32) (8 64", ":2: point 3, (8 64, has no ')'")):
+            path = extrap_text(work, "p%d.txt" % len(refused), b"PARAMETER p n\nPOINTS " +
+                               points + tail)
+            p = tardy_bytes(["predict", "--extrap", path, "--at", "p=64,n=64"], text=True)
+            expect(p.returncode == 1 and path + want in p.stderr,
+                   "%s: exit %d, %r (want %r)" % (points, p.returncode, p.stderr, want))
+            refused.append(path)
+        path = extrap_text(work, "p.txt", b"PARAMETER p n\nPOINTS (2 16)(4 32)  ( 8 64 ) "
+                           b"(16 128)" + tail)
+        p = tardy_bytes(["predict", "--extrap", path, "--at", "p=64,n=64"], text=True)
+        expect(p.returncode in (0, 3) and "4 runs" in p.stdout, "groups: %r" % p.stderr)
+        taken, docs = [path], []
+        for points in (b"2 4 8 16", b"(2) (4) (8) (16)"):
+            taken.append(extrap_text(work, "one%d.txt" % len(docs),
+                                     LAW.replace(b"2 4 8 16", points)))
+            p = tardy_bytes(["predict", "--extrap", taken[-1], "--at", "p=64", "--json"])
+            expect(p.returncode == 0, "one parameter, %s: %r" % (points, p.stderr))
+            docs.append(json.loads(p.stdout)["predictions"])
+        expect(docs[0] == docs[1] and docs[0], "plain and parenthesised: %s" % docs)
+        extrap = extrap_takes(refused + taken)  # Extra-P, where it is here, agrees
+        expect(extrap is None or extrap == dict([(f, False) for f in refused] +
+                                                [(f, True) for f in taken]),
+               "Extra-P takes: %s" % extrap)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_stdout_full():
+    """Output that does not reach stdout (a full disk, /dev/full; here also a descriptor open
+    for reading only, as some containers have no /dev/full) is exit 1 with a message, from
+    every command that prints there (it was exit 0, nothing written)."""
+    work = tempfile.mkdtemp(prefix="tardy-full-")
+    try:
+        law = extrap_text(work, "law.txt", LAW)
+        store = os.path.join(work, "store")
+        os.mkdir(store)
+        shutil.copy(OLD, os.path.join(store, "tardy-v1.json"))
+        sinks = [(law, "r")]
+        if stat.S_ISCHR(os.stat("/dev/full").st_mode if os.path.exists("/dev/full") else 0):
+            sinks.append(("/dev/full", "w"))
+        for args in (["predict", "--extrap", law, "--at", "p=64", "--json"],
+                     ["predict", "--extrap", law, "--at", "p=64"],
+                     ["predict", "--help"], ["report", OLD], ["export-extrap", "--store", store],
+                     ["merge", OLD, "-o", os.path.join(work, "m.json")],
+                     ["diff", OLD, OLD, "--json"], ["version"], ["help"], ["help", "options"]):
+            with open(os.devnull, "w") as ok:
+                p = tardy_bytes(args, stdout=ok, text=True)
+            expect(p.returncode == 0, "tardy %s > /dev/null: exit %d, %s" % (
+                " ".join(args), p.returncode, p.stderr))
+            for sink, mode in sinks:
+                with open(sink, mode) as out:
+                    p = tardy_bytes(args, stdout=out, text=True)
+                expect(p.returncode == 1 and "writing the standard output failed" in p.stderr,
+                       "tardy %s > %s (%s): exit %d, %r" % (
+                           " ".join(args), sink, mode, p.returncode, p.stderr))
+        # a file that cannot grow (ulimit -f 0, SIGXFSZ ignored: the write fails with EFBIG)
+        out = os.path.join(work, "out.txt")
+        p = subprocess.run(["bash", "-c", 'trap "" XFSZ; ulimit -f 0; exec "$@"', "-", TARDY,
+                            "export-extrap", "--store", store, "-o", out], capture_output=True,
+                           text=True)
+        expect(p.returncode == 1 and "tardy export-extrap: writing %s failed" % out in p.stderr
+               and "regions written" not in p.stderr, "export-extrap -o, the file full: exit "
+               "%d, %r" % (p.returncode, p.stderr))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_extrap_messages():
+    """What is wrong with an Extra-P input said as it is: a NUL byte (not a long line), a
+    JSON value that is no object (not an unknown field), PARAMETER naming nothing (not POINTS
+    before PARAMETER), a number beyond a double's range (not "not a number"); a UTF-8 byte
+    order mark read past, as most tools do; an option where the file or the targets belong
+    named (it was taken for the file)."""
+    work = tempfile.mkdtemp(prefix="tardy-messages-")
+    try:
+        for body, want in ((LAW.replace(b"4 8", b"4\0 8"), ":2: a NUL byte at column 11"),
+                           (b"[]\n", ": JSON, but an array where Extra-P's inputs hold an "
+                                      "object"),
+                           (b" null\n", ": JSON, but null where Extra-P's inputs hold an "
+                                        "object"),
+                           (b"PARAMETER \nPOINTS 2 4\n", ":1: PARAMETER names no parameter"),
+                           (LAW.replace(b"DATA 3", b"DATA 1e309"),
+                            ":7: DATA holds 1e309, beyond a double's range (1.8e308)"),
+                           (LAW.replace(b"8 16", b"8 -1e400"),
+                            ":2: POINTS holds -1e400, beyond a double's range (1.8e308)")):
+            path = extrap_text(work, "in.txt", body)
+            p = tardy_bytes(["predict", "--extrap", path, "--at", "p=64"], text=True)
+            expect(p.returncode == 1 and path + want in p.stderr,
+                   "%r: exit %d, %r (want %r)" % (body, p.returncode, p.stderr, want))
+        plain = tardy_bytes(["predict", "--extrap", extrap_text(work, "a.txt", LAW), "--at",
+                             "p=64", "--json"])
+        bom = tardy_bytes(["predict", "--extrap", extrap_text(work, "b.txt", b"\xef\xbb\xbf" +
+                                                              LAW), "--at", "p=64", "--json"])
+        expect(bom.returncode == 0 and json.loads(bom.stdout)["predictions"] ==
+               json.loads(plain.stdout)["predictions"], "a BOM: %r" % bom.stderr)
+        law = os.path.join(work, "a.txt")
+        for args, want in ((["--extrap", "--at", "p=64"],
+                            "--extrap needs a value, not the option '--at'"),
+                           (["--extrap", law, "--at", "--json"],
+                            "--at needs a value, not the option '--json'")):
+            p = tardy_bytes(["predict"] + args, text=True)
+            expect(p.returncode == 2 and "tardy: " + want in p.stderr,
+                   "%s: exit %d, %r" % (args, p.returncode, p.stderr))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 room.case("cli/tardy report", test_report_cli)
 room.case("cli/version 1 profiles", test_old_version)
 room.case("cli/make install", test_install)
 room.case("cli/tardy export --hatchet, read by Hatchet", test_export_hatchet)
+room.case("cli/tardy predict --json: names not UTF-8 refused, or written as U+FFFD",
+          test_not_utf8)
+room.case("cli/tardy predict --extrap: a point of several parameters is a group in parentheses",
+          test_points_grouped)
+room.case("cli/a full standard output is exit 1, from every command", test_stdout_full)
+room.case("cli/tardy predict --extrap: a broken input said as it is", test_extrap_messages)

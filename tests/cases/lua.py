@@ -6,11 +6,13 @@ import math
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 
 from run import B, Room, Run, TARDY, TIMEOUT, binary, expect, mpi_rows, one_row, site_line, with_run
 from cases.counters import INMPI, WORK
+from cases.predict import one_rank_profile, run_policy
 
 room = Room("lua")
 
@@ -509,6 +511,237 @@ def test_extrap_counters():
         shutil.rmtree(store, ignore_errors=True)
 
 
+# ---- runs of another parameter set --------------------------------------------------------
+
+# the study the cases below add a run or a set of runs to: jacobi at 1 and 2 ranks, 3 sizes
+STUDY = [(ranks, {"n": n}) for ranks in (1, 2) for n in (64, 128, 256)]
+
+
+def param_store(raw, runs, scale=None):
+    """A store of copies of raw (a profile's JSON text), one per (ranks, params) of runs in
+    that order, each a second newer than the one before, the intervals' times n / 64 times
+    the run's (times scale(params) when given): its directory and the files' paths. params
+    None writes "params": null."""
+    store = tempfile.mkdtemp(prefix="tardy-store-")
+    paths = []
+    for i, (ranks, params) in enumerate(runs):
+        prof = json.loads(raw)
+        prof["run"].update(ranks=ranks, params=params, run_id="params-%d" % i,
+                           start_time="2026-01-01T00:%02d:%02d.000Z" % (i // 60, i % 60))
+        grow = (params or {}).get("n", 64) if isinstance((params or {}).get("n"), int) else 64
+        grow = grow / 64.0 * (scale(params) if scale else 1)
+        for row in prof["intervals"]:
+            for k in (0, 1, 3):  # sum, min, max
+                row["time"][k] *= grow
+        paths.append(os.path.join(store, "tardy-jacobi-%02d.json" % i))
+        with open(paths[-1], "w") as f:
+            json.dump(prof, f)
+    return store, paths
+
+
+def predict_store(store, target="n=1024"):
+    """`tardy predict --json` on store: its document ({} where it failed) and stderr."""
+    p = subprocess.run(["timeout", str(TIMEOUT), TARDY, "predict", "--store", store, "--at",
+                        target, "--json"], capture_output=True, text=True)
+    expect(p.returncode == 0 and "traceback" not in p.stderr, "tardy predict: exit %d, %s" % (
+        p.returncode, p.stderr[-800:]))
+    return json.loads(p.stdout), p.stderr
+
+
+def test_other_parameter_set():
+    """A run whose parameters are not the study's (TARDY_PARAMS forgotten, an extra key, a
+    text value, "params": null) crashed the default policy in scale_info, which compared the
+    first point's parameters with the others' unchecked. The run is left out, a warning naming
+    it and why, and the study's six runs predict as they do alone; the newest such run does
+    not decide the parameter set, the set most runs share does."""
+    raw = one_rank_profile("jacobi", ["32", "5"])
+    alone, _paths = param_store(raw, STUDY)
+    try:
+        want, _err = predict_store(alone)
+        lacks = ("without the parameter n, which the 6 others have (run without "
+                 "TARDY_PARAMS=n=...)")
+        for odd, why in (({}, lacks), (None, lacks),
+                         ({"n": 128, "iters": 10}, "with the parameter iters, which the 6 "
+                                                   "others lack"),
+                         ({"n": "large"}, "with text for n (n=large) where the 6 others have "
+                                          "a number")):
+            store, paths = param_store(raw, STUDY + [(2, odd)])
+            try:
+                doc, err = predict_store(store)
+                expect("leaving out 1 run of jacobi in %s: %s, such as %s" % (
+                    store, why, paths[-1]) in err, "%s: %s" % (odd, err[-800:]))
+                expect(doc.get("source", {}).get("runs") == 6, "%s: %s" % (odd, doc.get("source")))
+                same_predictions(want["predictions"], doc["predictions"], "params %s" % odd)
+            finally:
+                shutil.rmtree(store, ignore_errors=True)
+    finally:
+        shutil.rmtree(alone, ignore_errors=True)
+
+
+def test_text_parameter_values():
+    """Runs at two values of a text parameter (mode=fast, then mode=slow, 10x slower) are two
+    configurations, not one series: pooled, their fits had 100% errors. The runs of the
+    newest run's value predict, as they do alone; the others are left out, one warning
+    naming how many and why."""
+    raw = one_rank_profile("jacobi", ["32", "5"])
+    def mode(m):
+        return [(r, dict(x, mode=m)) for r, x in STUDY]
+    slow = lambda params: 10 if params.get("mode") == "slow" else 1
+    alone, _paths = param_store(raw, mode("slow"), slow)
+    both, paths = param_store(raw, mode("fast") + mode("slow"), slow)
+    try:
+        want, _err = predict_store(alone)
+        doc, err = predict_store(both)
+        expect("leaving out 6 runs of jacobi in %s: with mode=fast where the 6 others have "
+               "mode=slow, such as %s" % (both, paths[0]) in err, err[-800:])
+        expect(doc.get("source", {}).get("runs") == 6, doc.get("source"))
+        same_predictions(want["predictions"], doc["predictions"], "mode=slow")
+    finally:
+        shutil.rmtree(alone, ignore_errors=True)
+        shutil.rmtree(both, ignore_errors=True)
+
+
+def test_parameter_not_number_or_text():
+    """A stored run whose parameter is a list, an object, null or a boolean (profile_read
+    reads each as empty text) gave a zero-width interval and n dropped from the model: it is
+    skipped with a warning naming its file, as other malformed files are."""
+    raw = one_rank_profile("jacobi", ["32", "5"])
+    alone, _paths = param_store(raw, STUDY)
+    try:
+        want, _err = predict_store(alone)
+        for bad in ([1, 2], {"a": 1}, None, True):
+            store, paths = param_store(raw, STUDY[:3] + [(2, {"n": bad})] + STUDY[3:])
+            try:
+                doc, err = predict_store(store)
+                expect("skipping %s: run.params.n is empty or neither a number nor text" %
+                       paths[3] in err, "%s: %s" % (bad, err[-800:]))
+                expect(doc.get("source", {}).get("runs") == 6, "%s: %s" % (bad, doc.get("source")))
+                same_predictions(want["predictions"], doc["predictions"], "n = %s" % bad)
+            finally:
+                shutil.rmtree(store, ignore_errors=True)
+    finally:
+        shutil.rmtree(alone, ignore_errors=True)
+
+
+def test_finalize_other_parameter_set():
+    """At MPI_Finalize the job's own parameter set decides: a job run without TARDY_PARAMS
+    beside a study of n crashed the policy (its note "the Lua policy failed"); now the study's
+    runs are left out, a warning saying the job lacks n, and the note says too few runs."""
+    raw = one_rank_profile("jacobi", ["32", "5"])
+    store, _paths = param_store(raw, STUDY)
+    try:
+        run = Run([JACOBI, "32", "5"], 1, {"TARDY_STORE": store, "TARDY_PREDICT": "p=4"})
+        try:
+            expect(run.rc == 0 and run.profile, "exit %d %s" % (run.rc, run.err[-600:]))
+            note = run.profile.get("prediction_note", "")
+            expect("leaving out 6 runs of jacobi in %s: with the parameter n, which this run "
+                   "lacks" % store in run.err, run.err[-800:])
+            expect("failed" not in note and "too few runs" in note, note)
+        finally:
+            run.cleanup()
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def export_extrap(store, out):
+    return subprocess.run(["timeout", str(TIMEOUT), TARDY, "export-extrap", "--store", store,
+                           "-o", out], capture_output=True, text=True)
+
+
+def test_export_parameter_sets():
+    """export-extrap wrote only PARAMETER p where one run lacked n (n = 64, 128, 256 became
+    repetitions of one point), and a text parameter as 0 in every point (fast and slow runs
+    merged): the run without n is left out with a warning naming it, and of a text parameter
+    the runs of the newest run's value are written, without it (Extra-P's format holds
+    numbers), a warning saying so; the file predicts as its store."""
+    raw = one_rank_profile("jacobi", ["32", "5"])
+    lacking, paths = param_store(raw, STUDY + [(2, {})])
+    modes, _paths = param_store(raw, [(r, dict(x, mode="fast")) for r, x in STUDY] +
+                                [(r, dict(x, mode="slow")) for r, x in STUDY])
+    try:
+        out = os.path.join(lacking, "x.txt")
+        p = export_extrap(lacking, out)
+        text = open(out).read() if p.returncode == 0 else ""
+        expect(text.startswith("PARAMETER p n\nPOINTS (1 64) (1 128) (1 256) (2 64) (2 128) "
+                               "(2 256)\n"), "%s %s" % (text[:200], p.stderr))
+        expect("leaving out 1 run of jacobi in %s: without the parameter n" % lacking in
+               p.stderr and paths[-1] in p.stderr and "6 runs, " in p.stderr, p.stderr)
+        out = os.path.join(modes, "x.txt")
+        p = export_extrap(modes, out)
+        text = open(out).read() if p.returncode == 0 else ""
+        expect(text.startswith("PARAMETER p n\nPOINTS (1 64) (1 128)"), "%s %s" % (
+            text[:200], p.stderr))
+        expect("leaving out 6 runs of jacobi in %s: with mode=fast" % modes in p.stderr and
+               "mode (text: mode=slow in every run written) is left out of the file: Extra-P's "
+               "format holds numbers" in p.stderr, p.stderr)
+        store, _err = predict_store(modes)
+        back, _err = predict_json(["--extrap", out, "--at", "n=1024"])
+        same_predictions(store["predictions"], back["predictions"], "store vs its export",
+                         QUANTILE_METRICS)
+    finally:
+        shutil.rmtree(lacking, ignore_errors=True)
+        shutil.rmtree(modes, ignore_errors=True)
+
+
+def test_export_write_error():
+    """export-extrap -o /dev/full said "6 runs, 29 regions written" and exited 0: a write error
+    exits 1 and names the file (where the machine has no /dev/full, as some containers, a
+    file that cannot grow: ulimit -f 0, SIGXFSZ ignored; never a file made in /dev)."""
+    raw = one_rank_profile("jacobi", ["32", "5"])
+    store, _paths = param_store(raw, STUDY)
+    try:
+        if stat.S_ISCHR(os.stat("/dev/full").st_mode if os.path.exists("/dev/full") else 0):
+            out, limit = "/dev/full", ""
+        else:
+            out, limit = os.path.join(store, "x.txt"), "ulimit -f 0; "
+        p = subprocess.run(["bash", "-c", 'trap "" XFSZ; %sexec "$@"' % limit, "-", TARDY,
+                            "export-extrap", "--store", store, "-o", out],
+                           capture_output=True, text=True)
+        expect(p.returncode == 1 and "tardy export-extrap: writing %s failed" % out in p.stderr
+               and "regions written" not in p.stderr, "-o %s: exit %d: %s" % (
+                   out, p.returncode, p.stderr))
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
+MIXED_POINTS = r"""
+-- selection.best_model on points whose parameters differ: one without n, one whose n is text,
+-- one with another parameter (first, or after points with a number n): no error (a model, or
+-- none and the reason); n is no parameter to chain along there, p is
+local best_model = tardy.require("selection").best_model
+tardy.policy("mixed_points", function(ctx)
+  local families = {}
+  for _, name in ipairs(tardy.families()) do
+    families[#families + 1] = {name = name, spec = tardy.get_family(name)}
+  end
+  local function points(odd, at)
+    local pts = {}
+    for i, p in ipairs({1, 2, 4, 8, 16, 32}) do
+      pts[i] = {x = {p = p, n = 64}, y = 5 + 3 * p, reps = {5 + 3 * p, 5.1 + 3 * p}}
+    end
+    pts[at].x = odd
+    return pts
+  end
+  for _, odd in ipairs({{p = 64}, {p = 64, n = "big"}, {p = 64, n = 64, iters = 3}}) do
+    for _, at in ipairs({1, 6}) do
+      odd.p = at == 1 and 0.5 or 64
+      local ok, m, why = pcall(best_model, families, points(odd, at))
+      assert(ok and (m or type(why) == "string"), tostring(m))
+      assert(not m or #m.info.names == 1 and m.info.names[1] == "p",
+             m and table.concat(m.info.names, ","))
+    end
+  end
+  return {{target = {p = 64}, metric = "checked", value = 1, family = "api", model = "-"}}
+end)
+"""
+
+
+def test_mixed_points():
+    p = run_policy(MIXED_POINTS, "mixed_points", "p", "p=64")
+    expect(p.returncode == 0 and json.loads(p.stdout)["predictions"][0]["metric"] == "checked",
+           p.stdout + p.stderr[-800:])
+
+
 room.case("lua/scalaextrap reproduces seed 000", test_seed000)
 room.case("lua/one-parameter families: every refusal named", test_one_parameter_refusals)
 room.case("lua/pmnf recovers laws 4x beyond the data", test_recovery)
@@ -539,3 +772,15 @@ room.case("lua/API: PAPI counters of every row", test_api_counters)
 room.case("lua/API: quantiles within the extremes despite rounding", test_api_quantile_rounding)
 room.case("lua/API: quantiles at 2 ranks: the median is the mean of the two -n 2",
           test_api_quantile_two_ranks)
+room.case("cli/tardy predict: runs of another parameter set left out, named",
+          test_other_parameter_set)
+room.case("cli/tardy predict: runs at another value of a text parameter left out",
+          test_text_parameter_values)
+room.case("cli/tardy predict: a stored parameter neither number nor text: the run skipped",
+          test_parameter_not_number_or_text)
+room.case("lua/a job without the store's parameters: the store's runs left out at finalize",
+          test_finalize_other_parameter_set)
+room.case("cli/tardy export-extrap: runs of another parameter set, text parameters",
+          test_export_parameter_sets)
+room.case("cli/tardy export-extrap: a write error exits 1", test_export_write_error)
+room.case("lua/selection: points whose parameters differ", test_mixed_points)

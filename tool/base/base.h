@@ -79,6 +79,13 @@ int sb_read(struct strbuf *sb, FILE *f);
 /* s without the blanks (spaces, tabs) around it: the end cut off in place, the start skipped. */
 char *str_trim(char *s);
 
+/* ---- utf8.c ---- */
+/* The length of the UTF-8 character at s (n > 0 bytes left), 0 when s starts none: a stray
+ * continuation byte, a sequence cut short, an overlong form, a surrogate, beyond U+10FFFF. */
+size_t utf8_char(const unsigned char *s, size_t n);
+/* Whether the string s is UTF-8 throughout. */
+int utf8_valid(const char *s);
+
 /* ---- fdwrite.c ---- */
 /* Write all len bytes of buf to fd (retrying short writes and EINTR): 0, or -1 with errno. */
 int fd_write_all(int fd, const void *buf, size_t len);

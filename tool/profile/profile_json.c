@@ -15,6 +15,57 @@
 
 #include "tool/base/base.h"
 
+/* ---- strings: UTF-8 however the bytes came ---------------------------------------------- */
+
+/* s with each byte that starts no UTF-8 character replaced by U+FFFD, as a new string (NULL
+ * when memory is short). */
+static char *utf8_fixed(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s);
+    struct strbuf out;
+    sb_init(&out);
+    for (size_t i = 0, k; i < n; i += k) {
+        if ((k = utf8_char(u + i, n - i))) {
+            sb_add(&out, s + i, k);
+        } else {
+            sb_puts(&out, "\xef\xbf\xbd"); /* U+FFFD */
+            k = 1;
+        }
+    }
+    sb_add(&out, "", 0);
+    if (out.failed) {
+        sb_free(&out);
+        return NULL;
+    }
+    return out.data;
+}
+
+/* s as a JSON string, never lost: jansson refuses bytes that are not UTF-8 (json_string is
+ * NULL, and json_pack or json_object_set_new drops the member, or the whole object, without
+ * a word), which a program's arguments, a file name, a symbol or a --at target may hold.
+ * Those bytes become U+FFFD, as text decoders replace them, so the document stays valid.
+ * NULL when s is, or memory is short. */
+static json_t *text_json(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j || !s)
+        return j;
+    char *fixed = utf8_fixed(s);
+    j = fixed ? json_string(fixed) : NULL;
+    free(fixed);
+    return j;
+}
+
+/* o[key] = value (its reference taken), key made UTF-8 as text_json makes a string: a
+ * parameter, counter or metric name given by the user. */
+static void set_named(json_t *o, const char *key, json_t *value)
+{
+    char *fixed = utf8_valid(key) ? NULL : utf8_fixed(key);
+    json_object_set_new(o, fixed ? fixed : key, value);
+    free(fixed);
+}
+
 /* ---- writing ----------------------------------------------------------------------------- */
 
 /* [sum, min, min_rank, max, max_rank, ranks]; the mean is sum / run.ranks. */
@@ -112,7 +163,7 @@ static json_t *counters_json(const struct profile *p, const struct prof_nums *n)
     for (int k = 0; k < p->ncounters; k++) {
         json_t *c = json_pack("{s:o}", "value", stat_json(&n->ctr[k]));
         set_some(c, "ranks_histogram", ctr_hist_json(n->ctr_ranks[k], &n->ctr[k]));
-        json_object_set_new(o, p->counters[k], c);
+        set_named(o, p->counters[k], c);
     }
     return o;
 }
@@ -123,14 +174,14 @@ static json_t *counter_meta_json(const struct profile *p)
     json_t *names = json_array();
     int pvars = 0;
     for (int k = 0; k < p->ncounters; k++) {
-        json_array_append_new(names, json_string(p->counters[k]));
+        json_array_append_new(names, text_json(p->counters[k]));
         pvars += !strncmp(p->counters[k], "mpi_t:", 6);
     }
     const char *source = !pvars ? "PAPI" : pvars == p->ncounters ? "MPI_T" : "PAPI,MPI_T";
     json_t *o = json_pack("{s:s,s:o,s:b}", "source", source, "events", names, "multiplex",
                           p->counter_multiplex);
     if (p->counter_note)
-        json_object_set_new(o, "note", json_string(p->counter_note));
+        json_object_set_new(o, "note", text_json(p->counter_note));
     return o;
 }
 
@@ -142,9 +193,9 @@ static json_t *params_json(const struct profile *p)
         const char *v = p->params[i].value;
         double x = strtod(v, &end);
         if (*v && !*end && isfinite(x))
-            json_object_set_new(o, p->params[i].key, json_real(x));
+            set_named(o, p->params[i].key, json_real(x));
         else
-            json_object_set_new(o, p->params[i].key, json_string(v));
+            set_named(o, p->params[i].key, text_json(v));
     }
     return o;
 }
@@ -153,23 +204,25 @@ static json_t *run_json_base(const struct profile *p)
 {
     json_t *args = json_array();
     for (int i = 0; i < p->argc; i++)
-        json_array_append_new(args, json_string(p->argv[i]));
-    return json_pack("{s:s,s:o,s:i,s:i,s:s,s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:o}",
-                     "program", p->program ? p->program : "", "args", args, "ranks", p->ranks,
-                     "hosts", p->hosts, "host", p->host ? p->host : "", "thread_level",
-                     p->thread_level, "mpi_library", p->mpi_library ? p->mpi_library : "",
-                     "mpi_version", p->mpi_version ? p->mpi_version : "", "tardy_version",
-                     p->tardy_version ? p->tardy_version : "", "clock",
-                     p->clock ? p->clock : "", "start_time", p->start_time ? p->start_time : "",
-                     "callpath_depth", p->depth, "params", params_json(p));
+        json_array_append_new(args, text_json(p->argv[i]));
+    return json_pack("{s:o,s:o,s:i,s:i,s:o,s:i,s:o,s:o,s:o,s:o,s:o,s:i,s:o}",
+                     "program", text_json(p->program ? p->program : ""), "args", args,
+                     "ranks", p->ranks, "hosts", p->hosts, "host",
+                     text_json(p->host ? p->host : ""), "thread_level", p->thread_level,
+                     "mpi_library", text_json(p->mpi_library ? p->mpi_library : ""),
+                     "mpi_version", text_json(p->mpi_version ? p->mpi_version : ""),
+                     "tardy_version", text_json(p->tardy_version ? p->tardy_version : ""),
+                     "clock", text_json(p->clock ? p->clock : ""), "start_time",
+                     text_json(p->start_time ? p->start_time : ""), "callpath_depth", p->depth,
+                     "params", params_json(p));
 }
 
 json_t *pj_run(const struct profile *p)
 {
     json_t *o = run_json_base(p);
-    json_object_set_new(o, "interface", json_string(p->interface ? p->interface : "PMPI"));
+    json_object_set_new(o, "interface", text_json(p->interface ? p->interface : "PMPI"));
     if (p->run_id)
-        json_object_set_new(o, "run_id", json_string(p->run_id));
+        json_object_set_new(o, "run_id", text_json(p->run_id));
     return o;
 }
 
@@ -178,20 +231,20 @@ static json_t *partial_json(const struct profile *p)
     json_t *stops = json_array();
     for (int i = 0; i < p->nstops; i++) {
         const struct prof_stop *s = &p->stops[i];
-        json_t *o = json_pack("{s:i,s:s,s:i,s:s,s:f}", "rank", s->rank, "reason",
-                              s->reason ? s->reason : "?", "code", s->code, "time",
-                              s->time ? s->time : "", "wall", s->wall);
+        json_t *o = json_pack("{s:i,s:o,s:i,s:o,s:f}", "rank", s->rank, "reason",
+                              text_json(s->reason ? s->reason : "?"), "code", s->code, "time",
+                              text_json(s->time ? s->time : ""), "wall", s->wall);
         if (s->signal)
-            json_object_set_new(o, "signal", json_string(s->signal));
+            json_object_set_new(o, "signal", text_json(s->signal));
         if (s->where)
-            json_object_set_new(o, "where", json_string(s->where));
+            json_object_set_new(o, "where", text_json(s->where));
         json_array_append_new(stops, o);
     }
     struct strbuf miss;
     sb_init(&miss);
     profile_missing_ranks(p, &miss);
-    json_t *o = json_pack("{s:i,s:o,s:s}", "ranks_present", p->nstops, "stopped", stops,
-                          "missing", miss.data ? miss.data : "");
+    json_t *o = json_pack("{s:i,s:o,s:o}", "ranks_present", p->nstops, "stopped", stops,
+                          "missing", text_json(miss.data ? miss.data : ""));
     sb_free(&miss);
     return o;
 }
@@ -242,22 +295,23 @@ static json_t *mpit_json(const struct profile *p, struct pj_paths *t)
     json_t *cvars = json_array(), *pvars = json_array(), *events = json_array();
     for (int i = 0; i < p->ncvars; i++) {
         const struct prof_cvar *c = &p->cvars[i];
-        json_t *o = json_pack("{s:s,s:s}", "name", c->name, "value", c->value);
+        json_t *o = json_pack("{s:o,s:o}", "name", text_json(c->name), "value",
+                              text_json(c->value));
         if (c->written) {
-            json_object_set_new(o, "written", json_string(c->written));
-            json_object_set_new(o, "origin", json_string(c->origin ? c->origin : ""));
-            json_object_set_new(o, "before", json_string(c->before ? c->before : ""));
+            json_object_set_new(o, "written", text_json(c->written));
+            json_object_set_new(o, "origin", text_json(c->origin ? c->origin : ""));
+            json_object_set_new(o, "before", text_json(c->before ? c->before : ""));
         }
         json_array_append_new(cvars, o);
     }
     for (size_t i = 0; i < p->rows.n; i++) {
         const struct prof_row *r = &p->rows.rows[i];
         if (r->kind == ROW_PVAR)
-            json_array_append_new(pvars, json_pack("{s:s,s:s,s:o}", "name", r->a, "class",
-                                                   r->b ? r->b : "", "value",
-                                                   stat_json(&r->n.time)));
+            json_array_append_new(pvars, json_pack("{s:o,s:o,s:o}", "name", text_json(r->a),
+                                                   "class", text_json(r->b ? r->b : ""),
+                                                   "value", stat_json(&r->n.time)));
         if (r->kind == ROW_EVENT) {
-            json_t *o = json_pack("{s:s}", "event", r->a);
+            json_t *o = json_pack("{s:o}", "event", text_json(r->a));
             json_t *site = pj_site(t, r->b ? r->b : "");
             json_object_update(o, site);
             json_decref(site);
@@ -269,7 +323,7 @@ static json_t *mpit_json(const struct profile *p, struct pj_paths *t)
                           "pvars_total", p->pvars_total, "events_total", p->events_total,
                           "cvars", cvars, "pvars", pvars, "events", events);
     if (p->mpit_note)
-        json_object_set_new(o, "note", json_string(p->mpit_note));
+        json_object_set_new(o, "note", text_json(p->mpit_note));
     return o;
 }
 
@@ -277,7 +331,7 @@ static json_t *mpit_json(const struct profile *p, struct pj_paths *t)
 static json_t *region_json(struct pj_paths *t, const char *b)
 {
     if (b[0] == '?')
-        return json_pack("{s:s}", "unknown", b[1] ? b + 1 : "no hotspot region");
+        return json_pack("{s:o}", "unknown", text_json(b[1] ? b + 1 : "no hotspot region"));
     const char *tab = strchr(b, '\t');
     if (!tab)
         return json_pack("{s:o}", "mpi", pj_site(t, b));
@@ -296,7 +350,7 @@ static json_t *waits_json(const struct profile *p, struct pj_paths *t)
         if (r->kind != ROW_WAIT)
             continue;
         const struct prof_nums *n = &r->n;
-        json_t *o = json_pack("{s:s}", "pattern", r->a);
+        json_t *o = json_pack("{s:o}", "pattern", text_json(r->a));
         json_t *site = pj_site(t, r->b ? r->b : "");
         json_object_update(o, site);
         json_decref(site);
@@ -321,11 +375,10 @@ static json_t *causes_json(const struct profile *p, struct pj_paths *t)
         if (!nl)
             continue;
         char *pattern = strndup(r->a, (size_t)(nl - r->a));
-        json_t *o = json_pack("{s:s,s:o,s:o,s:o,s:o}", "pattern", pattern ? pattern : "",
-                              "site", pj_site(t, nl + 1), "region",
-                              region_json(t, r->b ? r->b : "?"), "cost",
-                              stat_json(&r->n.time), "count",
-                              stat_json(&r->n.count));
+        json_t *o = json_pack("{s:o,s:o,s:o,s:o,s:o}", "pattern",
+                              text_json(pattern ? pattern : ""), "site", pj_site(t, nl + 1),
+                              "region", region_json(t, r->b ? r->b : "?"), "cost",
+                              stat_json(&r->n.time), "count", stat_json(&r->n.count));
         free(pattern);
         json_array_append_new(arr, o);
     }
@@ -338,7 +391,7 @@ static json_t *ranks_json(const struct profile *p)
     for (size_t i = 0; i < p->rows.n; i++) {
         const struct prof_row *r = &p->rows.rows[i];
         if (r->kind == ROW_RANK)
-            json_object_set_new(o, r->a, stat_json(&r->n.time));
+            set_named(o, r->a, stat_json(&r->n.time));
     }
     json_t *bins = json_array();
     for (int b = 0; b < RANK_HIST_BINS; b++)
@@ -354,9 +407,10 @@ static json_t *predictions_json(const struct profile *p)
     json_t *arr = json_array();
     for (int i = 0; i < p->npredictions; i++) {
         const struct prof_prediction *q = &p->predictions[i];
-        json_t *o = json_pack("{s:s,s:s,s:f,s:s,s:s,s:b}", "target", q->target, "metric",
-                              q->metric, "value", q->value, "family", q->family, "model",
-                              q->model, "extrapolated", q->extrapolated);
+        json_t *o = json_pack("{s:o,s:o,s:f,s:o,s:o,s:b}", "target", text_json(q->target),
+                              "metric", text_json(q->metric), "value", q->value, "family",
+                              text_json(q->family), "model", text_json(q->model),
+                              "extrapolated", q->extrapolated);
         if (isfinite(q->fit_error))
             json_object_set_new(o, "fit_error_pct", json_real(q->fit_error));
         if (isfinite(q->uncertainty))
@@ -398,7 +452,7 @@ static json_t *profile_tree(struct profile *p)
     if (p->npredictions || p->prediction_note) {
         json_object_set_new(root, "predictions", predictions_json(p));
         if (p->prediction_note)
-            json_object_set_new(root, "prediction_note", json_string(p->prediction_note));
+            json_object_set_new(root, "prediction_note", text_json(p->prediction_note));
     }
     return root;
 }
@@ -429,15 +483,16 @@ char *predictions_to_json(const struct profile *p, const struct predictions_sour
     json_t *root = json_object(), *source = json_object();
     json_object_set_new(root, "schema", json_string("tardy-predictions"));
     json_object_set_new(root, "version", json_integer(1));
-    json_object_set_new(source, src->kind ? src->kind : "store", json_string(src->path ? src->path : ""));
+    json_object_set_new(source, src->kind ? src->kind : "store",
+                        text_json(src->path ? src->path : ""));
     json_object_set_new(source, "runs", json_integer(src->runs));
-    json_object_set_new(source, "program", json_string(src->program ? src->program : ""));
+    json_object_set_new(source, "program", text_json(src->program ? src->program : ""));
     json_object_set_new(root, "source", source);
-    json_object_set_new(root, "policy", json_string(src->policy ? src->policy : ""));
-    json_object_set_new(root, "targets", json_string(src->targets ? src->targets : ""));
+    json_object_set_new(root, "policy", text_json(src->policy ? src->policy : ""));
+    json_object_set_new(root, "targets", text_json(src->targets ? src->targets : ""));
     json_object_set_new(root, "predictions", predictions_json(p));
     if (p->prediction_note)
-        json_object_set_new(root, "note", json_string(p->prediction_note));
+        json_object_set_new(root, "note", text_json(p->prediction_note));
     char *text = json_text(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
     return text;
