@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "shared.h"
-#include "predict/store_head.h"
+#include "predict/predict.h"
 #include "tool/profile/profile.h"
 
 /* Remove the parameter key from run r, if it has it. */

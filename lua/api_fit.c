@@ -276,10 +276,13 @@ static int l_loo(lua_State *L)
 
 #define PMNF_NEAR 8 /* near-best models kept for the spread at a target */
 
+/* Sized to the models it keeps: the interval refits a series' best family on 40 noise draws
+ * and keeps each refit's predict, so 8 models each (4.5 KB) made 90 KB a series, and an
+ * Extra-P file of 6000 regions reached the Lua memory cap. */
 struct lua_pmnf {
-    struct pmnf_model m[PMNF_NEAR]; /* m[0] the chosen model, then the near-best */
     int count;
     char names[PMNF_MAX_PARAMS][32];
+    struct pmnf_model m[]; /* m[0] the chosen model, then the near-best */
 };
 
 /* The parameters of the first `models` of u's models from the table at idx into x; raises an
@@ -421,24 +424,23 @@ static int l_pmnf(lua_State *L)
         return 2;
     }
     struct pmnf_options opt = {.negative = 1};
+    int keep = PMNF_NEAR;
     if (lua_istable(L, 2)) {
         lua_getfield(L, 2, "negative");
         if (!lua_isnil(L, -1))
             opt.negative = lua_toboolean(L, -1);
-        lua_pop(L, 1);
+        lua_getfield(L, 2, "refit");
+        if (lua_toboolean(L, -1))
+            keep = 1; /* its predict alone is used: no near-best for range */
+        lua_pop(L, 2);
     }
-    struct lua_pmnf *u = lua_newuserdatauv(L, sizeof *u, 0);
-    memset(u, 0, sizeof *u);
-    luaL_setmetatable(L, MODEL_META);
-    int ud = lua_gettop(L);
     char all[API_MAX_VARYING][32];
     int np = api_varying(L, 1, n, all);
     if (api_too_many(L, np, all, PMNF_MAX_PARAMS))
         return 2;
-    memcpy(u->names, all, sizeof u->names);
     if (np == 0) {
         np = 1; /* nothing varies: a constant in p */
-        snprintf(u->names[0], 32, "p");
+        snprintf(all[0], 32, "p");
     }
     double x[MAX_POINTS * PMNF_MAX_PARAMS], y[MAX_POINTS];
     opt.repeated = 1;
@@ -452,18 +454,24 @@ static int l_pmnf(lua_State *L)
         y[i] = lua_tonumber(L, -1);
         lua_getfield(L, -2, "x");
         for (int d = 0; d < np; d++) {
-            lua_getfield(L, -1, u->names[d]);
+            lua_getfield(L, -1, all[d]);
             x[i * np + d] = lua_tonumber(L, -1);
             lua_pop(L, 1);
         }
         lua_pop(L, 3);
     }
-    const char *names[PMNF_MAX_PARAMS] = {u->names[0], u->names[1], u->names[2]};
+    const char *names[PMNF_MAX_PARAMS] = {all[0], all[1], all[2]};
     opt.names = names;
-    int rc = fit_pmnf_ranked(x, np, y, n, &opt, u->m, PMNF_NEAR);
+    struct pmnf_model ranked[PMNF_NEAR];
+    int rc = fit_pmnf_ranked(x, np, y, n, &opt, ranked, keep);
     if (rc < 0)
         return fail(L, rc);
+    struct lua_pmnf *u = lua_newuserdatauv(L, sizeof *u + (size_t)rc * sizeof *ranked, 0);
     u->count = rc;
+    memcpy(u->names, all, sizeof u->names);
+    memcpy(u->m, ranked, (size_t)rc * sizeof *ranked);
+    luaL_setmetatable(L, MODEL_META);
+    int ud = lua_gettop(L);
     lua_createtable(L, 0, 8);
     lua_pushstring(L, u->m[0].formula);
     lua_setfield(L, -2, "formula");

@@ -234,6 +234,9 @@ int store_load(const char *dir, const struct profile *like, const char *program,
                const struct store_bound *bound, struct profile **runs, store_warn_fn warn,
                void *arg, char *err, size_t errlen);
 void store_free(struct profile *runs, int n);
+/* Whether a run parameter's value is a number (as tardy.runs() reads one), not text
+ * (store_head.c). */
+int store_param_is_number(const char *value);
 
 /* ---- extrap.c, extrap_text.c, extrap_json.c ----
  * Extra-P's inputs: the store's data written in its text format (PARAMETER / POINTS / REGION /

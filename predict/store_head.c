@@ -2,6 +2,7 @@
  * "run" object at the top of the file (tardy writes it before everything else) without parsing
  * the rest, so that the run store reads in full only the runs it keeps. */
 #include "store_head.h"
+#include "predict.h"
 
 #include <jansson.h>
 #include <stdio.h>

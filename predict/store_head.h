@@ -24,8 +24,6 @@ void store_head_free(struct store_head *h);
  * memory is short. */
 int store_params_copy(const struct prof_param *params, int n, struct prof_param **to);
 void store_params_free(struct prof_param *params, int n);
-/* Whether a parameter's value is a number (as tardy.runs() reads one), not text. */
-int store_param_is_number(const char *value);
 
 /* The scale of a run as text, the same from its head as from the whole profile: "p=RANKS"
  * then its parameters by name ("p=4,n=256"); NULL when memory is short. */

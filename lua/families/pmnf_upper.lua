@@ -76,7 +76,7 @@ local function regime(law, points, values, key, pooled)
   end
 end
 
-local function fit(points)
+local function fit(points, opts)
   local names = tardy.varying(points)
   if #names ~= 1 then return nil, "one parameter only, " .. #names .. " vary" end
   local key = names[1]
@@ -104,7 +104,7 @@ local function fit(points)
                               .. "upper %d", LEAST, key, #values, UPPER)
   end
   if #values < LEAST and not jump then return unjumped() end
-  local model, why = tardy.pmnf(upper, {negative = true})
+  local model, why = tardy.pmnf(upper, {negative = true, refit = opts and opts.refit})
   if not model then return nil, why end
   local off = jump and noise.misfit(model.predict, lower, pooled)
   if off and off > noise.MISFIT then
