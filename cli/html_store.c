@@ -36,9 +36,8 @@ static double param_value(const struct profile *r, const char *name)
     for (int i = 0; i < r->nparams; i++) {
         if (strcmp(r->params[i].key, name))
             continue;
-        char *end;
-        double v = strtod(r->params[i].value, &end);
-        return *end || end == r->params[i].value ? NAN : v;
+        double v;
+        return decimal_number(r->params[i].value, &v) ? v : NAN;
     }
     return NAN;
 }

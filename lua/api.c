@@ -27,9 +27,8 @@ static const struct profile *check_run(lua_State *L, int idx)
 /* Push a parameter value: a number when it reads as one, else the string. */
 static void push_value(lua_State *L, const char *v)
 {
-    char *end;
-    double x = strtod(v, &end);
-    if (*v && !*end)
+    double x;
+    if (decimal_number(v, &x))
         lua_pushnumber(L, x);
     else
         lua_pushstring(L, v);

@@ -287,15 +287,15 @@ static int push_target(lua_State *L, char *item, char *err, size_t errlen)
     }
     const char *why = NULL;
     for (char *kv = strtok_r(item, ",", &save); kv && !why; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '='), *end = NULL;
+        char *eq = strchr(kv, '=');
         name = value = str_trim(kv);
         if (eq) {
             *eq = '\0';
             name = str_trim(kv);
             value = str_trim(eq + 1);
         }
-        double v = eq ? strtod(value, &end) : 0;
-        if (!eq || !*name || !*value || *end || !isfinite(v)) {
+        double v = 0;
+        if (!eq || !*name || !decimal_number(value, &v)) {
             why = "is not name=number";
             if (eq)
                 *eq = '='; /* the pair as given */

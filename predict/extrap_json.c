@@ -36,11 +36,8 @@ static int number_of(const json_t *j, double *v)
         *v = json_number_value(j);
         return 0;
     }
-    char *end;
-    if (json_is_string(j)) {
-        *v = strtod(json_string_value(j), &end);
-        return *end || end == json_string_value(j) ? -1 : 0;
-    }
+    if (json_is_string(j))
+        return decimal_number(json_string_value(j), v) ? 0 : -1;
     return -1;
 }
 

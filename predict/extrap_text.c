@@ -18,13 +18,12 @@ struct text {
 static int number(struct extrap_reader *rd, const char *field, const char *s, size_t len,
                   double *v)
 {
-    char *end, what[128];
-    errno = 0;
-    *v = strtod(s, &end);
-    if (end == s + len && isinf(*v) && errno == ERANGE)
+    char what[128];
+    int rc = decimal_parse(s, len, v);
+    if (rc == DECIMAL_RANGE)
         snprintf(what, sizeof what, "%s holds %.*s, beyond a double's range (1.8e308)", field,
                  (int)(len < 40 ? len : 40), s);
-    else if (end != s + len || !isfinite(*v))
+    else if (rc != DECIMAL_OK)
         snprintf(what, sizeof what, "%s holds something that is not a number", field);
     else
         return 0;

@@ -88,9 +88,7 @@ char *store_scale(int ranks, const struct prof_param *params, int nparams)
 
 int store_param_is_number(const char *value)
 {
-    char *end;
-    strtod(value, &end);
-    return *value && !*end;
+    return decimal_number(value, NULL);
 }
 
 void store_params_free(struct prof_param *params, int n)

@@ -656,6 +656,8 @@ def test_broken_extrap():
 BAD_TARGETS = [
     ("p=1024,p=2048", 1, "target 'p=1024,p=2048': 'p=2048' names a parameter given before"),
     ("p=0", 1, "target 'p=0': 'p=0' is no rank count (1 to 1e9)"),
+    ("p=0x40", 1, "target 'p=0x40': 'p=0x40' is not name=number"),  # strtod read 64
+    ("p=inf", 1, "target 'p=inf': 'p=inf' is not name=number"),
     ("p=-8", 1, "target 'p=-8': 'p=-8' is no rank count (1 to 1e9)"),
     ("p=", 1, "target 'p=': 'p=' is not name=number"),
     ("p=64;n", 1, "target 'n': 'n' is not name=number"),

@@ -1,6 +1,6 @@
 /* tool/base: the clock (monotonic on each thread, within a microsecond of CLOCK_MONOTONIC
  * across its re-anchorings, the TSC where it can be used), the duration histogram (bins, bounds, merging), the bounded tables (growth,
- * lookup, the overflow row), the growable string, the name lists (globs, !exclusions, any
+ * lookup, the overflow row), the growable string, numbers in decimal notation, the name lists (globs, !exclusions, any
  * case) and the option table (defaults, values, bad values named, unknown names with
  * suggestions, the help text). Expected values are worked out by hand in the comments. */
 #include <pthread.h>
@@ -263,6 +263,36 @@ static void strbuf(void)
     sb_free(&sb);
 }
 
+/* ---- decimal ------------------------------------------------------------------------------ */
+
+static void decimal(void)
+{
+    static const struct {
+        const char *text;
+        int rc;
+        double v;
+    } cases[] = {
+        {"64", DECIMAL_OK, 64},      {"-1.5", DECIMAL_OK, -1.5}, {"+.5e1", DECIMAL_OK, 5},
+        {"64.", DECIMAL_OK, 64},     {"2E-3", DECIMAL_OK, 2e-3}, {"1e400", DECIMAL_RANGE, 0},
+        {"0x40", DECIMAL_NONE, 0},   {"inf", DECIMAL_NONE, 0},   {"nan", DECIMAL_NONE, 0},
+        {".", DECIMAL_NONE, 0},      {"1e", DECIMAL_NONE, 0},    {"1e+", DECIMAL_NONE, 0},
+        {"", DECIMAL_NONE, 0},       {" 1", DECIMAL_NONE, 0},    {"1 ", DECIMAL_NONE, 0},
+        {"--1", DECIMAL_NONE, 0},    {"1.2.3", DECIMAL_NONE, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = 0;
+        CHECK_INT(decimal_parse(cases[i].text, strlen(cases[i].text), &v), cases[i].rc);
+        if (cases[i].rc == DECIMAL_OK)
+            CHECK(v == cases[i].v);
+        CHECK_INT(decimal_number(cases[i].text, NULL), cases[i].rc == DECIMAL_OK);
+    }
+    /* n bytes of a longer line: the number ends at n, digits going on past it are none */
+    double v = 0;
+    CHECK_INT(decimal_parse("12 34", 2, &v), DECIMAL_OK);
+    CHECK(v == 12);
+    CHECK_INT(decimal_parse("1234", 2, &v), DECIMAL_NONE);
+}
+
 /* ---- globlist ----------------------------------------------------------------------------- */
 
 static void globlist(void)
@@ -448,6 +478,7 @@ int main(void)
     histogram();
     tables();
     strbuf();
+    decimal();
     globlist();
     config();
     CHECK_DONE();

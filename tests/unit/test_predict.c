@@ -860,6 +860,9 @@ static void extrap(void)
          "more DATA lines than POINTS"},
         {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA x\n", 6,
          "DATA holds something that is not a number"},
+        {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA 1\nDATA 0x4\n", 6,
+         "DATA holds something that is not a number"}, /* strtod took 0x4 as 4 */
+        {"PARAMETER p\nPOINTS 2 inf\n", 2, "POINTS holds something that is not a number"},
         {"PARAMETER p\nPOINTS 2 4\nREGION r\nMETRIC m\nDATA\n", 5, "DATA without values"},
         {"PARAMETER p\nFOO 1\n", 2,
          "unknown field (expected PARAMETER, POINTS, REGION, METRIC or DATA)"},

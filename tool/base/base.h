@@ -86,6 +86,16 @@ size_t utf8_char(const unsigned char *s, size_t n);
 /* Whether the string s is UTF-8 throughout. */
 int utf8_valid(const char *s);
 
+/* ---- decimal.c ----
+ * Numbers in decimal notation only (no hexadecimal, inf or nan: no measurement is one). */
+#define DECIMAL_OK 0
+#define DECIMAL_NONE (-1)  /* not a number in decimal notation */
+#define DECIMAL_RANGE (-2) /* beyond a double's range (1.8e308) */
+/* The number in the n bytes at s into *v: DECIMAL_OK or why not. */
+int decimal_parse(const char *s, size_t n, double *v);
+/* Whether the string s is a finite number in decimal notation (into *v unless NULL). */
+int decimal_number(const char *s, double *v);
+
 /* ---- fdwrite.c ---- */
 /* Write all len bytes of buf to fd (retrying short writes and EINTR): 0, or -1 with errno. */
 int fd_write_all(int fd, const void *buf, size_t len);

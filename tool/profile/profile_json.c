@@ -189,10 +189,9 @@ static json_t *params_json(const struct profile *p)
 {
     json_t *o = json_object();
     for (int i = 0; i < p->nparams; i++) {
-        char *end;
         const char *v = p->params[i].value;
-        double x = strtod(v, &end);
-        if (*v && !*end && isfinite(x))
+        double x;
+        if (decimal_number(v, &x))
             set_named(o, p->params[i].key, json_real(x));
         else
             set_named(o, p->params[i].key, text_json(v));
