@@ -359,12 +359,50 @@ static char *field_string(lua_State *L, int idx, const char *key)
     return v;
 }
 
-static double field_number(lua_State *L, int idx, const char *key, double dflt)
+/* A prediction's optional number key into *v (NAN when absent): 0, or -1 with err naming
+ * the key when it holds something else (a policy's typo shown as it is, not left out). */
+static int optional_number(lua_State *L, int idx, const char *key, double *v, const char *where,
+                           char *err, size_t errlen)
 {
-    lua_getfield(L, idx, key);
-    double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : dflt;
+    int type = lua_getfield(L, idx, key);
+    *v = type == LUA_TNUMBER ? lua_tonumber(L, -1) : NAN;
     lua_pop(L, 1);
-    return v;
+    if (type == LUA_TNUMBER || type == LUA_TNIL)
+        return 0;
+    snprintf(err, errlen, "%s %s is a %s, not a number", where, key, lua_typename(L, type));
+    return -1;
+}
+
+/* The number keys of prediction e into q, each of its type and range. */
+static int take_numbers(lua_State *L, int e, struct prof_prediction *q, const char *where,
+                        char *err, size_t errlen)
+{
+    if (optional_number(L, e, "value", &q->value, where, err, errlen) < 0 ||
+        optional_number(L, e, "fit_error", &q->fit_error, where, err, errlen) < 0 ||
+        optional_number(L, e, "uncertainty", &q->uncertainty, where, err, errlen) < 0 ||
+        optional_number(L, e, "low", &q->low, where, err, errlen) < 0 ||
+        optional_number(L, e, "high", &q->high, where, err, errlen) < 0 ||
+        optional_number(L, e, "coverage", &q->coverage, where, err, errlen) < 0)
+        return -1;
+    const char *bad = q->fit_error < 0     ? "fit_error %g is below 0 (a percent error)"
+                      : q->uncertainty < 0 ? "uncertainty %g is below 0 (a percent)"
+                      : q->low > q->high   ? "low %g is above high"
+                                           : NULL;
+    double what = q->fit_error < 0 ? q->fit_error : q->uncertainty < 0 ? q->uncertainty : q->low;
+    if (!bad && q->low <= q->high && !(q->coverage > 0 && q->coverage < 100)) {
+        bad = isnan(q->coverage) ? "low and high without coverage (a percent)"
+                                 : "coverage %g is not a percent between 0 and 100";
+        what = q->coverage;
+    }
+    if (bad) {
+        char text[200];
+        snprintf(text, sizeof text, bad, what);
+        snprintf(err, errlen, "%s %s", where, text);
+        return -1;
+    }
+    if (!(q->low <= q->high))
+        q->low = q->high = q->coverage = NAN; /* an interval needs both ends and coverage */
+    return 0;
 }
 
 /* The target table of a prediction as "p=1024,n=8192" (keys sorted). */
@@ -421,14 +459,12 @@ static int take_predictions(lua_State *L, const char *policy, struct profile *p,
         q->metric = field_string(L, e, "metric");
         q->family = field_string(L, e, "family");
         q->model = field_string(L, e, "model");
-        q->value = field_number(L, e, "value", NAN);
-        q->fit_error = field_number(L, e, "fit_error", NAN);
-        q->uncertainty = field_number(L, e, "uncertainty", NAN);
-        q->low = field_number(L, e, "low", NAN);
-        q->high = field_number(L, e, "high", NAN);
-        q->coverage = field_number(L, e, "coverage", NAN);
-        if (!(q->low <= q->high) || !isfinite(q->coverage))
-            q->low = q->high = q->coverage = NAN; /* an interval needs both ends and coverage */
+        char whose[700];
+        snprintf(whose, sizeof whose, "%s: prediction %lld:", policy, (long long)i);
+        if (take_numbers(L, e, q, whose, err, errlen) < 0) {
+            p->npredictions++; /* its strings are freed with the profile */
+            return -1;
+        }
         lua_getfield(L, e, "extrapolated");
         q->extrapolated = lua_toboolean(L, -1);
         lua_pop(L, 2);
@@ -477,8 +513,13 @@ int engine_predict(const struct engine_opts *o, const struct profile *runs, int 
     if (lsb_call(s, 1, 1, err, errlen) < 0)
         goto out;
     rc = take_predictions(L, where, into, err, errlen);
-    if (rc == 0 && lua_getfield(L, -1, "note") == LUA_TSTRING)
+    int note = rc == 0 ? lua_getfield(L, -1, "note") : LUA_TNIL;
+    if (note == LUA_TSTRING)
         into->prediction_note = strdup(lua_tostring(L, -1));
+    else if (note != LUA_TNIL) {
+        snprintf(err, errlen, "%s: note is a %s, not a string", where, lua_typename(L, note));
+        rc = -1;
+    }
 out:
     lsb_free(s);
     return rc;

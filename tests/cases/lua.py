@@ -750,7 +750,13 @@ for _policy, _needle in (("runtime_error", None), ("endless", None), ("memory_bo
                          ("undefined_global", "no_such_variable"),
                          ("no_such_library", "no library 'no_such_library'"),
                          ("library_path", "'../policies/default' is not a library name"),
-                         ("no_such_policy", "no policy named 'no_such_policy'")):
+                         ("no_such_policy", "no policy named 'no_such_policy'"),
+                         ("coverage_500", "coverage 500 is not a percent between 0 and 100"),
+                         ("negative_uncertainty", "uncertainty -1 is below 0 (a percent)"),
+                         ("interval_reversed", "low 3 is above high"),
+                         ("ends_without_coverage", "low and high without coverage (a percent)"),
+                         ("fit_error_text", "fit_error is a string, not a number"),
+                         ("note_number", "note is a number, not a string")):
     room.case("lua/broken script: %s" % _policy,
               lambda p=_policy, n=_needle: test_broken_script(p, n))
 room.case("lua/broken script: syntax error", lambda: test_broken_script(

@@ -39,3 +39,24 @@ end)
 tardy.policy("library_path", function(ctx) -- only the shipped directory, only plain names:
   return tardy.require("../policies/default") -- @site library_path
 end)
+
+-- outputs of the wrong type or range: named, not shown as "(500%)" or "+/--1.0%"
+local function one(fields)
+  local q = {target = {p = 4}, metric = "x", value = 2, family = "f", model = "m"}
+  for k, v in pairs(fields) do q[k] = v end
+  return {q}
+end
+tardy.policy("coverage_500", function(ctx)
+  return one({low = 1, high = 3, coverage = 500})
+end)
+tardy.policy("negative_uncertainty", function(ctx) return one({uncertainty = -1}) end)
+tardy.policy("interval_reversed", function(ctx)
+  return one({low = 3, high = 1, coverage = 80})
+end)
+tardy.policy("ends_without_coverage", function(ctx) return one({low = 1, high = 3}) end)
+tardy.policy("fit_error_text", function(ctx) return one({fit_error = "2%"}) end)
+tardy.policy("note_number", function(ctx)
+  local out = one({})
+  out.note = 42
+  return out
+end)
