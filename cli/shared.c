@@ -34,6 +34,7 @@ int take_profile(const char *cmd, const char *arg, const char **path)
 
 void print_text(struct strbuf *text)
 {
+    sb_printable(text);
     fwrite(text->data ? text->data : "", 1, text->len, stdout);
     sb_free(text);
 }

@@ -13,7 +13,7 @@ int parse_top(const char *cmd, const char *text, int *top);
  * Returns 0, or -1 with a message when arg is an unknown option or a second profile. */
 int take_profile(const char *cmd, const char *arg, const char **path);
 
-/* Write text to stdout and free it. */
+/* Write text to stdout, its control characters shown as '?' (sb_printable), and free it. */
 void print_text(struct strbuf *text);
 
 /* Value of the option name at argv[*i] ("--name VALUE"), advancing *i; NULL if argv[*i] is not

@@ -191,13 +191,13 @@ static int cmd_predict(int argc, char **argv)
         printf("%s\n", text ? text : "{}");
         free(text);
     } else {
-        if (store)
-            printf("%d run%s of %s from %s\n", n, n == 1 ? "" : "s",
-                   n ? runs[n - 1].program : "?", store);
-        else /* a run per point and repetition */
-            printf("%d run%s from the Extra-P file %s\n", n, n == 1 ? "" : "s", extrap);
         struct strbuf text;
         sb_init(&text);
+        if (store)
+            sb_printf(&text, "%d run%s of %s from %s\n", n, n == 1 ? "" : "s",
+                      n ? runs[n - 1].program : "?", store);
+        else /* a run per point and repetition */
+            sb_printf(&text, "%d run%s from the Extra-P file %s\n", n, n == 1 ? "" : "s", extrap);
         summary_predictions(&out, &text);
         print_text(&text);
     }

@@ -593,6 +593,20 @@ def test_interval_alone_or_among_targets():
         os.unlink(path)
 
 
+def test_names_for_a_terminal():
+    """A region and a metric holding terminal controls (ESC [31m, BEL, the C1 CSI): shown as '?',
+    not sent to the user's terminal."""
+    path = extrap_file("PARAMETER p\nPOINTS 2 4 8 16\nREGION r\x1b[31mred\x9b\n"
+                       "METRIC time\x07\n" + "".join("DATA %d\n" % (k + 1) for k in range(4)))
+    try:
+        p = tardy(["predict", "--extrap", path, "--at", "p=64"])
+        expect(p.returncode == 0, p.stderr)
+        expect("r?[31mred??" in p.stdout and "time?" in p.stdout, p.stdout)
+        expect(not re.search("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]", p.stdout), repr(p.stdout))
+    finally:
+        os.unlink(path)
+
+
 def test_many_regions_in_little_memory():
     """600 Extra-P regions under a Lua cap of 32 MiB: every one predicted. Each series held 92 KB
     (the noise draws' refits kept eight models each) and the cap counted garbage not yet
@@ -1336,6 +1350,7 @@ room.case("cli/tardy predict: a note on runs whose ranks outnumber the CPUs", te
 room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
+room.case("cli/tardy predict: terminal controls in names shown as '?'", test_names_for_a_terminal)
 room.case("lua/600 Extra-P regions under a Lua memory cap of 32 MiB", test_many_regions_in_little_memory)
 room.case("cli/tardy predict --at: mistyped targets named, a value no model takes", test_bad_targets)
 room.case("cli/tardy predict --extrap: a file in Extra-P's JSON inputs, as its text",

@@ -261,6 +261,14 @@ static void strbuf(void)
     sb_printf(&sb, "%s", "");            /* an empty append still makes a string */
     CHECK(sb.data && sb.len == 0 && sb.data[0] == '\0');
     sb_free(&sb);
+
+    /* for a terminal: ESC, BEL, CR, DEL and the C1 CSI (0xc2 0x9b) shown as '?', newline, tab
+     * and other UTF-8 (é, 0xc3 0xa9; 0xc2 0xa0, no C1) kept */
+    sb_init(&sb);
+    sb_puts(&sb, "a\x1b[31mb\a\r\x7f\xc2\x9b\n\t\xc3\xa9\xc2\xa0");
+    sb_printable(&sb);
+    CHECK_STR(sb.data, "a?[31mb?????\n\t\xc3\xa9\xc2\xa0");
+    sb_free(&sb);
 }
 
 /* ---- decimal ------------------------------------------------------------------------------ */

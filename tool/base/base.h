@@ -76,6 +76,9 @@ void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append the rest of f (a file or a pipe): 0, or -1 when it cannot be read or memory is short. */
 int sb_read(struct strbuf *sb, FILE *f);
+/* Text for a terminal: every control character (a name's escape sequence would drive it)
+ * shown as '?' in place, newlines and tabs kept: the bytes below 0x20, DEL, and U+0080..U+009F. */
+void sb_printable(struct strbuf *sb);
 /* s without the blanks (spaces, tabs) around it: the end cut off in place, the start skipped. */
 char *str_trim(char *s);
 

@@ -86,6 +86,16 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
     sb->len += (size_t)n;
 }
 
+void sb_printable(struct strbuf *sb)
+{
+    unsigned char *s = (unsigned char *)sb->data;
+    for (size_t i = 0; s && i < sb->len; i++)
+        if ((s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)
+            s[i] = '?';
+        else if (s[i] == 0xc2 && i + 1 < sb->len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f)
+            s[i] = s[i + 1] = '?'; /* a C1 control in UTF-8: 0xc2 0x80..0x9f */
+}
+
 char *str_trim(char *s)
 {
     s += strspn(s, " \t");

@@ -303,6 +303,7 @@ static void emit(struct profile *p)
     struct strbuf text;
     sb_init(&text);
     summary_write(p, cfg.top, &text);
+    sb_printable(&text);
     FILE *f = !strcmp(cfg.summary, "stdout") ? stdout
               : !strcmp(cfg.summary, "stderr") ? stderr
                                                 : fopen(cfg.summary, "w");
