@@ -368,16 +368,10 @@ char *store_report_json(const char *dir, const char *program, const struct engin
                         char *err, size_t errlen)
 {
     struct profile *runs = NULL;
-    int n = store_load(dir, NULL, program, NULL, &runs, cli_warn_line, NULL, err, errlen);
+    int n = store_runs(dir, program, &runs, err, errlen);
     if (n < 0)
         return NULL;
-    char *text = NULL;
-    if (n == 0 && program)
-        snprintf(err, errlen, "no run of %s in %s", program, dir);
-    else if (n == 0)
-        snprintf(err, errlen, "%s holds no tardy profiles (runs with TARDY_STORE=%s)", dir, dir);
-    else
-        text = report_json(runs, n, "store", dir, opts, err, errlen);
+    char *text = report_json(runs, n, "store", dir, opts, err, errlen);
     store_free(runs, n);
     return text;
 }

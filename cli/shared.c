@@ -110,18 +110,26 @@ void cli_warn_line(const char *message, void *arg)
     fprintf(stderr, "tardy: %s\n", message);
 }
 
+int store_runs(const char *dir, const char *program, struct profile **runs, char *err,
+               size_t errlen)
+{
+    int n = store_load(dir, NULL, program, NULL, runs, cli_warn_line, NULL, err, errlen);
+    if (n != 0)
+        return n;
+    if (program)
+        snprintf(err, errlen, "no run of %s in %s", program, dir);
+    else
+        snprintf(err, errlen, "%s holds no tardy profiles (runs with TARDY_STORE=%s)", dir, dir);
+    store_free(*runs, n);
+    *runs = NULL;
+    return -1;
+}
+
 int cli_store_runs(const char *cmd, const char *dir, const char *program, struct profile **runs)
 {
     char err[4096];
-    int n = store_load(dir, NULL, program, NULL, runs, cli_warn_line, NULL, err, sizeof err);
-    if (n < 0) {
+    int n = store_runs(dir, program, runs, err, sizeof err);
+    if (n < 0)
         fprintf(stderr, "tardy %s: %s\n", cmd, err);
-        return -1;
-    }
-    if (n == 0 && program) {
-        fprintf(stderr, "tardy %s: no run of %s in %s\n", cmd, program, dir);
-        store_free(*runs, n);
-        return -1;
-    }
     return n;
 }

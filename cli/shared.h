@@ -37,8 +37,11 @@ int cli_engine_option(int argc, char **argv, int *i, struct engine_opts *o, int 
 void cli_warn_line(const char *message, void *arg);
 
 /* The runs of the store at dir (of the executable named program, when not NULL) into *runs:
- * their number, or -1 with a message naming cmd (the store unreadable, or no run of program
- * in it). */
+ * their number, or -1 with the message in err: the store unreadable, holding no profiles, or
+ * no run of program in it. */
+int store_runs(const char *dir, const char *program, struct profile **runs, char *err,
+               size_t errlen);
+/* The same, the message on stderr naming cmd. */
 int cli_store_runs(const char *cmd, const char *dir, const char *program, struct profile **runs);
 
 /* Read the n profiles at paths into p[0..n-1] (initialised here). Returns 0, or 1 with a

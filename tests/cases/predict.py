@@ -593,6 +593,21 @@ def test_interval_alone_or_among_targets():
         os.unlink(path)
 
 
+def test_empty_store():
+    """A store with no profile in it: said as tardy html says it, exit 1 (predict printed "0 runs
+    of ?" and exited 3, as if the runs had supported no number)."""
+    d = tempfile.mkdtemp(prefix="tardy-empty-")
+    try:
+        for args in (["predict", "--store", d, "--at", "p=8"], ["export-extrap", "--store", d]):
+            p = tardy(args)
+            want = "tardy %s: %s holds no tardy profiles (runs with TARDY_STORE=%s)" % (
+                args[0], d, d)
+            expect(p.returncode == 1 and want in p.stderr and not p.stdout,
+                   "%s: exit %d, %r %r" % (args, p.returncode, p.stdout, p.stderr))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_names_for_a_terminal():
     """A region and a metric holding terminal controls (ESC [31m, BEL, the C1 CSI): shown as '?',
     not sent to the user's terminal."""
@@ -1350,6 +1365,7 @@ room.case("cli/tardy predict: a note on runs whose ranks outnumber the CPUs", te
 room.case("lua/API: tardy.medians, tardy.trend and tardy.points_for", test_repeats_api)
 room.case("lua/a parameter at two values: each predicted from its own runs", test_two_values)
 room.case("cli/tardy predict --extrap: a file out of order or with no rank count", test_broken_extrap)
+room.case("cli/tardy predict, export-extrap: a store without profiles", test_empty_store)
 room.case("cli/tardy predict: terminal controls in names shown as '?'", test_names_for_a_terminal)
 room.case("lua/600 Extra-P regions under a Lua memory cap of 32 MiB", test_many_regions_in_little_memory)
 room.case("cli/tardy predict --at: mistyped targets named, a value no model takes", test_bad_targets)
