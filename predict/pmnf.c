@@ -17,457 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "predict.h"
-
-static const double exponents[] = {0,      0.25,  1. / 3, 0.5,  2. / 3, 0.75, 0.8,
-                                   1,      1.25,  4. / 3, 1.5,  5. / 3, 1.75, 2,
-                                   2.25,   7. / 3, 2.5,   8. / 3, 2.75, 3};
-#define NEXP (int)(sizeof exponents / sizeof exponents[0])
-/* Forward chaining from the largest value of a parameter and from the second largest (each
- * predicted from the values below it): the error of one held-out scale is one noisy number,
- * and a form that happens to meet it (x^0.75·log2 x for a line through five scales with 3%
- * noise) won over the law; with two origins, fresh laws of p from 1..16 predicted at 64 erred
- * 2.2% at the median where they erred 2.8% (docs/design.md 3.4). */
-#define FORWARD 2
-
-struct term {
-    double e;
-    int l;
-};
-
-static double term_value(struct term t, double x)
-{
-    double v = pow(x, t.e);
-    for (int i = 0; i < t.l; i++)
-        v *= log2(x);
-    return v;
-}
-
-/* Weights of relative least squares: the noise of run times is multiplicative (a few per cent
- * of the value), so each point's residual counts relative to its value, w = 1/y². All ones
- * when some value is not positive (then relative errors mean nothing). */
-static void relative_weights(const double *y, int n, double *w)
-{
-    int positive = 1;
-    for (int i = 0; i < n; i++)
-        positive &= y[i] > 0;
-    for (int i = 0; i < n; i++)
-        w[i] = positive ? 1.0 / (y[i] * y[i]) : 1.0;
-}
-
-/* The weighted moments of points (t_i, y_i) for the line c0 + c1 t: weight sum, weighted
- * means, centred sums of squares and products. */
-struct moments {
-    double sw, tm, ym, sxx, sxy;
-};
-
-static struct moments line_moments(const double *t, const double *y, const double *w, int n)
-{
-    struct moments s = {0};
-    for (int i = 0; i < n; i++) {
-        s.sw += w[i];
-        s.tm += w[i] * t[i];
-        s.ym += w[i] * y[i];
-    }
-    s.tm /= s.sw;
-    s.ym /= s.sw;
-    for (int i = 0; i < n; i++) {
-        s.sxx += w[i] * (t[i] - s.tm) * (t[i] - s.tm);
-        s.sxy += w[i] * (t[i] - s.tm) * (y[i] - s.ym);
-    }
-    return s;
-}
-
-/* The slope is determined: t varies beyond rounding. */
-static int line_defined(const struct moments *s)
-{
-    return s->sxx > 1e-300 * (s->tm * s->tm + 1) * s->sw;
-}
-
-/* Leave-one-out predictions of y ≈ c0 + c1 t by weighted least squares, in closed form (the
- * hat matrix: the left-out residual is e_i / (1 - h_i)); -1 when t is constant. */
-static int loo_line(const double *t, const double *y, const double *w, int n, double *pred)
-{
-    struct moments s = line_moments(t, y, w, n);
-    if (!line_defined(&s) || !isfinite(s.sxx))
-        return -1;
-    double c1 = s.sxy / s.sxx, c0 = s.ym - c1 * s.tm;
-    for (int i = 0; i < n; i++) {
-        double fit = c0 + c1 * t[i];
-        double h = w[i] * (1.0 / s.sw + (t[i] - s.tm) * (t[i] - s.tm) / s.sxx);
-        if (h >= 1 - 1e-12)
-            return -1; /* a point that alone determines the slope */
-        pred[i] = y[i] - (y[i] - fit) / (1 - h);
-    }
-    return 0;
-}
-
-/* Leave-one-out predictions of the constant model (weighted mean of the others). */
-static void loo_mean(const double *y, const double *w, int n, double *pred)
-{
-    double sum = 0, sw = 0;
-    for (int i = 0; i < n; i++) {
-        sum += w[i] * y[i];
-        sw += w[i];
-    }
-    for (int i = 0; i < n; i++)
-        pred[i] = (sum - w[i] * y[i]) / (sw - w[i]);
-}
-
-static int nterms(const struct pmnf_options *opt)
-{
-    return (opt && opt->negative ? 2 * NEXP - 1 : NEXP) * 3;
-}
-
-static struct term term_at(int h)
-{
-    int l = h % 3, k = h / 3;
-    struct term t = {k < NEXP ? exponents[k] : -exponents[k - NEXP + 1], l};
-    return t;
-}
-
-/* How complex a term is: the power of the logarithm plus the denominator of the exponent
- * (x^1 and x^-1 before x^(1/2), before x^(1/3), ...); the constant is 0. */
-static int complexity(struct term t)
-{
-    if (t.e == 0 && t.l == 0)
-        return 0;
-    int denom = 1;
-    while (denom < 12 && fabs(t.e * denom - round(t.e * denom)) > 1e-9)
-        denom++;
-    return t.l + denom;
-}
-
-/* Mean of e[n] and, unless se2 is NULL, the squared standard error of that mean. */
-static double mean_se2(const double *e, int n, double *se2)
-{
-    double mean = 0, var = 0;
-    for (int i = 0; i < n; i++)
-        mean += e[i] / n;
-    if (!se2)
-        return mean;
-    for (int i = 0; i < n; i++)
-        var += (e[i] - mean) * (e[i] - mean);
-    *se2 = n > 1 ? var / (n - 1) / n : 0;
-    return mean;
-}
-
-/* SMAPE (percent) of pred against y and, unless se2 is NULL, the squared standard error of
- * that mean. */
-static double smape_se2(const double *y, const double *pred, int n, double *se2)
-{
-    double e[FIT_MAX_POINTS];
-    fit_smape_terms(y, pred, n, e);
-    return mean_se2(e, n, se2);
-}
-
-/* The most complex term that values at x can tell apart: Extra-P asks for at least five
- * values of a parameter; with four only the simple terms (x^±1, x^±2, x^±3, x^±1/2, and
- * the integer powers times log2 x) compete, with three only the integer powers. */
-static int max_complexity(const double *x, int n)
-{
-    int distinct = 0;
-    for (int i = 0; i < n && distinct < 5; i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = x[j] == x[i];
-        distinct += !seen;
-    }
-    return distinct >= 5 ? 1000 : distinct - 2;
-}
-
-
-/* The k-th largest distinct value of x[i * stride] (k = 0 the largest) and, in *below, how
- * many distinct values lie below it; -INFINITY when there are fewer than k + 1 values. */
-static double largest_value(const double *x, int stride, int n, int k, int *below)
-{
-    double v = INFINITY;
-    for (int r = 0; r <= k; r++) {
-        double next = -INFINITY;
-        for (int i = 0; i < n; i++)
-            if (x[i * stride] < v)
-                next = fmax(next, x[i * stride]);
-        v = next;
-    }
-    *below = 0;
-    for (int i = 0; i < n; i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = x[j * stride] == x[i * stride];
-        *below += !seen && x[i * stride] < v;
-    }
-    return v;
-}
-
-/* The origins of forward chaining along one parameter (x[i * stride]): its largest values,
- * at most `most`, each with 3 values below it at least, into top; returns how many. They
- * depend on the points alone: computed once per search, not per hypothesis. */
-static int origins(const double *x, int stride, int n, int most, double *top)
-{
-    int count = 0;
-    for (int k = 0; k < most; k++) {
-        int below;
-        double v = largest_value(x, stride, n, k, &below);
-        if (below < 3)
-            break;
-        top[count++] = v;
-    }
-    return count;
-}
-
-/* Forward chaining for one parameter from its origins (top[0..ntop)): the line c0 + c1 t
- * fitted on the points below each origin, its SMAPE terms at the points at the origin
- * appended to e (count in *ne). */
-static void holdout_line(const double *x, const double *t, const double *y, const double *w,
-                         int n, const double *top, int ntop, double *e, int *ne)
-{
-    for (int k = 0; k < ntop; k++) {
-        double tb[FIT_MAX_POINTS], yb[FIT_MAX_POINTS], wb[FIT_MAX_POINTS];
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (x[i] < top[k]) {
-                tb[m] = t[i];
-                yb[m] = y[i];
-                wb[m++] = w[i];
-            }
-        struct moments s = line_moments(tb, yb, wb, m);
-        double c1 = s.sxx > 0 ? s.sxy / s.sxx : 0, c0 = s.ym - c1 * s.tm;
-        for (int i = 0; i < n; i++)
-            if (x[i] == top[k]) {
-                double p = c0 + c1 * t[i], a = y[i];
-                fit_smape_terms(&a, &p, 1, &e[(*ne)++]);
-            }
-    }
-}
-
-/* Do the points rise over three values of x (the mean at the largest above the mean at the
- * smallest)? A rise that levels off (c - a/p, a negative exponent) and one that goes on (c +
- * a·log2 p) each meet three values with their two coefficients, and which one the noise
- * favours decides the prediction: from the three smaller values of a 4 x 4 grid's p, the
- * levelling forms chose through 3-10% noise erred 10-17% low at the largest p where log2 p and
- * p·log2 p were the laws. Where the points rise, three values admit only PMNF's own terms
- * (Extra-P's, which has no negative exponents): growth goes on; from four values on the runs
- * judge. */
-static int rises_on_three(const double *x, const double *y, int n)
-{
-    if (max_complexity(x, n) != 1) /* three values */
-        return 0;
-    double lo = INFINITY, hi = -INFINITY, at_lo = 0, at_hi = 0;
-    int n_lo = 0, n_hi = 0;
-    for (int i = 0; i < n; i++) {
-        lo = fmin(lo, x[i]);
-        hi = fmax(hi, x[i]);
-    }
-    for (int i = 0; i < n; i++) {
-        at_lo += x[i] == lo ? y[i] : 0;
-        n_lo += x[i] == lo;
-        at_hi += x[i] == hi ? y[i] : 0;
-        n_hi += x[i] == hi;
-    }
-    return at_hi / n_hi > at_lo / n_lo;
-}
-
-/* The score of every hypothesis h for one parameter (the mean of LOO SMAPE and forward-chaining
- * SMAPE), added into score[h] (INFINITY when the hypothesis cannot be fitted, is more complex
- * than most, or has a negative exponent where three values rise: rises_on_three). */
-static void score_terms(const double *x, const double *y, int n, const struct pmnf_options *opt,
-                        int most, double *score)
-{
-    double t[FIT_MAX_POINTS], pred[FIT_MAX_POINTS], w[FIT_MAX_POINTS];
-    double h[FIT_MAX_POINTS], power[FIT_MAX_POINTS], lg[FIT_MAX_POINTS];
-    int growth_only = rises_on_three(x, y, n);
-    relative_weights(y, n, w);
-    for (int i = 0; i < n; i++)
-        lg[i] = log2(x[i]);
-    double top[FORWARD];
-    int ntop = origins(x, 1, n, FORWARD, top);
-    for (int k = 0; k < nterms(opt); k++) {
-        struct term tm = term_at(k);
-        if (tm.l == 0) /* x^e once for the three powers of log2 x that follow (term_at) */
-            for (int i = 0; i < n; i++)
-                power[i] = pow(x[i], tm.e);
-        if (complexity(tm) > most || (growth_only && tm.e < 0)) {
-            score[k] = INFINITY;
-            continue;
-        }
-        for (int i = 0; i < n; i++)
-            t[i] = tm.l == 0 ? power[i] : tm.l == 1 ? power[i] * lg[i] : power[i] * lg[i] * lg[i];
-        if (tm.e == 0 && tm.l == 0) {
-            loo_mean(y, w, n, pred);
-        } else if (loo_line(t, y, w, n, pred) < 0) {
-            score[k] = INFINITY;
-            continue;
-        }
-        double loo = smape_se2(y, pred, n, NULL);
-        int nh = 0;
-        holdout_line(x, t, y, w, n, top, ntop, h, &nh);
-        score[k] += nh ? (loo + mean_se2(h, nh, NULL)) / 2 : loo;
-    }
-}
-
-/* Is term a simpler than term b: less complex, then the smaller |exponent| (the milder
- * growth when extrapolating)? 0 when they are alike. */
-static int simpler(struct term a, struct term b)
-{
-    int ca = complexity(a), cb = complexity(b);
-    if (ca != cb)
-        return ca < cb ? 1 : -1;
-    if (fabs(a.e) != fabs(b.e))
-        return fabs(a.e) < fabs(b.e) ? 1 : -1;
-    return 0;
-}
-
-/* The hypotheses of one parameter by score, the simpler first among equals: the candidates
- * of the model search, which alone prefers the simpler models (fit_pmnf_ranked). Preferring
- * the simplest term within one standard error here as well dropped the better-scoring terms
- * from the search: n·log2 n for n·log2² n at a two-parameter corner, and the real runs of
- * `make bench-predict` erred by 16.5% and 24.8% where they now err by 11.6% and 17.9%. */
-static int rank_terms(const double *score, int count, int *order, int max)
-{
-    /* an insertion sort of the finite scores: stable, so alike terms keep their order */
-    struct term terms[2 * NEXP * 3];
-    int m = 0;
-    for (int h = 0; h < count; h++) {
-        if (!isfinite(score[h]))
-            continue;
-        terms[h] = term_at(h);
-        int at = m++;
-        while (at > 0 && (score[h] < score[order[at - 1]] ||
-                          (score[h] == score[order[at - 1]] &&
-                           simpler(terms[h], terms[order[at - 1]]) > 0))) {
-            order[at] = order[at - 1];
-            at--;
-        }
-        order[at] = h;
-    }
-    return m < max ? m : max;
-}
-
-/* Points i and j have the same values of every parameter but d (one group along d). */
-static int same_group(const double *x, int np, int d, int i, int j)
-{
-    for (int o = 0; o < np; o++)
-        if (o != d && x[j * np + o] != x[i * np + o])
-            return 0;
-    return 1;
-}
-
-/* The mean over the other parameters of the values at each value of parameter d (xs, ys;
- * returns how many values; *groups how many groups), over the groups of points (the same
- * values of the other parameters) that hold every value of d, repetitions averaged first: as
- * Extra-P's multi-parameter modeler chooses its points, so that a grid with its corner held
- * out still gives whole curves. 0 when no group is complete or d has fewer than 3 values.
- * Every PMNF form with one term per parameter (c0 + c1·f + c2·g, c0 + c1·f·g, the mixed ones)
- * averaged over the others is c0' + c1'·g: the curve has d's term, with the noise averaged
- * over the groups, and no group where d's term is small next to the noise outvotes the others
- * with a flat fit. */
-static int grid_curve(const double *x, int np, int d, const double *y, int n, double *xs,
-                      double *ys, int *groups)
-{
-    int m = 0;
-    *groups = 0;
-    for (int i = 0; i < n; i++) {
-        int k = 0;
-        while (k < m && xs[k] != x[i * np + d])
-            k++;
-        if (k == m)
-            xs[m++] = x[i * np + d];
-    }
-    if (m < 3)
-        return 0;
-    double sum[FIT_MAX_POINTS] = {0};
-    for (int i = 0; i < n; i++) {
-        int first = 1, members = 0, reps[FIT_MAX_POINTS]; /* repetitions: their mean */
-        double v[FIT_MAX_POINTS];
-        for (int k = 0; k < m; k++)
-            v[k] = reps[k] = 0;
-        for (int j = 0; j < n; j++) {
-            if (!same_group(x, np, d, i, j))
-                continue;
-            first &= j >= i;
-            int k = 0;
-            while (xs[k] != x[j * np + d])
-                k++;
-            members += !reps[k]++;
-            v[k] += y[j];
-        }
-        if (!first || members != m)
-            continue;
-        for (int k = 0; k < m; k++)
-            sum[k] += v[k] / reps[k];
-        ++*groups;
-    }
-    if (!*groups)
-        return 0;
-    for (int k = 0; k < m; k++)
-        ys[k] = sum[k] / *groups;
-    return m;
-}
-
-/* The best terms of parameter d (at most max, in order of preference): scored on the mean
- * curve of the complete groups (grid_curve); without one, on each group of points where the
- * other parameters are fixed (the scores summed), or on all points when there are no such
- * groups of 3. Three or four values on a curve averaged over several groups admit the
- * terms up to complexity 3 (log2 x, x·log2² x, x^(1/2)·log2 x, x^(1/3), x^(2/3)): its noise
- * is the groups' averaged, and issue 13's two-parameter set is dominant in n·log2² n, which
- * a corner predicted from the 4 × 4 points below it could not otherwise express; a 4 × 4
- * grid's largest p predicted from its three smaller ones otherwise knew only integer powers,
- * and took p for log2 p (docs/design.md 3.4). Three values each the median of repetitions
- * (opt->repeated) admit complexity 2: 12 laws of one parameter from three doublings with
- * 3-10% noise and 2, 3 or 5 repetitions, 534 of 970 within 10% at the fourth where 387 were
- * (Extra-P 378); single runs keep the integer powers (with the richer terms their intervals
- * held 53% of the values, 77% without). Returns how many. */
-static int best_terms(const double *x, int np, int d, const double *y, int n,
-                      const struct pmnf_options *opt, struct term *out, int max)
-{
-    double score[2 * NEXP * 3] = {0};
-    double xs[FIT_MAX_POINTS], ys[FIT_MAX_POINTS];
-    int groups = 0, averaged = 0;
-    int values = np > 1 ? grid_curve(x, np, d, y, n, xs, ys, &averaged) : 0;
-    if (values) {
-        int most = max_complexity(xs, values);
-        score_terms(xs, ys, values, opt, averaged > 1 && most < 3 ? 3 : most, score);
-    }
-    for (int i = 0; i < n && np > 1 && !values; i++) {
-        int first = 1, m = 0;
-        for (int j = 0; j < i && first; j++)
-            first = !same_group(x, np, d, i, j);
-        if (!first)
-            continue;
-        for (int j = 0; j < n; j++)
-            if (same_group(x, np, d, i, j)) {
-                xs[m] = x[j * np + d];
-                ys[m++] = y[j];
-            }
-        if (max_complexity(xs, m) >= 1) { /* three values of x_d at least */
-            score_terms(xs, ys, m, opt, max_complexity(xs, m), score);
-            groups++;
-        }
-    }
-    if (!groups && !values) {
-        for (int i = 0; i < n; i++) {
-            xs[i] = x[i * np + d];
-            ys[i] = y[i];
-        }
-        memset(score, 0, sizeof score);
-        int most = max_complexity(xs, n);
-        score_terms(xs, ys, n, opt, opt && opt->repeated && most == 1 ? 2 : most, score);
-    }
-    int order[2 * NEXP * 3], m = rank_terms(score, nterms(opt), order, max);
-    for (int i = 0; i < m; i++)
-        out[i] = term_at(order[i]);
-    return m;
-}
+#include "pmnf_parts.h"
 
 /* The value of product `mask` of m's terms at point x. */
 static double product(const struct pmnf_model *m, unsigned mask, const double *x)
 {
     if (mask == PMNF_SECOND)
-        return term_value((struct term){m->e2, m->l2}, x[m->d2]);
+        return pmnf_term_value((struct pmnf_term){m->e2, m->l2}, x[m->d2]);
     double v = 1;
     for (int d = 0; d < m->nparams; d++)
         if (mask >> d & 1)
-            v *= term_value((struct term){m->e[d], m->l[d]}, x[d]);
+            v *= pmnf_term_value((struct pmnf_term){m->e[d], m->l[d]}, x[d]);
     return v;
 }
 
@@ -495,12 +55,12 @@ struct columns {
     const double *x;
     int np, n;
     int count[PMNF_MAX_PARAMS];
-    struct term term[PMNF_MAX_PARAMS][MAX_COLUMNS];
+    struct pmnf_term term[PMNF_MAX_PARAMS][MAX_COLUMNS];
     double *values; /* [d][j][i] */
 };
 
 /* The values of term t of parameter d at every point; NULL when d has MAX_COLUMNS already. */
-static const double *column(struct columns *c, int d, struct term t)
+static const double *column(struct columns *c, int d, struct pmnf_term t)
 {
     double *v = c->values + (size_t)d * MAX_COLUMNS * c->n;
     for (int j = 0; j < c->count[d]; j++, v += c->n)
@@ -510,7 +70,7 @@ static const double *column(struct columns *c, int d, struct term t)
         return NULL;
     c->term[d][c->count[d]++] = t;
     for (int i = 0; i < c->n; i++)
-        v[i] = term_value(t, c->x[i * c->np + d]);
+        v[i] = pmnf_term_value(t, c->x[i * c->np + d]);
     return v;
 }
 
@@ -524,11 +84,11 @@ static void products_at(const struct pmnf_model *m, struct columns *c, double *P
         const double *col[PMNF_MAX_PARAMS];
         int nd = 0, kept = 1; /* kept: every factor's column is in c */
         if (m->mask[t] == PMNF_SECOND) {
-            kept = (col[nd++] = column(c, m->d2, (struct term){m->e2, m->l2})) != NULL;
+            kept = (col[nd++] = column(c, m->d2, (struct pmnf_term){m->e2, m->l2})) != NULL;
         } else {
             for (int d = 0; d < m->nparams; d++)
                 if (m->mask[t] >> d & 1)
-                    kept &= (col[nd++] = column(c, d, (struct term){m->e[d], m->l[d]})) != NULL;
+                    kept &= (col[nd++] = column(c, d, (struct pmnf_term){m->e[d], m->l[d]})) != NULL;
         }
         for (int i = 0; i < c->n; i++) {
             double v = kept ? 1 : product(m, m->mask[t], &c->x[i * m->nparams]);
@@ -565,7 +125,7 @@ static int fit_coefficients(struct pmnf_model *m, const double *P, const double 
     }
     if (rows < k + (use ? 0 : 1))
         return FIT_EINPUT;
-    relative_weights(yy, rows, w);
+    pmnf_relative_weights(yy, rows, w);
     double coef[PMNF_MAX_TERMS + 1]; /* the residuals are the caller's (SMAPE, not RSS) */
     int rc = lev ? fit_lsq_leverage(Xs, rows, k, yy, w, coef, NULL, lev)
                  : fit_lsq(Xs, rows, k, yy, w, coef, NULL);
@@ -589,16 +149,16 @@ static int line_on(struct pmnf_model *m, const double *P, const double *y, int n
         }
     if (rows < 2)
         return FIT_EINPUT;
-    relative_weights(yy, rows, w);
-    struct moments st = line_moments(t, yy, w, rows);
-    if (m->nterms && !line_defined(&st))
+    pmnf_relative_weights(yy, rows, w);
+    struct pmnf_moments st = pmnf_line_moments(t, yy, w, rows);
+    if (m->nterms && !pmnf_line_defined(&st))
         return FIT_ESINGULAR;
     m->c[1] = m->nterms ? st.sxy / st.sxx : 0;
     m->c[0] = st.ym - m->c[1] * st.tm;
     return FIT_OK;
 }
 
-/* The origins of forward chaining of each parameter (origins()): for one parameter FORWARD,
+/* The origins of forward chaining of each parameter (pmnf_origins()): for one parameter FORWARD,
  * for several one each (on a grid of two, the models already meet an origin along each, and
  * second ones, slices fitted on three values of one, cost the corner of issue 13's kernels
  * 2.2% -> 2.6%, Extra-P 2.3%). */
@@ -611,7 +171,7 @@ static struct chain chain_of(const double *x, int np, int n)
 {
     struct chain c;
     for (int d = 0; d < np; d++)
-        c.ntop[d] = origins(&x[d], np, n, np == 1 ? FORWARD : 1, c.top[d]);
+        c.ntop[d] = pmnf_origins(&x[d], np, n, np == 1 ? FORWARD : 1, c.top[d]);
     return c;
 }
 
@@ -630,8 +190,8 @@ static int evaluate(struct pmnf_model *m, struct columns *cols, const double *y,
     products_at(m, cols, P);
     if (m->nterms <= 1) { /* c0 + c1 t: in closed form, no SVD */
         double w[FIT_MAX_POINTS];
-        relative_weights(y, n, w);
-        if (m->nterms ? loo_line(P, y, w, n, loo) < 0 : (loo_mean(y, w, n, loo), 0))
+        pmnf_relative_weights(y, n, w);
+        if (m->nterms ? pmnf_loo_line(P, y, w, n, loo) < 0 : (pmnf_loo_mean(y, w, n, loo), 0))
             return FIT_ESINGULAR;
         if (line_on(m, P, y, n, NULL) != FIT_OK)
             return FIT_ESINGULAR;
@@ -650,7 +210,7 @@ static int evaluate(struct pmnf_model *m, struct columns *cols, const double *y,
     }
     m->fit_smape = fit_smape(y, pred, n);
     double v1, v2 = 0;
-    m->loo_smape = smape_se2(y, loo, n, &v1);
+    m->loo_smape = pmnf_smape_se2(y, loo, n, &v1);
     /* forward chaining: each parameter's largest value predicted from the smaller ones */
     int ne = 0;
     for (int d = 0; d < m->nparams; d++)
@@ -671,7 +231,7 @@ static int evaluate(struct pmnf_model *m, struct columns *cols, const double *y,
                 }
         }
     if (ne) {
-        m->extrap_smape = mean_se2(e, ne, &v2);
+        m->extrap_smape = pmnf_mean_se2(e, ne, &v2);
         m->score = (m->loo_smape + m->extrap_smape) / 2;
         *se2 = (v1 + v2) / 4;
     } else {
@@ -682,7 +242,7 @@ static int evaluate(struct pmnf_model *m, struct columns *cols, const double *y,
     return isfinite(m->score) ? FIT_OK : FIT_ESINGULAR;
 }
 
-static void term_text(struct term tm, const char *name, char *t, size_t len)
+static void term_text(struct pmnf_term tm, const char *name, char *t, size_t len)
 {
     int n = 0;
     t[0] = '\0';
@@ -735,7 +295,7 @@ static void describe(struct pmnf_model *m, const char *const *names)
         for (int d = 0; d < m->nparams && n < (int)len; d++) {
             char term[96];
             int second = m->mask[t] == PMNF_SECOND;
-            term_text(second ? (struct term){m->e2, m->l2} : (struct term){m->e[d], m->l[d]},
+            term_text(second ? (struct pmnf_term){m->e2, m->l2} : (struct pmnf_term){m->e[d], m->l[d]},
                       names[d], term, sizeof term);
             if (!(second ? d == m->d2 : m->mask[t] >> d & 1) || !term[0])
                 continue;
@@ -757,11 +317,11 @@ static int model_complexity(const struct pmnf_model *m)
         for (int t = 0; t < m->nterms; t++)
             used |= m->mask[t] >> d & 1;
         if (used)
-            c += complexity((struct term){m->e[d], m->l[d]});
+            c += pmnf_complexity((struct pmnf_term){m->e[d], m->l[d]});
     }
     for (int t = 0; t < m->nterms; t++)
         if (m->mask[t] == PMNF_SECOND)
-            c += complexity((struct term){m->e2, m->l2});
+            c += pmnf_complexity((struct pmnf_term){m->e2, m->l2});
     return c;
 }
 
@@ -780,7 +340,7 @@ static int uses_constant(const struct pmnf_model *m, const unsigned char *fm, in
  * ranks (a tree's log2 p, a 2-D surface's p^(1/2), a gather's p, a sort's p·log2 p) beside the
  * work that shrinks as work / p. One term of p cannot hold both: 1 + 100/p + 0.8·log2 p from
  * p = 1..32 with 1% noise was predicted 20% low at 128 as 5 + 90/p (docs/design.md 3.4). */
-static const struct term growing[] = {{0, 1}, {0.5, 0}, {1, 0}, {1, 1}};
+static const struct pmnf_term growing[] = {{0, 1}, {0.5, 0}, {1, 0}, {1, 1}};
 #define NGROWING (int)(sizeof growing / sizeof growing[0])
 /* A model with a second term is work that falls and an overhead that grows: the products of
  * its parameter have positive coefficients (fitted to noise, an overhead that shrinks or
@@ -815,7 +375,7 @@ static int reexpresses_additive(const struct pmnf_model *m, const unsigned char 
     }
     for (int d = 0; d < m->nparams; d++)
         ka += used >> d & 1;
-    if (!interaction || len < 2)
+    if (!interaction || len < 2 || n < 1) /* n >= 3 here; GCC 12 warns of rows unwritten */
         return 0;
     /* columns: the additive form's (1 and each parameter's term), then the form's products */
     enum { MAXCOLS = 1 + PMNF_MAX_PARAMS + PMNF_MAX_TERMS };
@@ -907,27 +467,27 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
     /* the best terms per parameter (by the closed-form score of the single term): 12 for one
      * parameter, 3 each for two, 2 each for three; each model is then fitted and scored */
     int per = np == 1 ? 12 : np == 2 ? 3 : 2;
-    struct term terms[PMNF_MAX_PARAMS][2 * NEXP * 3];
+    struct pmnf_term terms[PMNF_MAX_PARAMS][12];
     int nt[PMNF_MAX_PARAMS];
     for (int d = 0; d < np; d++)
-        if ((nt[d] = best_terms(x, np, d, y, n, opt, terms[d], per)) == 0)
+        if ((nt[d] = pmnf_best_terms(x, np, d, y, n, opt, terms[d], per)) == 0)
             return FIT_ESINGULAR;
     unsigned char fm[128][PMNF_MAX_TERMS];
     int flen[128], nforms = forms(np, fm, flen);
     int combos = 1, values[PMNF_MAX_PARAMS];
     for (int d = 0; d < np; d++) {
         combos *= nt[d];
-        largest_value(&x[d], np, n, 0, &values[d]);
+        pmnf_largest_value(&x[d], np, n, 0, &values[d]);
         values[d]++; /* those below the largest, and the largest */
     }
     /* the falling terms that get a growing second term, where the best term of a parameter
      * falls (the work shrinks with it; a series that grows from the start, 1 + 0.5·p^(1/2),
      * took 0.3/p as "work" fitted to its noise): work / p, and the best term if another (one
      * term of p fitted to work and overhead together bends to p^(-4/3), above p^(-1)) */
-    struct term falling[PMNF_MAX_PARAMS][2];
+    struct pmnf_term falling[PMNF_MAX_PARAMS][2];
     int nfalling[PMNF_MAX_PARAMS];
     for (int d = 0; d < np; d++) {
-        falling[d][0] = (struct term){-1, 0};
+        falling[d][0] = (struct pmnf_term){-1, 0};
         falling[d][1] = terms[d][0];
         nfalling[d] = !(terms[d][0].e < 0) ? 0 : terms[d][0].e == -1 && terms[d][0].l == 0 ? 1 : 2;
     }
@@ -955,7 +515,7 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
         struct pmnf_model m = {.nparams = np};
         int rest = c, constant_term = 0, first[PMNF_MAX_PARAMS];
         for (int d = 0; d < np; d++) {
-            struct term t = terms[d][rest % nt[d]];
+            struct pmnf_term t = terms[d][rest % nt[d]];
             first[d] = rest % nt[d] == 0;
             rest /= nt[d];
             m.e[d] = t.e;
