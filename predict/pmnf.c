@@ -2,7 +2,7 @@
  * c0 + c1 · x^e · log2(x)^l is fitted by relative least squares and scored by the mean of its
  * leave-one-out SMAPE and its forward-chaining SMAPE (the points at the largest value of the
  * parameter predicted from the others, what a prediction does, and for one parameter those at
- * the second largest from the values below it: FORWARD); the simplest within one
+ * the second largest from the values below it: PMNF_FORWARD); the simplest within one
  * standard error and a tenth of the best wins. Negative exponents make strong scaling
  * (c + k/p) expressible.
  * Several parameters: the best terms per parameter (on its curve averaged over the others),
@@ -19,15 +19,26 @@
 
 #include "pmnf_parts.h"
 
+/* m's term of parameter d, and its second term (PMNF_SECOND, of parameter m->d2). */
+static struct pmnf_term term_of(const struct pmnf_model *m, int d)
+{
+    return (struct pmnf_term){m->e[d], m->l[d]};
+}
+
+static struct pmnf_term second_term(const struct pmnf_model *m)
+{
+    return (struct pmnf_term){m->e2, m->l2};
+}
+
 /* The value of product `mask` of m's terms at point x. */
 static double product(const struct pmnf_model *m, unsigned mask, const double *x)
 {
     if (mask == PMNF_SECOND)
-        return pmnf_term_value((struct pmnf_term){m->e2, m->l2}, x[m->d2]);
+        return pmnf_term_value(second_term(m), x[m->d2]);
     double v = 1;
     for (int d = 0; d < m->nparams; d++)
         if (mask >> d & 1)
-            v *= pmnf_term_value((struct pmnf_term){m->e[d], m->l[d]}, x[d]);
+            v *= pmnf_term_value(term_of(m, d), x[d]);
     return v;
 }
 
@@ -84,11 +95,11 @@ static void products_at(const struct pmnf_model *m, struct columns *c, double *P
         const double *col[PMNF_MAX_PARAMS];
         int nd = 0, kept = 1; /* kept: every factor's column is in c */
         if (m->mask[t] == PMNF_SECOND) {
-            kept = (col[nd++] = column(c, m->d2, (struct pmnf_term){m->e2, m->l2})) != NULL;
+            kept = (col[nd++] = column(c, m->d2, second_term(m))) != NULL;
         } else {
             for (int d = 0; d < m->nparams; d++)
                 if (m->mask[t] >> d & 1)
-                    kept &= (col[nd++] = column(c, d, (struct pmnf_term){m->e[d], m->l[d]})) != NULL;
+                    kept &= (col[nd++] = column(c, d, term_of(m, d))) != NULL;
         }
         for (int i = 0; i < c->n; i++) {
             double v = kept ? 1 : product(m, m->mask[t], &c->x[i * m->nparams]);
@@ -158,12 +169,12 @@ static int line_on(struct pmnf_model *m, const double *P, const double *y, int n
     return FIT_OK;
 }
 
-/* The origins of forward chaining of each parameter (pmnf_origins()): for one parameter FORWARD,
- * for several one each (on a grid of two, the models already meet an origin along each, and
- * second ones, slices fitted on three values of one, cost the corner of issue 13's kernels
- * 2.2% -> 2.6%, Extra-P 2.3%). */
+/* The origins of forward chaining of each parameter (pmnf_origins()): for one parameter
+ * PMNF_FORWARD, for several one each (on a grid of two, the models already meet an origin
+ * along each, and second ones, slices fitted on three values of one, cost the corner of issue
+ * 13's kernels 2.2% -> 2.6%, Extra-P 2.3%). */
 struct chain {
-    double top[PMNF_MAX_PARAMS][FORWARD];
+    double top[PMNF_MAX_PARAMS][PMNF_FORWARD];
     int ntop[PMNF_MAX_PARAMS];
 };
 
@@ -171,7 +182,7 @@ static struct chain chain_of(const double *x, int np, int n)
 {
     struct chain c;
     for (int d = 0; d < np; d++)
-        c.ntop[d] = pmnf_origins(&x[d], np, n, np == 1 ? FORWARD : 1, c.top[d]);
+        c.ntop[d] = pmnf_origins(&x[d], np, n, np == 1 ? PMNF_FORWARD : 1, c.top[d]);
     return c;
 }
 
@@ -295,8 +306,7 @@ static void describe(struct pmnf_model *m, const char *const *names)
         for (int d = 0; d < m->nparams && n < (int)len; d++) {
             char term[96];
             int second = m->mask[t] == PMNF_SECOND;
-            term_text(second ? (struct pmnf_term){m->e2, m->l2} : (struct pmnf_term){m->e[d], m->l[d]},
-                      names[d], term, sizeof term);
+            term_text(second ? second_term(m) : term_of(m, d), names[d], term, sizeof term);
             if (!(second ? d == m->d2 : m->mask[t] >> d & 1) || !term[0])
                 continue;
             n += snprintf(m->formula + n, len - (size_t)n, " * %s", term);
@@ -317,11 +327,11 @@ static int model_complexity(const struct pmnf_model *m)
         for (int t = 0; t < m->nterms; t++)
             used |= m->mask[t] >> d & 1;
         if (used)
-            c += pmnf_complexity((struct pmnf_term){m->e[d], m->l[d]});
+            c += pmnf_complexity(term_of(m, d));
     }
     for (int t = 0; t < m->nterms; t++)
         if (m->mask[t] == PMNF_SECOND)
-            c += pmnf_complexity((struct pmnf_term){m->e2, m->l2});
+            c += pmnf_complexity(second_term(m));
     return c;
 }
 

@@ -13,7 +13,7 @@
  * and a form that happens to meet it (x^0.75·log2 x for a line through five scales with 3%
  * noise) won over the law; with two origins, fresh laws of p from 1..16 predicted at 64 erred
  * 2.2% at the median where they erred 2.8% (docs/design.md 3.4). */
-#define FORWARD 2
+#define PMNF_FORWARD 2
 
 /* ---- pmnf_scoring.c ---- */
 /* w = 1/y² (relative least squares), all ones unless every y is positive. */

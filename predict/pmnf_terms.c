@@ -114,8 +114,8 @@ static void score_terms(const double *x, const double *y, int n, const struct pm
     pmnf_relative_weights(y, n, w);
     for (int i = 0; i < n; i++)
         lg[i] = log2(x[i]);
-    double top[FORWARD];
-    int ntop = pmnf_origins(x, 1, n, FORWARD, top);
+    double top[PMNF_FORWARD];
+    int ntop = pmnf_origins(x, 1, n, PMNF_FORWARD, top);
     for (int k = 0; k < nterms(opt); k++) {
         struct pmnf_term tm = term_at(k);
         if (tm.l == 0) /* x^e once for the three powers of log2 x that follow (term_at) */
