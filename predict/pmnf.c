@@ -460,80 +460,150 @@ static int forms(int np, unsigned char (*out)[PMNF_MAX_TERMS], int *len)
     return count;
 }
 
-int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
-                    const struct pmnf_options *opt, struct pmnf_model *out, int max)
+/* Every x positive and finite, every y finite. */
+static int valid_points(const double *x, int np, const double *y, int n)
 {
-    static const char *const dflt[] = {"x", "y", "z"};
-    const char *const *names = opt && opt->names ? opt->names : dflt;
-    if (np < 1 || np > PMNF_MAX_PARAMS || n < 3 || n > FIT_MAX_POINTS || max < 1)
-        return FIT_EINPUT;
     for (int i = 0; i < n; i++) {
         if (!isfinite(y[i]))
-            return FIT_EINPUT;
+            return 0;
         for (int d = 0; d < np; d++)
             if (!(x[i * np + d] > 0) || !isfinite(x[i * np + d]))
-                return FIT_EINPUT;
+                return 0;
     }
-    /* the best terms per parameter (by the closed-form score of the single term): 12 for one
-     * parameter, 3 each for two, 2 each for three; each model is then fitted and scored */
-    int per = np == 1 ? 12 : np == 2 ? 3 : 2;
-    struct pmnf_term terms[PMNF_MAX_PARAMS][12];
-    int nt[PMNF_MAX_PARAMS];
-    for (int d = 0; d < np; d++)
-        if ((nt[d] = pmnf_best_terms(x, np, d, y, n, opt, terms[d], per)) == 0)
-            return FIT_ESINGULAR;
-    unsigned char fm[128][PMNF_MAX_TERMS];
-    int flen[128], nforms = forms(np, fm, flen);
-    int combos = 1, values[PMNF_MAX_PARAMS];
-    for (int d = 0; d < np; d++) {
-        combos *= nt[d];
-        pmnf_largest_value(&x[d], np, n, 0, &values[d]);
-        values[d]++; /* those below the largest, and the largest */
-    }
-    /* the falling terms that get a growing second term, where the best term of a parameter
-     * falls (the work shrinks with it; a series that grows from the start, 1 + 0.5·p^(1/2),
-     * took 0.3/p as "work" fitted to its noise): work / p, and the best term if another (one
-     * term of p fitted to work and overhead together bends to p^(-4/3), above p^(-1)) */
+    return 1;
+}
+
+/* The hypotheses of one search that fit, each scored (evaluate): the models, the squared
+ * standard errors of their scores and whether each re-expresses the additive form
+ * (reexpresses_additive); at most cap. */
+struct candidates {
+    struct pmnf_model *model;
+    double *se2;
+    unsigned char *reexpressed;
+    int n, cap;
+};
+
+static void candidates_free(struct candidates *c)
+{
+    free(c->model);
+    free(c->se2);
+    free(c->reexpressed);
+}
+
+/* m fitted and scored as the next candidate, kept when it fits and, with `split`, when it
+ * splits work and overhead (work_and_overhead). */
+static void consider(struct candidates *c, const struct pmnf_model *m, int reexpressed,
+                     int split, struct columns *cols, const double *y, const struct chain *ch)
+{
+    if (c->n >= c->cap)
+        return;
+    struct pmnf_model *k = &c->model[c->n];
+    *k = *m;
+    c->reexpressed[c->n] = (unsigned char)reexpressed;
+    if (evaluate(k, cols, y, ch, &c->se2[c->n]) == FIT_OK && (!split || work_and_overhead(k)))
+        c->n++;
+}
+
+/* The search's terms: the best per parameter (by the closed-form score of the single term),
+ * and the falling terms that get a growing second term where the best term of a parameter
+ * falls (the work shrinks with it; a series that grows from the start, 1 + 0.5·p^(1/2), took
+ * 0.3/p as "work" fitted to its noise): work / p, and the best term if another (one term of
+ * p fitted to work and overhead together bends to p^(-4/3), above p^(-1)). */
+struct search_terms {
+    struct pmnf_term best[PMNF_MAX_PARAMS][12];
+    int nbest[PMNF_MAX_PARAMS];
     struct pmnf_term falling[PMNF_MAX_PARAMS][2];
     int nfalling[PMNF_MAX_PARAMS];
+    int values[PMNF_MAX_PARAMS]; /* how many values each parameter has */
+    int combos;                  /* how many combinations of the best terms */
+};
+
+/* 0, or FIT_ESINGULAR when a parameter has no term that fits. 12 best terms for one
+ * parameter, 3 each for two, 2 each for three; each model is then fitted and scored. */
+static int search_terms_of(const double *x, int np, const double *y, int n,
+                           const struct pmnf_options *opt, struct search_terms *st)
+{
+    int per = np == 1 ? 12 : np == 2 ? 3 : 2;
+    st->combos = 1;
     for (int d = 0; d < np; d++) {
-        falling[d][0] = (struct pmnf_term){-1, 0};
-        falling[d][1] = terms[d][0];
-        nfalling[d] = !(terms[d][0].e < 0) ? 0 : terms[d][0].e == -1 && terms[d][0].l == 0 ? 1 : 2;
+        if ((st->nbest[d] = pmnf_best_terms(x, np, d, y, n, opt, st->best[d], per)) == 0)
+            return FIT_ESINGULAR;
+        st->combos *= st->nbest[d];
+        pmnf_largest_value(&x[d], np, n, 0, &st->values[d]);
+        st->values[d]++; /* those below the largest, and the largest */
+        struct pmnf_term top = st->best[d][0];
+        st->falling[d][0] = (struct pmnf_term){-1, 0};
+        st->falling[d][1] = top;
+        st->nfalling[d] = !(top.e < 0) ? 0 : top.e == -1 && top.l == 0 ? 1 : 2;
     }
-    /* the constant model, every combination, and those with a second term */
-    int cap = 1 + combos * nforms * (1 + np * 2 * NGROWING);
-    struct pmnf_model *cand = malloc((size_t)cap * sizeof *cand);
-    double *se2 = malloc((size_t)cap * sizeof *se2);
-    unsigned char *reexpressed = calloc((size_t)cap, 1); /* reexpresses_additive */
-    struct columns cols = {.x = x, .np = np, .n = n};
-    cols.values = malloc((size_t)np * MAX_COLUMNS * (size_t)n * sizeof *cols.values);
-    if (!cand || !se2 || !reexpressed || !cols.values) {
-        free(cand);
-        free(se2);
-        free(reexpressed);
-        free(cols.values);
-        return FIT_ENOMEM;
+    return 0;
+}
+
+/* The forms of m (its products in fm, flen) with a falling term of a parameter d it uses and
+ * a growing second term of d, for the d whose term in m is its best (once per combination of
+ * the other parameters' terms). */
+static void second_term_forms(struct candidates *c, const struct pmnf_model *m,
+                              const struct search_terms *st, const int *first,
+                              int reexpressed, struct columns *cols, const double *y,
+                              const struct chain *ch)
+{
+    for (int d = 0; d < m->nparams && m->nterms < PMNF_MAX_TERMS; d++) {
+        int uses = 0;
+        for (int t = 0; t < m->nterms; t++)
+            uses |= m->mask[t] >> d & 1;
+        if (!uses || !first[d] || st->values[d] < SECOND_VALUES)
+            continue;
+        for (int k = 0; k < st->nfalling[d]; k++)
+            for (int g = 0; g < NGROWING; g++) {
+                struct pmnf_model s2 = *m;
+                s2.e[d] = st->falling[d][k].e;
+                s2.l[d] = st->falling[d][k].l;
+                s2.mask[s2.nterms++] = PMNF_SECOND;
+                s2.d2 = d;
+                s2.e2 = growing[g].e;
+                s2.l2 = growing[g].l;
+                consider(c, &s2, reexpressed, 1, cols, y, ch);
+            }
     }
-    int nc = 0;
-    /* the constant model competes too (a metric that does not scale) */
-    cand[nc] = (struct pmnf_model){.nparams = np};
+}
+
+/* Combination c of the best terms (one per parameter) into m; *first[d] whether d's is its
+ * best; returns whether some term is the constant. */
+static int combination(const struct search_terms *st, int c, struct pmnf_model *m, int *first)
+{
+    int constant_term = 0;
+    for (int d = 0; d < m->nparams; d++) {
+        struct pmnf_term t = st->best[d][c % st->nbest[d]];
+        first[d] = c % st->nbest[d] == 0;
+        c /= st->nbest[d];
+        m->e[d] = t.e;
+        m->l[d] = t.l;
+        constant_term |= t.e == 0 && t.l == 0;
+    }
+    return constant_term;
+}
+
+/* The forms of the products (forms()). */
+struct form_list {
+    unsigned char fm[128][PMNF_MAX_TERMS];
+    int len[128], n;
+};
+
+/* Every hypothesis into c: the constant model (a metric that does not scale), every form of
+ * every combination of the best terms, and those with a second term. */
+static void enumerate(struct candidates *c, const struct search_terms *st,
+                      const struct form_list *fl, const double *x, int np, const double *y,
+                      int n, struct columns *cols)
+{
+    const unsigned char(*fm)[PMNF_MAX_TERMS] = fl->fm;
+    const int *flen = fl->len;
     struct chain ch = chain_of(x, np, n);
-    if (evaluate(&cand[nc], &cols, y, &ch, &se2[nc]) == FIT_OK)
-        nc++;
-    for (int c = 0; c < combos; c++) {
+    consider(c, &(struct pmnf_model){.nparams = np}, 0, 0, cols, y, &ch);
+    for (int k = 0; k < st->combos; k++) {
         struct pmnf_model m = {.nparams = np};
-        int rest = c, constant_term = 0, first[PMNF_MAX_PARAMS];
-        for (int d = 0; d < np; d++) {
-            struct pmnf_term t = terms[d][rest % nt[d]];
-            first[d] = rest % nt[d] == 0;
-            rest /= nt[d];
-            m.e[d] = t.e;
-            m.l[d] = t.l;
-            constant_term |= t.e == 0 && t.l == 0;
-        }
+        int first[PMNF_MAX_PARAMS], constant_term = combination(st, k, &m, first);
         int measured = np == 1 || interactions_measured(&m, x, n);
-        for (int f = 0; f < nforms && nc < cap; f++) {
+        for (int f = 0; f < fl->n; f++) {
             /* a product of constant terms only is the constant model */
             if (uses_constant(&m, fm[f], flen[f]) || (np == 1 && constant_term))
                 continue;
@@ -541,94 +611,105 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
             memset(m.mask, 0, sizeof m.mask);
             memcpy(m.mask, fm[f], (size_t)flen[f]);
             int additive_again = !measured && reexpresses_additive(&m, fm[f], flen[f], x, n);
-            cand[nc] = m;
-            reexpressed[nc] = (unsigned char)additive_again;
-            if (evaluate(&cand[nc], &cols, y, &ch, &se2[nc]) == FIT_OK)
-                nc++;
-            /* the form with a falling term of a parameter it uses and a growing second term
-             * of it: once per combination of the other parameters' terms */
-            for (int d = 0; d < np && flen[f] < PMNF_MAX_TERMS; d++) {
-                int uses = 0;
-                for (int t = 0; t < flen[f]; t++)
-                    uses |= fm[f][t] >> d & 1;
-                if (!uses || !first[d] || values[d] < SECOND_VALUES)
-                    continue;
-                for (int k = 0; k < nfalling[d]; k++)
-                    for (int g = 0; g < NGROWING && nc < cap; g++) {
-                        struct pmnf_model s2 = m;
-                        s2.e[d] = falling[d][k].e;
-                        s2.l[d] = falling[d][k].l;
-                        s2.nterms = flen[f] + 1;
-                        s2.mask[flen[f]] = PMNF_SECOND;
-                        s2.d2 = d;
-                        s2.e2 = growing[g].e;
-                        s2.l2 = growing[g].l;
-                        cand[nc] = s2;
-                        reexpressed[nc] = (unsigned char)additive_again;
-                        if (evaluate(&cand[nc], &cols, y, &ch, &se2[nc]) == FIT_OK &&
-                            work_and_overhead(&cand[nc]))
-                            nc++;
-                    }
-            }
+            consider(c, &m, additive_again, 0, cols, y, &ch);
+            second_term_forms(c, &m, st, first, additive_again, cols, y, &ch);
         }
     }
-    free(cols.values);
-    if (!nc) {
-        free(cand);
-        free(se2);
-        free(reexpressed);
-        return FIT_ESINGULAR;
-    }
-    /* the simplest model within one standard error and a tenth of the best score (more
-     * products and more complex terms must earn their place: with noise of a few per cent
-     * a mixed form fits the noise as well as the law; with no slack n²/p on a 5 x 5 grid was
-     * within 10% at 4x in 90.5% of the noise draws, with a tenth 97%; a quarter kept the
-     * flatter n·log2 n at a two-parameter corner: 2.6% error where a tenth errs by 2.1%),
-     * then the others by score; a form that re-expresses the additive one is no choice where
-     * another is (reexpresses_additive) */
+}
+
+/* The simplest model within one standard error and a tenth of the best score (more products
+ * and more complex terms must earn their place: with noise of a few per cent a mixed form
+ * fits the noise as well as the law; with no slack n²/p on a 5 x 5 grid was within 10% at 4x
+ * in 90.5% of the noise draws, with a tenth 97%; a quarter kept the flatter n·log2 n at a
+ * two-parameter corner: 2.6% error where a tenth errs by 2.1%); a form that re-expresses the
+ * additive one is no choice where another is (reexpresses_additive). */
+static int simplest_near_best(const struct candidates *c)
+{
     int any = 0;
-    for (int i = 0; i < nc; i++)
-        any |= !reexpressed[i];
+    for (int i = 0; i < c->n; i++)
+        any |= !c->reexpressed[i];
     int best = -1;
-    for (int i = 0; i < nc; i++)
-        if ((!any || !reexpressed[i]) && (best < 0 || cand[i].score < cand[best].score))
+    for (int i = 0; i < c->n; i++)
+        if ((!any || !c->reexpressed[i]) &&
+            (best < 0 || c->model[i].score < c->model[best].score))
             best = i;
-    double limit = 1.1 * cand[best].score + sqrt(se2[best]);
+    double limit = 1.1 * c->model[best].score + sqrt(c->se2[best]);
     int pick = best;
-    for (int i = 0; i < nc; i++) {
-        if (!(cand[i].score <= limit) || (any && reexpressed[i]))
+    for (int i = 0; i < c->n; i++) {
+        if (!(c->model[i].score <= limit) || (any && c->reexpressed[i]))
             continue;
-        int a = model_complexity(&cand[i]), b = model_complexity(&cand[pick]);
-        if (a < b || (a == b && cand[i].score < cand[pick].score))
+        int a = model_complexity(&c->model[i]), b = model_complexity(&c->model[pick]);
+        if (a < b || (a == b && c->model[i].score < c->model[pick].score))
             pick = i;
     }
+    return pick;
+}
+
+/* The same hypothesis: terms, products and second term alike (coefficients aside). */
+static int same_hypothesis(const struct pmnf_model *a, const struct pmnf_model *b)
+{
+    return !memcmp(a->e, b->e, sizeof a->e) && !memcmp(a->l, b->l, sizeof a->l) &&
+           a->nterms == b->nterms && !memcmp(a->mask, b->mask, sizeof a->mask) &&
+           a->d2 == b->d2 && a->e2 == b->e2 && a->l2 == b->l2;
+}
+
+/* out[0] the pick, then the other hypotheses scoring nearly as well, by score, each once;
+ * returns how many (at most max). Takes the candidates' scores. */
+static int ranked(struct candidates *c, int pick, struct pmnf_model *out, int max)
+{
     int count = 0;
-    out[count++] = cand[pick];
-    double near = 1.25 * cand[pick].score + 0.5;
+    out[count++] = c->model[pick];
+    double near = 1.25 * c->model[pick].score + 0.5;
     while (count < max) {
         int next = -1;
-        for (int i = 0; i < nc; i++) {
-            if (i == pick || !(cand[i].score <= near))
+        for (int i = 0; i < c->n; i++) {
+            if (i == pick || !(c->model[i].score <= near))
                 continue;
             int used = 0;
             for (int j = 1; j < count && !used; j++)
-                used = !memcmp(cand[i].e, out[j].e, sizeof cand[i].e) &&
-                       !memcmp(cand[i].l, out[j].l, sizeof cand[i].l) &&
-                       cand[i].nterms == out[j].nterms &&
-                       !memcmp(cand[i].mask, out[j].mask, sizeof cand[i].mask) &&
-                       cand[i].d2 == out[j].d2 && cand[i].e2 == out[j].e2 &&
-                       cand[i].l2 == out[j].l2;
-            if (!used && (next < 0 || cand[i].score < cand[next].score))
+                used = same_hypothesis(&c->model[i], &out[j]);
+            if (!used && (next < 0 || c->model[i].score < c->model[next].score))
                 next = i;
         }
         if (next < 0)
             break;
-        out[count++] = cand[next];
-        cand[next].score = INFINITY; /* taken */
+        out[count++] = c->model[next];
+        c->model[next].score = INFINITY; /* taken */
     }
-    free(cand);
-    free(se2);
-    free(reexpressed);
+    return count;
+}
+
+int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
+                    const struct pmnf_options *opt, struct pmnf_model *out, int max)
+{
+    static const char *const dflt[] = {"x", "y", "z"};
+    const char *const *names = opt && opt->names ? opt->names : dflt;
+    if (np < 1 || np > PMNF_MAX_PARAMS || n < 3 || n > FIT_MAX_POINTS || max < 1 ||
+        !valid_points(x, np, y, n))
+        return FIT_EINPUT;
+    struct search_terms st;
+    if (search_terms_of(x, np, y, n, opt, &st) < 0)
+        return FIT_ESINGULAR;
+    struct form_list fl;
+    fl.n = forms(np, fl.fm, fl.len);
+    /* the constant model, every combination, and those with a second term */
+    struct candidates c = {.cap = 1 + st.combos * fl.n * (1 + np * 2 * NGROWING)};
+    c.model = malloc((size_t)c.cap * sizeof *c.model);
+    c.se2 = malloc((size_t)c.cap * sizeof *c.se2);
+    c.reexpressed = calloc((size_t)c.cap, 1);
+    struct columns cols = {.x = x, .np = np, .n = n};
+    cols.values = malloc((size_t)np * MAX_COLUMNS * (size_t)n * sizeof *cols.values);
+    if (!c.model || !c.se2 || !c.reexpressed || !cols.values) {
+        candidates_free(&c);
+        free(cols.values);
+        return FIT_ENOMEM;
+    }
+    enumerate(&c, &st, &fl, x, np, y, n, &cols);
+    free(cols.values);
+    int count = c.n ? ranked(&c, simplest_near_best(&c), out, max) : FIT_ESINGULAR;
+    candidates_free(&c);
+    if (count < 0)
+        return count;
     describe(&out[0], names);
     for (int i = 1; i < count; i++)
         out[i].formula[0] = '\0';
