@@ -58,10 +58,13 @@ int pmnf_uses(const struct pmnf_model *m, int d)
     return 0;
 }
 
+/* The most best terms of a parameter the search combines (those of a single parameter). */
+#define BEST_TERMS 12
+
 /* The points of a search and the values of its terms there, each term's once: the search
  * builds its hundreds of models from a few terms per parameter, and pow() for every product
  * of every model was a fifth of a prediction over three parameters. */
-#define MAX_COLUMNS 24 /* terms of one parameter: 12 best, 2 falling, 4 growing second terms */
+#define MAX_COLUMNS 24 /* terms of one parameter: BEST_TERMS, 2 falling, 4 growing second terms */
 struct columns {
     const double *x;
     int np, n;
@@ -431,11 +434,19 @@ static int interactions_measured(const struct pmnf_model *m, const double *x, in
  * need four of them: six values of the parameter. */
 #define SECOND_VALUES 6
 
-/* The sets of products to try for np parameters: every set of 1 to min(np, 3) distinct
- * non-empty subsets of the parameters, in which no product contains another unless it is
- * the full product (c0 + c1·f + c2·f·g, not c0 + c1·f + c2·f). */
-static int forms(int np, unsigned char (*out)[PMNF_MAX_TERMS], int *len)
+/* The sets of products to try (forms()): each set's products in fm, how many in len. */
+struct form_list {
+    unsigned char fm[128][PMNF_MAX_TERMS];
+    int len[128], n;
+};
+
+/* The sets of products to try for np parameters into fl: every set of 1 to min(np, 3)
+ * distinct non-empty subsets of the parameters, in which no product contains another unless
+ * it is the full product (c0 + c1·f + c2·f·g, not c0 + c1·f + c2·f). */
+static void forms(int np, struct form_list *fl)
 {
+    unsigned char(*out)[PMNF_MAX_TERMS] = fl->fm;
+    int *len = fl->len;
     int full = (1 << np) - 1, count = 0;
     for (int a = 1; a <= full; a++) {
         out[count][0] = (unsigned char)a;
@@ -457,7 +468,7 @@ static int forms(int np, unsigned char (*out)[PMNF_MAX_TERMS], int *len)
             }
         }
     }
-    return count;
+    fl->n = count;
 }
 
 /* Every x positive and finite, every y finite. */
@@ -510,7 +521,7 @@ static void consider(struct candidates *c, const struct pmnf_model *m, int reexp
  * 0.3/p as "work" fitted to its noise): work / p, and the best term if another (one term of
  * p fitted to work and overhead together bends to p^(-4/3), above p^(-1)). */
 struct search_terms {
-    struct pmnf_term best[PMNF_MAX_PARAMS][12];
+    struct pmnf_term best[PMNF_MAX_PARAMS][BEST_TERMS];
     int nbest[PMNF_MAX_PARAMS];
     struct pmnf_term falling[PMNF_MAX_PARAMS][2];
     int nfalling[PMNF_MAX_PARAMS];
@@ -518,12 +529,12 @@ struct search_terms {
     int combos;                  /* how many combinations of the best terms */
 };
 
-/* 0, or FIT_ESINGULAR when a parameter has no term that fits. 12 best terms for one
+/* 0, or FIT_ESINGULAR when a parameter has no term that fits. BEST_TERMS for one
  * parameter, 3 each for two, 2 each for three; each model is then fitted and scored. */
 static int search_terms_of(const double *x, int np, const double *y, int n,
                            const struct pmnf_options *opt, struct search_terms *st)
 {
-    int per = np == 1 ? 12 : np == 2 ? 3 : 2;
+    int per = np == 1 ? BEST_TERMS : np == 2 ? 3 : 2;
     st->combos = 1;
     for (int d = 0; d < np; d++) {
         if ((st->nbest[d] = pmnf_best_terms(x, np, d, y, n, opt, st->best[d], per)) == 0)
@@ -539,7 +550,7 @@ static int search_terms_of(const double *x, int np, const double *y, int n,
     return 0;
 }
 
-/* The forms of m (its products in fm, flen) with a falling term of a parameter d it uses and
+/* The forms of m (its products) with a falling term of a parameter d it uses and
  * a growing second term of d, for the d whose term in m is its best (once per combination of
  * the other parameters' terms). */
 static void second_term_forms(struct candidates *c, const struct pmnf_model *m,
@@ -567,7 +578,7 @@ static void second_term_forms(struct candidates *c, const struct pmnf_model *m,
     }
 }
 
-/* Combination c of the best terms (one per parameter) into m; *first[d] whether d's is its
+/* Combination c of the best terms (one per parameter) into m; first[d] whether d's is its
  * best; returns whether some term is the constant. */
 static int combination(const struct search_terms *st, int c, struct pmnf_model *m, int *first)
 {
@@ -583,20 +594,12 @@ static int combination(const struct search_terms *st, int c, struct pmnf_model *
     return constant_term;
 }
 
-/* The forms of the products (forms()). */
-struct form_list {
-    unsigned char fm[128][PMNF_MAX_TERMS];
-    int len[128], n;
-};
-
 /* Every hypothesis into c: the constant model (a metric that does not scale), every form of
  * every combination of the best terms, and those with a second term. */
 static void enumerate(struct candidates *c, const struct search_terms *st,
                       const struct form_list *fl, const double *x, int np, const double *y,
                       int n, struct columns *cols)
 {
-    const unsigned char(*fm)[PMNF_MAX_TERMS] = fl->fm;
-    const int *flen = fl->len;
     struct chain ch = chain_of(x, np, n);
     consider(c, &(struct pmnf_model){.nparams = np}, 0, 0, cols, y, &ch);
     for (int k = 0; k < st->combos; k++) {
@@ -605,12 +608,13 @@ static void enumerate(struct candidates *c, const struct search_terms *st,
         int measured = np == 1 || interactions_measured(&m, x, n);
         for (int f = 0; f < fl->n; f++) {
             /* a product of constant terms only is the constant model */
-            if (uses_constant(&m, fm[f], flen[f]) || (np == 1 && constant_term))
+            if (uses_constant(&m, fl->fm[f], fl->len[f]) || (np == 1 && constant_term))
                 continue;
-            m.nterms = flen[f];
+            m.nterms = fl->len[f];
             memset(m.mask, 0, sizeof m.mask);
-            memcpy(m.mask, fm[f], (size_t)flen[f]);
-            int additive_again = !measured && reexpresses_additive(&m, fm[f], flen[f], x, n);
+            memcpy(m.mask, fl->fm[f], (size_t)fl->len[f]);
+            int additive_again =
+                !measured && reexpresses_additive(&m, fl->fm[f], fl->len[f], x, n);
             consider(c, &m, additive_again, 0, cols, y, &ch);
             second_term_forms(c, &m, st, first, additive_again, cols, y, &ch);
         }
@@ -688,10 +692,11 @@ int fit_pmnf_ranked(const double *x, int np, const double *y, int n,
         !valid_points(x, np, y, n))
         return FIT_EINPUT;
     struct search_terms st;
-    if (search_terms_of(x, np, y, n, opt, &st) < 0)
-        return FIT_ESINGULAR;
+    int rc = search_terms_of(x, np, y, n, opt, &st);
+    if (rc < 0)
+        return rc;
     struct form_list fl;
-    fl.n = forms(np, fl.fm, fl.len);
+    forms(np, &fl);
     /* the constant model, every combination, and those with a second term */
     struct candidates c = {.cap = 1 + st.combos * fl.n * (1 + np * 2 * NGROWING)};
     c.model = malloc((size_t)c.cap * sizeof *c.model);
